@@ -1,0 +1,392 @@
+//! The latency ladder: a dependent pointer chase over one random cycle of cache lines.
+//!
+//! Every cache line of the working set holds, in its first word, a pointer to the next line of a
+//! single random cycle (Sattolo's algorithm), so each load's address is the previous load's
+//! value: the CPU cannot overlap them, and time per hop is the load-to-use latency of whichever
+//! level of the memory hierarchy the working set lives in. Random order defeats the prefetchers;
+//! one line per hop keeps spatial locality out of it.
+
+use core::ops::ControlFlow;
+
+use memwall_report::{LadderPoint, Step, Summary};
+
+use crate::clock::{Clock, time_ns};
+
+/// One hop per cache line of this many bytes.
+pub const LINE_BYTES: usize = 64;
+
+/// Memory for one ring, obtained the way the front end wants it (plain heap in a browser;
+/// `mmap` with or without huge pages natively).
+pub trait Arena {
+    type Buffer: ChaseBuffer;
+    /// At least `bytes` bytes; the ring aligns itself to a cache line inside them.
+    fn allocate(&mut self, bytes: usize) -> Result<Self::Buffer, String>;
+}
+
+pub trait ChaseBuffer {
+    fn bytes_mut(&mut self) -> &mut [u8];
+    /// Bytes of the buffer backed by huge pages, asked once the ring has touched every page.
+    /// `None` where that can't be known (a browser).
+    fn huge_page_bytes(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Plain heap memory, for the browser and for tests.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HeapArena;
+
+impl Arena for HeapArena {
+    type Buffer = Vec<u8>;
+    fn allocate(&mut self, bytes: usize) -> Result<Vec<u8>, String> {
+        let len = bytes.checked_add(LINE_BYTES).ok_or("size overflows the address space")?;
+        let mut buffer = Vec::new();
+        buffer
+            .try_reserve_exact(len)
+            .map_err(|_| format!("could not allocate {}", crate::size::format_bytes(len as u64)))?;
+        buffer.resize(len, 0);
+        Ok(buffer)
+    }
+}
+
+impl ChaseBuffer for Vec<u8> {
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LadderError {
+    #[error("a working set needs at least two {LINE_BYTES}-byte lines, got {0} bytes")]
+    TooSmall(u64),
+    #[error("{0}")]
+    Allocation(String),
+    #[error("the buffer is smaller than the ring asked for")]
+    BufferTooShort,
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// A position in a ring: the address of a line, only ever produced by the ring itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cursor(*const u8);
+
+/// One random cycle over the cache lines of a borrowed buffer.
+#[derive(Debug)]
+pub struct Ring<'a> {
+    first: *const u8,
+    lines: usize,
+    _buffer: core::marker::PhantomData<&'a mut [u8]>,
+}
+
+impl<'a> Ring<'a> {
+    /// Writes a random cycle over `bytes / LINE_BYTES` lines of `buffer`, touching every line
+    /// (so every page is really mapped before anything is timed).
+    pub fn build(buffer: &'a mut [u8], bytes: u64, seed: u64) -> Result<Self, LadderError> {
+        let lines = usize::try_from(bytes / LINE_BYTES as u64).map_err(|_| LadderError::BufferTooShort)?;
+        if lines < 2 {
+            return Err(LadderError::TooSmall(bytes));
+        }
+        let skip = buffer.as_ptr().align_offset(LINE_BYTES);
+        let needed = lines.checked_mul(LINE_BYTES).and_then(|n| n.checked_add(skip));
+        if needed.is_none_or(|n| n > buffer.len()) {
+            return Err(LadderError::BufferTooShort);
+        }
+        let next = sattolo_cycle(lines, seed);
+        // SAFETY: `skip + lines * LINE_BYTES <= buffer.len()` was checked above, so every line
+        // start below is in bounds and aligned to LINE_BYTES (hence to a pointer).
+        unsafe {
+            let base = buffer.as_mut_ptr().add(skip);
+            for (line, &to) in next.iter().enumerate() {
+                let slot = base.add(line * LINE_BYTES).cast::<*const u8>();
+                slot.write(base.add(to as usize * LINE_BYTES).cast_const());
+            }
+            Ok(Self { first: base.cast_const(), lines, _buffer: core::marker::PhantomData })
+        }
+    }
+
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    pub fn start(&self) -> Cursor {
+        Cursor(self.first)
+    }
+
+    /// Follows `hops` pointers from `from` and returns where it ended.
+    pub fn chase(&self, from: Cursor, hops: u64) -> Cursor {
+        let offset = (from.0 as usize).wrapping_sub(self.first as usize);
+        assert!(
+            offset < self.lines * LINE_BYTES && offset % LINE_BYTES == 0,
+            "cursor from another ring"
+        );
+        // SAFETY: `from` is a line of this ring, and every line of the ring points to a line of
+        // the ring; the buffer is borrowed for the ring's lifetime, so nothing else writes it.
+        Cursor(unsafe { chase_raw(from.0, hops) })
+    }
+
+    /// Line indices in the order the chase visits them, starting at line 0 (for tests).
+    pub fn order(&self) -> Vec<usize> {
+        let mut seen = Vec::with_capacity(self.lines);
+        let mut at = self.start();
+        for _ in 0..self.lines {
+            seen.push((at.0 as usize - self.first as usize) / LINE_BYTES);
+            at = self.chase(at, 1);
+        }
+        seen
+    }
+}
+
+/// A random cyclic permutation of `0..n`: `next[i]` follows `i`, and following `next` from any
+/// line visits all `n` before returning (Sattolo's variant of Fisher-Yates: `j < i`, never `i`).
+pub fn sattolo_cycle(n: usize, seed: u64) -> Vec<u32> {
+    assert!(u32::try_from(n).is_ok(), "rings are limited to 2^32 lines (256 GiB)");
+    let mut next: Vec<u32> = (0..n as u32).collect();
+    let mut rng = fastrand::Rng::with_seed(seed);
+    for i in (1..n).rev() {
+        let j = rng.usize(0..i);
+        next.swap(i, j);
+    }
+    next
+}
+
+/// The timed loop. One hop is one load whose address is the previous load's value; unrolling
+/// keeps the loop counter out of the way (it runs beside the chain, not on it).
+///
+/// # Safety
+/// `p` and every pointer reachable from it must point to a readable, pointer-aligned word
+/// holding the next such pointer.
+#[inline(never)]
+unsafe fn chase_raw(mut p: *const u8, hops: u64) -> *const u8 {
+    macro_rules! hop {
+        () => {
+            // SAFETY: guaranteed by the caller for every pointer of the chain.
+            p = unsafe { p.cast::<*const u8>().read() }
+        };
+    }
+    let mut blocks = hops / 16;
+    while blocks != 0 {
+        hop!(); hop!(); hop!(); hop!(); hop!(); hop!(); hop!(); hop!();
+        hop!(); hop!(); hop!(); hop!(); hop!(); hop!(); hop!(); hop!();
+        blocks -= 1;
+    }
+    for _ in 0..hops % 16 {
+        hop!();
+    }
+    p
+}
+
+/// How each working set is measured.
+#[derive(Debug, Clone)]
+pub struct SampleConfig {
+    /// Each timed sample is calibrated to about this long; keep it far above the timer's
+    /// resolution (see [`target_sample_ns`]).
+    pub target_sample_ns: f64,
+    /// Timed samples kept per working set.
+    pub samples: u32,
+    /// Chase the whole ring once before timing.
+    pub warmup: bool,
+    pub seed: u64,
+}
+
+/// A sample length that makes the timer's resolution irrelevant: at least `floor_ns`, and at
+/// least 500 ticks, so two readings' rounding costs under 0.4%.
+pub fn target_sample_ns(resolution_ns: f64, floor_ns: f64) -> f64 {
+    floor_ns.max(500.0 * resolution_ns)
+}
+
+/// Measures one ring: returns the hops per sample and every sample's ns per load.
+///
+/// Each sample times N hops and then 2N hops and keeps the difference divided by N, so the fixed
+/// cost of a sample (reading the clock, the call) cancels instead of inflating small sizes.
+pub fn measure_ring(ring: &Ring<'_>, clock: &dyn Clock, config: &SampleConfig) -> (u64, Vec<f64>) {
+    let mut at = ring.start();
+    if config.warmup {
+        at = ring.chase(at, ring.lines() as u64);
+    }
+    let target = config.target_sample_ns.max(1.0);
+    let mut hops: u64 = 256;
+    let hops_per_sample = loop {
+        let (elapsed, end) = time_ns(clock, || ring.chase(at, hops));
+        at = end;
+        if elapsed >= target / 4.0 || hops >= 1 << 40 {
+            break ((hops as f64 * target / elapsed.max(1.0)) as u64).max(16);
+        }
+        // Grow fast while the timer can't see the work yet, then more gently.
+        hops *= if elapsed < target / 64.0 { 8 } else { 2 };
+    };
+    let mut samples = Vec::with_capacity(config.samples as usize);
+    for _ in 0..config.samples {
+        let (once, end) = time_ns(clock, || ring.chase(at, hops_per_sample));
+        let (twice, end) = time_ns(clock, || ring.chase(end, 2 * hops_per_sample));
+        at = end;
+        samples.push((twice - once) / hops_per_sample as f64);
+    }
+    (hops_per_sample, samples)
+}
+
+/// Progress of a ladder run, for a progress bar or a chart that grows point by point.
+#[derive(Debug)]
+pub enum LadderEvent<'a> {
+    Measuring { index: usize, total: usize, bytes: u64 },
+    Measured { index: usize, total: usize, point: &'a LadderPoint },
+}
+
+/// Measures every size in turn. `ghz`, when known, turns ns into cycles. `on_event` may stop the
+/// run by returning `ControlFlow::Break`.
+pub fn run_ladder<A: Arena>(
+    arena: &mut A,
+    clock: &dyn Clock,
+    sizes: &[u64],
+    config: &SampleConfig,
+    ghz: Option<f64>,
+    on_event: &mut dyn FnMut(LadderEvent<'_>) -> ControlFlow<()>,
+) -> Result<Vec<LadderPoint>, LadderError> {
+    let mut points = Vec::with_capacity(sizes.len());
+    for (index, &bytes) in sizes.iter().enumerate() {
+        let total = sizes.len();
+        if on_event(LadderEvent::Measuring { index, total, bytes }).is_break() {
+            return Err(LadderError::Cancelled);
+        }
+        let point = measure_point(arena, clock, bytes, config, ghz)?;
+        if on_event(LadderEvent::Measured { index, total, point: &point }).is_break() {
+            return Err(LadderError::Cancelled);
+        }
+        points.push(point);
+    }
+    Ok(points)
+}
+
+/// Allocates, builds and measures one working set.
+pub fn measure_point<A: Arena>(
+    arena: &mut A,
+    clock: &dyn Clock,
+    bytes: u64,
+    config: &SampleConfig,
+    ghz: Option<f64>,
+) -> Result<LadderPoint, LadderError> {
+    if bytes < 2 * LINE_BYTES as u64 {
+        return Err(LadderError::TooSmall(bytes));
+    }
+    let len = usize::try_from(bytes).map_err(|_| LadderError::Allocation("larger than this address space".into()))?;
+    let mut buffer = arena.allocate(len).map_err(LadderError::Allocation)?;
+    // Each size gets its own ring; mixing in the size keeps rings of different sizes unrelated.
+    let ring = Ring::build(buffer.bytes_mut(), bytes, config.seed ^ bytes.rotate_left(32))?;
+    let (loads_per_sample, samples) = measure_ring(&ring, clock, config);
+    drop(ring);
+    let ns_per_load = Summary::of(&samples).unwrap_or(Summary { min: f64::NAN, median: f64::NAN, p90: f64::NAN, max: f64::NAN });
+    Ok(LadderPoint {
+        bytes,
+        ns_per_load,
+        cycles_per_load: ghz.map(|ghz| ns_per_load.median * ghz),
+        loads_per_sample,
+        samples: samples.len() as u32,
+        samples_ns_per_load: samples,
+        huge_page_bytes: buffer.huge_page_bytes(),
+    })
+}
+
+/// Working-set sizes from `min` to `max` (both included), `points_per_octave` evenly spaced
+/// within each octave (2 gives 16K, 24K, 32K, 48K, ...), each a whole number of cache lines.
+pub fn ladder_sizes(min: u64, max: u64, points_per_octave: u32) -> Result<Vec<u64>, String> {
+    let line = LINE_BYTES as u64;
+    if min < 2 * line {
+        return Err(format!("--min must be at least {} bytes (two cache lines)", 2 * line));
+    }
+    if min > max {
+        return Err(format!(
+            "--min ({}) is larger than --max ({})",
+            crate::size::format_bytes(min),
+            crate::size::format_bytes(max)
+        ));
+    }
+    if !(1..=64).contains(&points_per_octave) {
+        return Err("--points-per-octave must be between 1 and 64".into());
+    }
+    let round = |b: u64| b / line * line;
+    let mut sizes = vec![round(min)];
+    let mut octave = 1u64 << (63 - min.leading_zeros());
+    while octave <= max {
+        for step in 0..u64::from(points_per_octave) {
+            let size = round(octave + octave * step / u64::from(points_per_octave));
+            if size > round(min) && size < round(max) {
+                sizes.push(size);
+            }
+        }
+        match octave.checked_mul(2) {
+            Some(next) => octave = next,
+            None => break,
+        }
+    }
+    if round(max) > round(min) {
+        sizes.push(round(max));
+    }
+    sizes.dedup();
+    Ok(sizes)
+}
+
+/// Core clock in GHz from a dependent chain of one-cycle operations that the front end supplies
+/// (`chain(n)` runs n of them, one after another). Returns `None` if the timings make no sense.
+///
+/// Times n and 2n steps and keeps the best of several tries, so call overhead cancels and an
+/// interrupt only ever makes a try slower.
+pub fn estimate_ghz(clock: &dyn Clock, chain: &dyn Fn(u64), target_ns: f64) -> Option<f64> {
+    let mut steps: u64 = 1 << 12;
+    loop {
+        let (elapsed, ()) = time_ns(clock, || chain(steps));
+        if elapsed >= target_ns || steps >= 1 << 40 {
+            break;
+        }
+        steps *= 2;
+    }
+    let best = (0..7)
+        .map(|_| {
+            let (once, ()) = time_ns(clock, || chain(steps));
+            let (twice, ()) = time_ns(clock, || chain(2 * steps));
+            steps as f64 / (twice - once)
+        })
+        .filter(|ghz| ghz.is_finite() && *ghz > 0.0)
+        .fold(f64::NAN, f64::max);
+    (best.is_finite() && (0.1..20.0).contains(&best)).then_some(best)
+}
+
+/// Finds where latency steps up between plateaus of the ladder.
+///
+/// A step starts where a point is more than `RISE` above the plateau it leaves and continues
+/// while each next point keeps climbing by more than `CLIMB`; the point where climbing stops is
+/// the new plateau. Gradual slopes (TLB reach, shared L3 on a VM) thus come out as one wide step
+/// rather than many small ones.
+pub fn detect_steps(points: &[LadderPoint]) -> Vec<Step> {
+    const RISE: f64 = 1.3;
+    const CLIMB: f64 = 1.1;
+    let latency: Vec<f64> = points.iter().map(|p| p.ns_per_load.median).collect();
+    let mut steps = Vec::new();
+    let mut plateau = 0;
+    let mut i = 1;
+    while i < points.len() {
+        if latency[i] > latency[plateau] * RISE && latency[i] > latency[i - 1] {
+            let from = i - 1;
+            let mut to = i;
+            while to + 1 < points.len() && latency[to + 1] > latency[to] * CLIMB {
+                to += 1;
+            }
+            steps.push(Step {
+                from_bytes: points[from].bytes,
+                to_bytes: points[to].bytes,
+                ns_per_load_before: latency[from],
+                ns_per_load_after: latency[to],
+            });
+            plateau = to;
+            i = to + 1;
+        } else {
+            if latency[i] < latency[plateau] {
+                plateau = i;
+            }
+            i += 1;
+        }
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests;

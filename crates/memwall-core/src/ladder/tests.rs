@@ -1,0 +1,197 @@
+use super::*;
+use proptest::prelude::*;
+
+/// A real clock for tests that run natively; the front ends bring their own.
+struct TestClock(std::time::Instant);
+
+impl Clock for TestClock {
+    fn now_ns(&self) -> f64 {
+        self.0.elapsed().as_nanos() as f64
+    }
+}
+
+fn is_single_cycle(next: &[u32]) -> bool {
+    let mut seen = vec![false; next.len()];
+    let mut at = 0usize;
+    for _ in 0..next.len() {
+        if seen[at] {
+            return false;
+        }
+        seen[at] = true;
+        at = next[at] as usize;
+    }
+    at == 0 && seen.iter().all(|&s| s)
+}
+
+proptest! {
+    #[test]
+    fn sattolo_is_one_cycle_over_every_line(n in 2usize..5000, seed in any::<u64>()) {
+        prop_assert!(is_single_cycle(&sattolo_cycle(n, seed)));
+    }
+
+    #[test]
+    fn ring_visits_every_line_once(lines in 2usize..2000, seed in any::<u64>(), misalign in 0usize..64) {
+        let bytes = (lines * LINE_BYTES) as u64;
+        let mut buffer = vec![0u8; lines * LINE_BYTES + LINE_BYTES + misalign];
+        let ring = Ring::build(&mut buffer[misalign..], bytes, seed).unwrap();
+        let mut order = ring.order();
+        prop_assert_eq!(ring.chase(ring.start(), lines as u64), ring.start());
+        order.sort_unstable();
+        prop_assert_eq!(order, (0..lines).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn sattolo_at_larger_sizes_and_is_deterministic() {
+    for n in [1 << 16, 3 << 15, (1 << 20) + 7] {
+        let a = sattolo_cycle(n, 42);
+        assert!(is_single_cycle(&a));
+        assert_eq!(a, sattolo_cycle(n, 42));
+        assert_ne!(a, sattolo_cycle(n, 43));
+    }
+}
+
+#[test]
+fn ring_is_not_sequential() {
+    let mut buffer = vec![0u8; 1 << 20];
+    let ring = Ring::build(&mut buffer, 1 << 19, 7).unwrap();
+    let order = ring.order();
+    let sequential = order.windows(2).filter(|w| w[1] == w[0] + 1).count();
+    assert!(sequential < order.len() / 100, "{sequential} of {} hops are to the next line", order.len());
+}
+
+#[test]
+fn ring_refuses_too_small_or_short_buffers() {
+    let mut buffer = vec![0u8; 4096];
+    assert_eq!(Ring::build(&mut buffer, 64, 1).unwrap_err(), LadderError::TooSmall(64));
+    assert_eq!(Ring::build(&mut buffer, 8192, 1).unwrap_err(), LadderError::BufferTooShort);
+}
+
+#[test]
+#[should_panic(expected = "cursor from another ring")]
+fn cursors_do_not_cross_rings() {
+    let mut a = vec![0u8; 4096];
+    let mut b = vec![0u8; 4096];
+    let ring_a = Ring::build(&mut a, 2048, 1).unwrap();
+    let ring_b = Ring::build(&mut b, 2048, 1).unwrap();
+    ring_a.chase(ring_b.start(), 1);
+}
+
+#[test]
+fn sizes_cover_octaves_evenly() {
+    let k = 1024;
+    assert_eq!(
+        ladder_sizes(16 * k, 128 * k, 2).unwrap(),
+        [16, 24, 32, 48, 64, 96, 128].map(|s| s * k)
+    );
+    assert_eq!(ladder_sizes(16 * k, 32 * k, 4).unwrap(), [16, 20, 24, 28, 32].map(|s| s * k));
+    // Odd ends are kept, rounded to whole lines.
+    assert_eq!(ladder_sizes(20 * k, 40 * k + 5, 1).unwrap(), vec![20 * k, 32 * k, 40 * k]);
+    // One size.
+    assert_eq!(ladder_sizes(256 * k, 256 * k, 2).unwrap(), vec![256 * k]);
+    let default = ladder_sizes(16 * k, 1 << 30, 2).unwrap();
+    assert_eq!(default.len(), 33);
+    assert!(default.windows(2).all(|w| w[0] < w[1] && w[1] % 64 == 0));
+}
+
+#[test]
+fn sizes_reject_bad_ranges() {
+    assert!(ladder_sizes(64, 4096, 2).unwrap_err().contains("at least"));
+    assert!(ladder_sizes(8192, 4096, 2).unwrap_err().contains("larger than --max"));
+    assert!(ladder_sizes(4096, 8192, 0).is_err());
+    assert!(ladder_sizes(4096, u64::MAX, 2).is_ok());
+}
+
+fn point(bytes: u64, ns: f64) -> LadderPoint {
+    LadderPoint {
+        bytes,
+        ns_per_load: Summary { min: ns, median: ns, p90: ns, max: ns },
+        cycles_per_load: None,
+        loads_per_sample: 1,
+        samples: 1,
+        samples_ns_per_load: vec![ns],
+        huge_page_bytes: None,
+    }
+}
+
+#[test]
+fn steps_are_found_between_plateaus() {
+    let k = 1024u64;
+    let curve = [
+        (16, 1.2), (24, 1.2), (32, 1.25), (48, 3.0), (64, 3.4), (96, 3.5), (128, 3.4),
+        (1024, 3.6), (1536, 9.0), (2048, 11.0), (3072, 11.5), (32768, 12.0), (49152, 40.0),
+        (65536, 80.0), (98304, 95.0), (131072, 100.0),
+    ];
+    let points: Vec<_> = curve.iter().map(|&(kib, ns)| point(kib * k, ns)).collect();
+    let steps = detect_steps(&points);
+    let spans: Vec<_> = steps.iter().map(|s| (s.from_bytes / k, s.to_bytes / k)).collect();
+    assert_eq!(spans, [(32, 64), (1024, 2048), (32768, 98304)]);
+    assert_eq!(steps[0].ns_per_load_before, 1.25);
+    assert!(detect_steps(&points[..3]).is_empty());
+    assert!(detect_steps(&[]).is_empty());
+}
+
+#[test]
+fn noise_is_not_a_step() {
+    let points: Vec<_> = (0..20).map(|i| point(4096 << i, 1.0 + 0.05 * f64::from(i % 3))).collect();
+    assert!(detect_steps(&points).is_empty());
+}
+
+#[test]
+fn measures_a_small_ring_with_a_real_clock() {
+    let clock = TestClock(std::time::Instant::now());
+    let config = SampleConfig { target_sample_ns: 200_000.0, samples: 5, warmup: true, seed: 1 };
+    let point = measure_point(&mut HeapArena, &clock, 16 * 1024, &config, Some(3.0)).unwrap();
+    assert_eq!(point.samples, 5);
+    assert_eq!(point.samples_ns_per_load.len(), 5);
+    assert!(point.loads_per_sample >= 16);
+    // A load takes some time, and an L1-resident chase is nowhere near a microsecond.
+    assert!(point.ns_per_load.median > 0.05 && point.ns_per_load.median < 1000.0, "{point:?}");
+    assert_eq!(point.cycles_per_load, Some(point.ns_per_load.median * 3.0));
+}
+
+#[test]
+fn a_run_can_be_cancelled_and_reports_progress() {
+    let clock = TestClock(std::time::Instant::now());
+    let config = SampleConfig { target_sample_ns: 50_000.0, samples: 2, warmup: false, seed: 1 };
+    let sizes = [4096, 8192, 16384];
+    let mut seen = Vec::new();
+    let points = run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| {
+        if let LadderEvent::Measured { index, total, .. } = event {
+            seen.push((index, total));
+        }
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!(points.iter().map(|p| p.bytes).collect::<Vec<_>>(), sizes);
+    assert_eq!(seen, [(0, 3), (1, 3), (2, 3)]);
+    let cancelled = run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| match event {
+        LadderEvent::Measured { index: 1, .. } => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    });
+    assert_eq!(cancelled.unwrap_err(), LadderError::Cancelled);
+}
+
+#[test]
+fn ghz_from_a_chain_of_known_speed() {
+    // A "chain" that advances a fake clock by exactly 0.25 ns per step reads as 4 GHz.
+    use std::cell::Cell;
+    struct Fake(Cell<f64>);
+    impl Clock for Fake {
+        fn now_ns(&self) -> f64 {
+            self.0.get()
+        }
+    }
+    let clock = Fake(Cell::new(0.0));
+    let chain = |steps: u64| clock.0.set(clock.0.get() + steps as f64 * 0.25 + 100.0);
+    let ghz = estimate_ghz(&clock, &chain, 1e6).unwrap();
+    assert!((ghz - 4.0).abs() < 1e-9, "{ghz}");
+    let frozen = Fake(Cell::new(0.0));
+    assert_eq!(estimate_ghz(&frozen, &|_| {}, 1e3), None);
+}
+
+#[test]
+fn target_sample_scales_with_the_timer() {
+    assert_eq!(target_sample_ns(20.0, 5e6), 5e6);
+    assert_eq!(target_sample_ns(100_000.0, 2e6), 5e7);
+}

@@ -1,0 +1,12 @@
+//! The measuring core of memwall, shared by the native CLI and the browser.
+//!
+//! Everything here compiles for both the host and `wasm32-unknown-unknown`. What differs between
+//! the two (the clock, how memory is obtained, whether threads exist) is injected by the front
+//! end through the traits in [`clock`], [`ladder::Arena`] and [`exec`], so no kernel carries a
+//! `cfg`.
+
+pub mod clock;
+pub mod ladder;
+pub mod size;
+
+pub use memwall_report as report;

@@ -1,0 +1,384 @@
+//! The report format that every memwall front end writes and reads.
+//!
+//! One set of types serves the native CLI (which writes `memwall-report.json`), the browser
+//! (which saves its own runs with `source: "browser"`) and the viewer (which overlays reports
+//! from several hosts). Field names carry their units, numbers stay raw numbers, and every
+//! report carries [`SCHEMA_VERSION`] so a reader can refuse what it does not understand instead
+//! of misreading it. Unknown *fields* are ignored, so later versions may add fields freely
+//! without bumping the version; renaming or changing the meaning of a field bumps it.
+
+use serde::{Deserialize, Serialize};
+
+/// The version of the schema this crate writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A whole memwall report: who measured, on what host, and what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub source: Source,
+    pub created_unix_s: u64,
+    pub host: Host,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<Ladder>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groupby: Option<GroupBy>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Tool {
+    /// This build of memwall.
+    pub fn memwall() -> Self {
+        Self { name: "memwall".into(), version: env!("CARGO_PKG_VERSION").into() }
+    }
+}
+
+/// Where the measurement ran: full precision on the host, or inside a browser's wasm sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Native,
+    Browser,
+}
+
+/// What is known of the machine. Every field is optional because a browser sees little of it
+/// and a VM may hide some; `None` means "not known", never "zero".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    /// A label for the host: the hostname natively, or what the user typed.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub cpu_model: Option<String>,
+    #[serde(default)]
+    pub logical_cpus: Option<u32>,
+    /// Caches as the OS (or hypervisor) declares them, which is not always what the silicon has.
+    #[serde(default)]
+    pub caches: Vec<Cache>,
+    /// The hypervisor's name (e.g. "KVM"), `"none"` on bare metal, `None` when unknown.
+    #[serde(default)]
+    pub hypervisor: Option<String>,
+    #[serde(default)]
+    pub os: Option<String>,
+    #[serde(default)]
+    pub page_bytes: Option<u64>,
+    /// Transparent huge page mode: "always", "madvise" or "never".
+    #[serde(default)]
+    pub thp: Option<String>,
+    #[serde(default)]
+    pub memory_bytes: Option<u64>,
+    /// Core clock estimated from a dependent add chain (not the nominal or TSC frequency).
+    #[serde(default)]
+    pub core_ghz: Option<f64>,
+    /// Why `core_ghz` is missing, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_ghz_unavailable: Option<String>,
+    /// The smallest step the clock used for timing was seen to take.
+    #[serde(default)]
+    pub timer_resolution_ns: Option<f64>,
+    /// Browser only: the user agent string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_agent: Option<String>,
+    /// Browser only: whether the page was cross-origin isolated (which buys finer timers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_origin_isolated: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cache {
+    pub level: u8,
+    /// "Data", "Instruction" or "Unified", as Linux spells them.
+    pub kind: String,
+    pub size_bytes: u64,
+    #[serde(default)]
+    pub line_bytes: Option<u32>,
+    /// How many logical CPUs share one instance of this cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_by_cpus: Option<u32>,
+}
+
+/// min / median / p90 / max of a set of samples.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub min: f64,
+    pub median: f64,
+    pub p90: f64,
+    pub max: f64,
+}
+
+impl Summary {
+    /// Summarizes samples; `None` for an empty set or one holding a NaN.
+    pub fn of(samples: &[f64]) -> Option<Self> {
+        if samples.is_empty() || samples.iter().any(|s| s.is_nan()) {
+            return None;
+        }
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        Some(Self {
+            min: sorted[0],
+            median: quantile(&sorted, 0.5),
+            p90: quantile(&sorted, 0.9),
+            max: sorted[sorted.len() - 1],
+        })
+    }
+
+    /// (median - min) / min: how far a typical sample sits above the best one.
+    pub fn spread(&self) -> f64 {
+        if self.min > 0.0 { (self.median - self.min) / self.min } else { 0.0 }
+    }
+}
+
+/// Linear interpolation between closest ranks of an already sorted, non-empty slice.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    let frac = pos - lo as f64;
+    sorted[lo] + (sorted[hi] - sorted[lo]) * frac
+}
+
+/// The latency ladder: one pointer chase per working-set size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ladder {
+    /// How the chain visits memory; "random-cycle" is one random cycle over all cache lines.
+    pub pattern: String,
+    /// What was asked for: "off", "thp", "on", or "default" (the allocator's choice, as in a browser).
+    pub huge_pages: String,
+    #[serde(default)]
+    pub pinned_cpu: Option<u32>,
+    pub line_bytes: u32,
+    pub seed: u64,
+    /// The core clock used for `cycles_per_load`, when it could be estimated.
+    #[serde(default)]
+    pub ghz: Option<f64>,
+    /// Why cycles are missing, when they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles_unavailable: Option<String>,
+    /// The length each timed sample was calibrated to.
+    pub target_sample_ns: f64,
+    #[serde(default)]
+    pub timer_resolution_ns: Option<f64>,
+    /// Time the whole ladder took, setup included.
+    #[serde(default)]
+    pub duration_s: Option<f64>,
+    pub points: Vec<LadderPoint>,
+    /// Where latency jumps, found in `points` by the core's step detector.
+    #[serde(default)]
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LadderPoint {
+    pub bytes: u64,
+    pub ns_per_load: Summary,
+    /// Median ns per load times the estimated core GHz.
+    #[serde(default)]
+    pub cycles_per_load: Option<f64>,
+    pub loads_per_sample: u64,
+    /// How many samples were kept.
+    pub samples: u32,
+    /// Every kept sample, in the order measured.
+    #[serde(default)]
+    pub samples_ns_per_load: Vec<f64>,
+    /// Bytes of the buffer the kernel reported as backed by transparent huge pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_page_bytes: Option<u64>,
+}
+
+/// A rise in latency between two adjacent plateaus of the ladder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// The largest working set still on the lower plateau.
+    pub from_bytes: u64,
+    /// The smallest working set on the higher plateau.
+    pub to_bytes: u64,
+    pub ns_per_load_before: f64,
+    pub ns_per_load_after: f64,
+}
+
+/// The GROUP BY race: `SELECT key, count(*) FROM t GROUP BY key` by several kernels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupBy {
+    pub dataset: Dataset,
+    #[serde(default)]
+    pub runs: Vec<GroupByRun>,
+    #[serde(default)]
+    pub sweeps: Vec<Sweep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    pub rows: u64,
+    pub distinct_keys: u64,
+    /// Set when the keys were generated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<Generator>,
+    /// Set when the keys were read from a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Input>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Rows of the most frequent key.
+    #[serde(default)]
+    pub max_rows_per_key: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Generator {
+    /// The preset name, if one was used ("small", "clickbench").
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// "uniform" or "zipf:<exponent>".
+    pub skew: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Input {
+    pub path: String,
+    /// "parquet" or "bin" (raw little-endian i64).
+    pub format: String,
+    #[serde(default)]
+    pub column: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupByRun {
+    /// "naive", "radix", "tuned", "prefetch", or "adaptive".
+    pub kernel: String,
+    pub threads: u32,
+    #[serde(default)]
+    pub partitions: Option<u32>,
+    pub seconds: Summary,
+    /// Median seconds divided by rows.
+    pub ns_per_row: f64,
+    #[serde(default)]
+    pub samples_seconds: Vec<f64>,
+    pub groups: u64,
+    /// Order-independent checksum over (key, count), as 16 hex digits: equal across kernels.
+    pub checksum: String,
+    /// The ten most frequent keys, count descending, ties by key ascending.
+    #[serde(default)]
+    pub top: Vec<KeyCount>,
+    /// Adaptive only: which kernel it picked and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<AdaptiveChoice>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<Counters>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyCount {
+    pub key: i64,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveChoice {
+    pub kernel: String,
+    pub estimated_groups: u64,
+    pub sampled_rows: u64,
+    pub reason: String,
+}
+
+/// Hardware counters for one run. When the host offers none (most VMs), `available` is false and
+/// `unavailable` says why; no figure is ever filled in by guess.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Counters {
+    pub available: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    #[serde(default)]
+    pub cycles: Option<u64>,
+    #[serde(default)]
+    pub instructions: Option<u64>,
+    #[serde(default)]
+    pub ipc: Option<f64>,
+    #[serde(default)]
+    pub cache_misses: Option<u64>,
+    #[serde(default)]
+    pub llc_load_misses: Option<u64>,
+    #[serde(default)]
+    pub dtlb_load_misses: Option<u64>,
+    /// Share of cycles the backend stalled (where the PMU offers stalled-cycles-backend).
+    #[serde(default)]
+    pub stalled_backend_share: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sweep {
+    /// "cardinality" (x = distinct keys) or "partitions" (x = partition count).
+    pub kind: String,
+    pub rows: u64,
+    pub points: Vec<SweepPoint>,
+    /// Cardinality sweep: the smallest distinct-key count from which radix beat naive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossover_distinct_keys: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    pub x: u64,
+    pub kernel: String,
+    pub ns_per_row: f64,
+    pub seconds: f64,
+}
+
+/// Why a report could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("not a memwall report: {0}")]
+    Malformed(String),
+    #[error("not a memwall report: it has no schema_version")]
+    MissingVersion,
+    #[error("unsupported report schema_version {found}: this memwall reads version {SCHEMA_VERSION}")]
+    UnsupportedVersion { found: String },
+}
+
+impl Report {
+    /// A report with no measurements yet.
+    pub fn new(source: Source, created_unix_s: u64, host: Host) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::memwall(),
+            source,
+            created_unix_s,
+            host,
+            ladder: None,
+            groupby: None,
+        }
+    }
+
+    /// Parses a report, checking the version before the shape so that a report from a newer
+    /// memwall says so instead of failing on whichever field changed.
+    pub fn from_json(text: &str) -> Result<Self, ReportError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ReportError::Malformed(e.to_string()))?;
+        let Some(object) = value.as_object() else {
+            return Err(ReportError::Malformed("the top level is not a JSON object".into()));
+        };
+        match object.get("schema_version") {
+            None => return Err(ReportError::MissingVersion),
+            Some(v) if v.as_u64() == Some(u64::from(SCHEMA_VERSION)) => {}
+            Some(v) => return Err(ReportError::UnsupportedVersion { found: v.to_string() }),
+        }
+        serde_json::from_value(value).map_err(|e| ReportError::Malformed(e.to_string()))
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("report types always serialize")
+    }
+}
+
+/// Formats a checksum the way reports store it.
+pub fn checksum_hex(checksum: u64) -> String {
+    format!("{checksum:016x}")
+}
+
+#[cfg(test)]
+mod tests;

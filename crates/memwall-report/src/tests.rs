@@ -1,0 +1,161 @@
+use super::*;
+
+fn full_report() -> Report {
+    let ns = Summary::of(&[1.2, 1.25, 1.3]).unwrap();
+    let mut report = Report::new(
+        Source::Native,
+        1_790_000_000,
+        Host {
+            name: Some("vm-1".into()),
+            cpu_model: Some("AMD EPYC".into()),
+            logical_cpus: Some(2),
+            caches: vec![Cache {
+                level: 1,
+                kind: "Data".into(),
+                size_bytes: 32 * 1024,
+                line_bytes: Some(64),
+                shared_by_cpus: Some(1),
+            }],
+            hypervisor: Some("KVM".into()),
+            os: Some("Linux 6.1".into()),
+            page_bytes: Some(4096),
+            thp: Some("madvise".into()),
+            memory_bytes: Some(24 << 30),
+            core_ghz: Some(3.7),
+            core_ghz_unavailable: None,
+            timer_resolution_ns: Some(20.0),
+            user_agent: None,
+            cross_origin_isolated: None,
+        },
+    );
+    report.ladder = Some(Ladder {
+        pattern: "random-cycle".into(),
+        huge_pages: "thp".into(),
+        pinned_cpu: Some(1),
+        line_bytes: 64,
+        seed: 42,
+        ghz: Some(3.7),
+        cycles_unavailable: None,
+        target_sample_ns: 5e6,
+        timer_resolution_ns: Some(20.0),
+        duration_s: Some(12.5),
+        points: vec![LadderPoint {
+            bytes: 16384,
+            ns_per_load: ns,
+            cycles_per_load: Some(4.6),
+            loads_per_sample: 4_000_000,
+            samples: 3,
+            samples_ns_per_load: vec![1.2, 1.25, 1.3],
+            huge_page_bytes: Some(0),
+        }],
+        steps: vec![Step {
+            from_bytes: 32768,
+            to_bytes: 65536,
+            ns_per_load_before: 1.2,
+            ns_per_load_after: 3.4,
+        }],
+    });
+    report.groupby = Some(GroupBy {
+        dataset: Dataset {
+            rows: 10,
+            distinct_keys: 3,
+            generator: Some(Generator { preset: None, skew: "zipf:0.6".into() }),
+            input: None,
+            seed: Some(7),
+            max_rows_per_key: Some(5),
+        },
+        runs: vec![GroupByRun {
+            kernel: "adaptive".into(),
+            threads: 1,
+            partitions: Some(4096),
+            seconds: Summary::of(&[0.5, 0.6]).unwrap(),
+            ns_per_row: 5.5,
+            samples_seconds: vec![0.5, 0.6],
+            groups: 3,
+            checksum: checksum_hex(u64::MAX - 1),
+            top: vec![KeyCount { key: i64::MIN, count: 5 }, KeyCount { key: i64::MAX, count: 1 }],
+            choice: Some(AdaptiveChoice {
+                kernel: "tuned".into(),
+                estimated_groups: 3,
+                sampled_rows: 10,
+                reason: "test".into(),
+            }),
+            counters: Some(Counters {
+                available: false,
+                unavailable: Some("perf_event_open: not supported".into()),
+                cycles: None,
+                instructions: None,
+                ipc: None,
+                cache_misses: None,
+                llc_load_misses: None,
+                dtlb_load_misses: None,
+                stalled_backend_share: None,
+            }),
+        }],
+        sweeps: vec![Sweep {
+            kind: "cardinality".into(),
+            rows: 10,
+            points: vec![SweepPoint { x: 3, kernel: "naive".into(), ns_per_row: 2.0, seconds: 0.1 }],
+            crossover_distinct_keys: Some(3),
+        }],
+    });
+    report
+}
+
+#[test]
+fn round_trip_keeps_every_field() {
+    let report = full_report();
+    let text = report.to_json_pretty();
+    let back = Report::from_json(&text).unwrap();
+    assert_eq!(back, report);
+    // i64 extremes survive as exact JSON integers.
+    assert!(text.contains(&i64::MIN.to_string()));
+    assert!(text.contains("\"ns_per_load\""));
+}
+
+#[test]
+fn minimal_browser_report_round_trips() {
+    let report = Report::new(Source::Browser, 0, Host::default());
+    let text = report.to_json_pretty();
+    assert!(text.contains("\"source\": \"browser\""));
+    assert_eq!(Report::from_json(&text).unwrap(), report);
+}
+
+#[test]
+fn unknown_fields_are_ignored() {
+    let mut value: serde_json::Value = serde_json::from_str(&full_report().to_json_pretty()).unwrap();
+    value["added_later"] = serde_json::json!({"x": 1});
+    value["host"]["new_field"] = serde_json::json!(true);
+    assert_eq!(Report::from_json(&value.to_string()).unwrap(), full_report());
+}
+
+#[test]
+fn other_versions_are_refused_by_name() {
+    let text = full_report().to_json_pretty().replace("\"schema_version\": 1", "\"schema_version\": 2");
+    let err = Report::from_json(&text).unwrap_err();
+    assert!(matches!(err, ReportError::UnsupportedVersion { .. }));
+    assert_eq!(err.to_string(), "unsupported report schema_version 2: this memwall reads version 1");
+    let text = full_report().to_json_pretty().replace("\"schema_version\": 1", "\"schema_version\": \"1\"");
+    assert!(matches!(Report::from_json(&text), Err(ReportError::UnsupportedVersion { .. })));
+}
+
+#[test]
+fn malformed_input_is_an_error_not_a_panic() {
+    for text in ["", "{", "[]", "42", "{\"schema_version\": 1}", "{\"schema_version\": 1, \"tool\": 3}"] {
+        let err = Report::from_json(text).unwrap_err();
+        assert!(matches!(err, ReportError::Malformed(_)), "{text:?} gave {err:?}");
+    }
+    assert!(matches!(Report::from_json("{\"tool\": {}}"), Err(ReportError::MissingVersion)));
+}
+
+#[test]
+fn summary_of_samples() {
+    let s = Summary::of(&[5.0, 1.0, 3.0, 2.0, 4.0]).unwrap();
+    assert_eq!((s.min, s.median, s.max), (1.0, 3.0, 5.0));
+    assert!((s.p90 - 4.6).abs() < 1e-12);
+    assert!((s.spread() - 2.0).abs() < 1e-12);
+    assert_eq!(Summary::of(&[]), None);
+    assert_eq!(Summary::of(&[1.0, f64::NAN]), None);
+    let one = Summary::of(&[7.0]).unwrap();
+    assert_eq!((one.min, one.median, one.p90, one.max), (7.0, 7.0, 7.0, 7.0));
+}
