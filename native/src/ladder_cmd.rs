@@ -1,0 +1,234 @@
+//! `memwall ladder`: ns per load from L1 to DRAM.
+
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use memwall_core::clock::{self, Clock};
+use memwall_core::ladder::{self, LINE_BYTES, LadderEvent, SampleConfig};
+use memwall_core::size::{format_bytes, parse_size};
+use memwall_report::{Cache, Host, Ladder, LadderPoint, Report, Source, Step};
+
+use crate::arena::{HugePages, MmapArena};
+use crate::output::{self, Destination};
+use crate::platform::{self, NativeClock};
+use crate::{CliError, CliResult};
+
+#[derive(Debug, Clone, Args)]
+pub struct LadderArgs {
+    /// Smallest working set (e.g. 16KiB).
+    #[arg(long, default_value = "16KiB", value_parser = parse_size)]
+    pub min: u64,
+    /// Largest working set (e.g. 1GiB). `--min X --max X` measures the single size X.
+    #[arg(long, default_value = "1GiB", value_parser = parse_size)]
+    pub max: u64,
+    /// Working-set sizes per doubling: 2 gives 16K, 24K, 32K, 48K, ...
+    #[arg(long, default_value_t = 2)]
+    pub points_per_octave: u32,
+    /// Pin the measuring thread to this CPU.
+    #[arg(long, value_name = "CPU")]
+    pub pin: Option<u32>,
+    /// Page backing of each ring: off (small pages: TLB misses show), thp (transparent huge
+    /// pages, verified in /proc/self/smaps), on (reserved hugetlbfs pages).
+    #[arg(long, value_enum, default_value = "off")]
+    pub huge_pages: HugePages,
+    /// Timed samples kept per working set (min, median, p90 and max are over these).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub runs: u32,
+    /// Target length of one timed sample, in milliseconds.
+    #[arg(long, default_value_t = 5.0)]
+    pub sample_ms: f64,
+    /// Seed of the random cycle.
+    #[arg(long, default_value_t = 0x6d65_6d77_616c_6c)]
+    pub seed: u64,
+    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<Destination>,
+    /// Write the ladder as CSV.
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
+    /// Write the ladder as a Markdown table.
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+}
+
+/// Host facts that need measuring: timer resolution and core clock.
+pub fn measured_host(clock: &dyn Clock) -> Host {
+    let mut host = crate::host::describe();
+    host.timer_resolution_ns = Some(clock::resolution_ns(clock, 1000));
+    match platform::core_ghz(clock) {
+        Ok(ghz) => host.core_ghz = Some(ghz),
+        Err(why) => host.core_ghz_unavailable = Some(why),
+    }
+    host
+}
+
+/// Checks the arguments, then measures; `out` gets the progress-free human output.
+pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
+    let sizes = ladder::ladder_sizes(args.min, args.max, args.points_per_octave).map_err(CliError::usage)?;
+    if !(args.sample_ms.is_finite() && args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
+        return Err(CliError::usage("--sample-ms must be between 0 and 10000"));
+    }
+    // The largest ring plus its permutation (4 bytes per line) must fit, with the allocation
+    // refused up front rather than by the OOM killer halfway through.
+    let largest = *sizes.last().unwrap_or(&args.max);
+    let needed = largest + largest / LINE_BYTES as u64 * 4 + (2 << 20);
+    platform::check_fits_in_memory(needed, &format!("--max {}", format_bytes(largest)))?;
+    if usize::try_from(largest).is_err() {
+        return Err(CliError::usage("--max is larger than this platform's address space"));
+    }
+    if let Some(cpu) = args.pin {
+        platform::pin_current_thread(cpu)?;
+    }
+    let resolution = host.timer_resolution_ns.unwrap_or(1.0);
+    let config = SampleConfig {
+        target_sample_ns: ladder::target_sample_ns(resolution, args.sample_ms * 1e6),
+        samples: args.runs,
+        warmup: true,
+        seed: args.seed,
+    };
+    let started = clock.now_ns();
+    let bar = ProgressBar::new(sizes.len() as u64).with_style(
+        ProgressStyle::with_template("{spinner} ladder [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let mut arena = MmapArena { huge_pages: args.huge_pages };
+    let points = ladder::run_ladder(&mut arena, clock, &sizes, &config, host.core_ghz, &mut |event| {
+        match event {
+            LadderEvent::Measuring { bytes, .. } => bar.set_message(format_bytes(bytes)),
+            LadderEvent::Measured { .. } => bar.inc(1),
+        }
+        ControlFlow::Continue(())
+    })
+    .map_err(|e| CliError::runtime(format!("ladder: {e}")))?;
+    bar.finish_and_clear();
+    let steps = ladder::detect_steps(&points);
+    Ok(Ladder {
+        pattern: "random-cycle".into(),
+        huge_pages: args.huge_pages.name().into(),
+        pinned_cpu: args.pin,
+        line_bytes: LINE_BYTES as u32,
+        seed: args.seed,
+        ghz: host.core_ghz,
+        cycles_unavailable: host.core_ghz_unavailable.clone(),
+        target_sample_ns: config.target_sample_ns,
+        timer_resolution_ns: host.timer_resolution_ns,
+        duration_s: Some((clock.now_ns() - started) / 1e9),
+        points,
+        steps,
+    })
+}
+
+pub fn ladder(args: LadderArgs) -> CliResult {
+    let clock = NativeClock::new();
+    let host = measured_host(&clock);
+    let ladder = measure(&args, &host, &clock)?;
+    let json_on_stdout = args.json == Some(Destination::Stdout);
+    let mut out = output::human(json_on_stdout);
+    print_ladder(&mut *out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
+    if let Some(path) = &args.csv {
+        output::write_file(path, &csv(&ladder))?;
+    }
+    if let Some(path) = &args.markdown {
+        output::write_file(path, &markdown(&ladder))?;
+    }
+    if let Some(destination) = &args.json {
+        let mut report = Report::new(Source::Native, output::unix_now(), host);
+        report.ladder = Some(ladder);
+        output::write_report(destination, &report)?;
+    }
+    Ok(())
+}
+
+fn row(point: &LadderPoint) -> Vec<String> {
+    let ns = &point.ns_per_load;
+    let mut row = vec![
+        format_bytes(point.bytes),
+        format!("{:.2}", ns.min),
+        format!("{:.2}", ns.median),
+        format!("{:.2}", ns.p90),
+        point.cycles_per_load.map_or("-".into(), |c| format!("{c:.1}")),
+        format!("{:.1}%", ns.spread() * 100.0),
+    ];
+    if let Some(huge) = point.huge_page_bytes.filter(|&b| b > 0) {
+        row.push(format!("{:.0}%", huge as f64 / point.bytes as f64 * 100.0));
+    } else {
+        row.push(if point.huge_page_bytes.is_some() { "0%".into() } else { "-".into() });
+    }
+    row
+}
+
+const HEADER: [&str; 7] = ["working set", "ns min", "ns median", "ns p90", "cycles", "spread", "huge pages"];
+
+pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) -> std::io::Result<()> {
+    let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
+    write!(out, "{}", output::table(&HEADER, &rows))?;
+    match ladder.ghz {
+        Some(ghz) => writeln!(out, "cycles at {ghz:.2} GHz (dependent add chain); spread = (median - min) / min")?,
+        None => writeln!(
+            out,
+            "cycles unavailable: {}",
+            ladder.cycles_unavailable.as_deref().unwrap_or("core clock unknown")
+        )?,
+    }
+    writeln!(out, "{}", steps_summary(&ladder.steps))?;
+    if !declared.is_empty() {
+        let caches: Vec<String> = declared
+            .iter()
+            .filter(|c| c.kind != "Instruction")
+            .map(|c| format!("L{} {}", c.level, format_bytes(c.size_bytes)))
+            .collect();
+        writeln!(out, "declared caches: {}", caches.join(", "))?;
+    }
+    if let Some(seconds) = ladder.duration_s {
+        writeln!(out, "measured in {seconds:.1} s")?;
+    }
+    Ok(())
+}
+
+pub fn steps_summary(steps: &[Step]) -> String {
+    if steps.is_empty() {
+        return "latency steps: none found in this range".into();
+    }
+    let parts: Vec<String> = steps
+        .iter()
+        .map(|s| {
+            format!(
+                "{} -> {} ({:.1} -> {:.1} ns)",
+                format_bytes(s.from_bytes),
+                format_bytes(s.to_bytes),
+                s.ns_per_load_before,
+                s.ns_per_load_after
+            )
+        })
+        .collect();
+    format!("latency steps: {}", parts.join(", "))
+}
+
+pub fn csv(ladder: &Ladder) -> String {
+    let mut out = String::from("bytes,ns_per_load_min,ns_per_load_median,ns_per_load_p90,ns_per_load_max,cycles_per_load,loads_per_sample,samples,huge_page_bytes\n");
+    for p in &ladder.points {
+        let ns = &p.ns_per_load;
+        out += &format!(
+            "{},{},{},{},{},{},{},{},{}\n",
+            p.bytes,
+            ns.min,
+            ns.median,
+            ns.p90,
+            ns.max,
+            p.cycles_per_load.map_or(String::new(), |c| c.to_string()),
+            p.loads_per_sample,
+            p.samples,
+            p.huge_page_bytes.map_or(String::new(), |b| b.to_string()),
+        );
+    }
+    out
+}
+
+pub fn markdown(ladder: &Ladder) -> String {
+    let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
+    output::markdown_table(&HEADER, &rows) + "\n" + &steps_summary(&ladder.steps) + "\n"
+}

@@ -1,0 +1,123 @@
+//! What the host gives the core natively: a clock, pinning, a core-clock estimate, and how much
+//! memory may be asked for.
+
+use memwall_core::clock::Clock;
+use memwall_core::size::format_bytes;
+
+use crate::CliError;
+
+/// `std::time::Instant`, read as nanoseconds since the clock was made.
+#[derive(Debug, Clone, Copy)]
+pub struct NativeClock(std::time::Instant);
+
+impl NativeClock {
+    pub fn new() -> Self {
+        Self(std::time::Instant::now())
+    }
+}
+
+impl Clock for NativeClock {
+    fn now_ns(&self) -> f64 {
+        self.0.elapsed().as_nanos() as f64
+    }
+}
+
+/// Pins the calling thread to `cpu`, refusing CPUs this process may not run on.
+pub fn pin_current_thread(cpu: u32) -> Result<(), CliError> {
+    let allowed = core_affinity::get_core_ids().unwrap_or_default();
+    if !allowed.iter().any(|core| core.id == cpu as usize) {
+        let list: Vec<String> = allowed.iter().map(|core| core.id.to_string()).collect();
+        return Err(CliError::usage(format!(
+            "--pin {cpu}: no such CPU here (this process may run on CPUs {})",
+            if list.is_empty() { "?".into() } else { list.join(",") }
+        )));
+    }
+    if core_affinity::set_for_current(core_affinity::CoreId { id: cpu as usize }) {
+        Ok(())
+    } else {
+        Err(CliError::runtime(format!("--pin {cpu}: sched_setaffinity refused")))
+    }
+}
+
+/// Runs `steps` dependent one-cycle adds: the chain `estimate_ghz` times.
+#[cfg(target_arch = "x86_64")]
+pub fn add_chain(steps: u64) {
+    let iterations = steps.div_ceil(8).max(1);
+    let mut x: u64 = 0;
+    // SAFETY: pure register arithmetic; touches no memory and no other state than the flags.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
+            "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
+            "dec {n}",
+            "jnz 2b",
+            x = inout(reg) x,
+            n = inout(reg) iterations => _,
+            options(nomem, nostack),
+        );
+    }
+    core::hint::black_box(x);
+}
+
+#[cfg(target_arch = "aarch64")]
+pub fn add_chain(steps: u64) {
+    let iterations = steps.div_ceil(8).max(1);
+    let mut x: u64 = 0;
+    // SAFETY: pure register arithmetic; touches no memory and no other state than the flags.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "add {x}, {x}, 1", "add {x}, {x}, 1", "add {x}, {x}, 1", "add {x}, {x}, 1",
+            "add {x}, {x}, 1", "add {x}, {x}, 1", "add {x}, {x}, 1", "add {x}, {x}, 1",
+            "subs {n}, {n}, 1",
+            "b.ne 2b",
+            x = inout(reg) x,
+            n = inout(reg) iterations => _,
+            options(nomem, nostack),
+        );
+    }
+    core::hint::black_box(x);
+}
+
+/// Core clock from a dependent add chain, or why it could not be had.
+pub fn core_ghz(clock: &dyn Clock) -> Result<f64, String> {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        memwall_core::ladder::estimate_ghz(clock, &add_chain, 2e6)
+            .ok_or_else(|| "the add-chain timings were inconsistent".to_string())
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let _ = clock;
+        Err(format!("no calibration chain for {}", std::env::consts::ARCH))
+    }
+}
+
+/// Memory the kernel says can be allocated without swapping (MemAvailable).
+pub fn available_memory_bytes() -> Option<u64> {
+    use procfs::Current;
+    let info = procfs::Meminfo::current().ok()?;
+    info.mem_available.or(Some(info.mem_free))
+}
+
+pub fn total_memory_bytes() -> Option<u64> {
+    use procfs::Current;
+    procfs::Meminfo::current().ok().map(|info| info.mem_total)
+}
+
+/// Refuses, before anything is allocated, a plan that needs more memory than the host has free.
+/// `what` names the flag or input responsible so the message says what to change.
+pub fn check_fits_in_memory(needed_bytes: u64, what: &str) -> Result<(), CliError> {
+    let Some(available) = available_memory_bytes() else { return Ok(()) };
+    // Leave room for the rest of the system; an OOM kill is worse than a refusal.
+    let budget = available / 10 * 9;
+    if needed_bytes > budget {
+        return Err(CliError::usage(format!(
+            "{what} needs about {} but this host has {} available",
+            format_bytes(needed_bytes),
+            format_bytes(available)
+        )));
+    }
+    Ok(())
+}

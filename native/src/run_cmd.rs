@@ -1,0 +1,81 @@
+//! `memwall run` (the main job) and `memwall info`.
+
+use std::io::Write;
+
+use clap::Args;
+use memwall_core::size::format_bytes;
+use memwall_report::{Host, Report, Source};
+
+use crate::ladder_cmd::{self, LadderArgs};
+use crate::output::{self, Destination};
+use crate::platform::NativeClock;
+use crate::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Also write the host description as a report (no measurements) to PATH, or `-` for stdout.
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<Destination>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Where to write the report.
+    #[arg(long, default_value = "memwall-report.json")]
+    pub out: std::path::PathBuf,
+    #[command(flatten)]
+    pub ladder: LadderArgs,
+}
+
+pub fn info(args: InfoArgs) -> CliResult {
+    let clock = NativeClock::new();
+    let host = ladder_cmd::measured_host(&clock);
+    let json_on_stdout = args.json == Some(Destination::Stdout);
+    print_host(&mut *output::human(json_on_stdout), &host).map_err(|e| CliError::runtime(e.to_string()))?;
+    if let Some(destination) = &args.json {
+        output::write_report(destination, &Report::new(Source::Native, output::unix_now(), host))?;
+    }
+    Ok(())
+}
+
+pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
+    let unknown = || "unknown".to_string();
+    writeln!(out, "host:        {}", host.name.clone().unwrap_or_else(unknown))?;
+    writeln!(out, "cpu:         {}", host.cpu_model.clone().unwrap_or_else(unknown))?;
+    writeln!(out, "logical cpus: {}", host.logical_cpus.map_or_else(unknown, |n| n.to_string()))?;
+    for cache in &host.caches {
+        let shared = cache.shared_by_cpus.map_or(String::new(), |n| format!(", shared by {n} cpu(s)"));
+        writeln!(out, "cache:       L{} {:<11} {}{}", cache.level, cache.kind, format_bytes(cache.size_bytes), shared)?;
+    }
+    let hypervisor = match host.hypervisor.as_deref() {
+        Some("none") => "none (bare metal)".to_string(),
+        Some(name) => name.to_string(),
+        None => unknown(),
+    };
+    writeln!(out, "hypervisor:  {hypervisor}")?;
+    writeln!(out, "os:          {}", host.os.clone().unwrap_or_else(unknown))?;
+    writeln!(out, "memory:      {}", host.memory_bytes.map_or_else(unknown, format_bytes))?;
+    writeln!(out, "page size:   {}", host.page_bytes.map_or_else(unknown, format_bytes))?;
+    writeln!(out, "THP mode:    {}", host.thp.clone().unwrap_or_else(unknown))?;
+    writeln!(out, "timer:       {}", host.timer_resolution_ns.map_or_else(unknown, |ns| format!("{ns:.0} ns resolution")))?;
+    match (host.core_ghz, &host.core_ghz_unavailable) {
+        (Some(ghz), _) => writeln!(out, "core clock:  {ghz:.2} GHz (dependent add chain)")?,
+        (None, why) => writeln!(out, "core clock:  unavailable: {}", why.as_deref().unwrap_or("unknown"))?,
+    }
+    Ok(())
+}
+
+pub fn run(args: RunArgs) -> CliResult {
+    let clock = NativeClock::new();
+    let host = ladder_cmd::measured_host(&clock);
+    let mut out = std::io::stdout();
+    print_host(&mut out, &host).map_err(|e| CliError::runtime(e.to_string()))?;
+    writeln!(out).ok();
+    let ladder = ladder_cmd::measure(&args.ladder, &host, &clock)?;
+    ladder_cmd::print_ladder(&mut out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
+    let mut report = Report::new(Source::Native, output::unix_now(), host);
+    report.ladder = Some(ladder);
+    output::write_report(&Destination::File(args.out.clone()), &report)?;
+    writeln!(out, "report: {}", args.out.display()).ok();
+    Ok(())
+}
