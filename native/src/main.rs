@@ -1,7 +1,9 @@
 //! `memwall`: measure the memory wall of this host at full precision.
 
 mod arena;
+mod counters;
 mod host;
+mod input;
 mod ladder_cmd;
 mod output;
 mod platform;

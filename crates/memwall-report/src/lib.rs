@@ -287,8 +287,8 @@ pub struct AdaptiveChoice {
 }
 
 /// Hardware counters for one run. When the host offers none (most VMs), `available` is false and
-/// `unavailable` says why; no figure is ever filled in by guess.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `unavailable` says why; no figure is ever filled in by guess. A counter the PMU lacks is `None`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counters {
     pub available: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -308,6 +308,27 @@ pub struct Counters {
     /// Share of cycles the backend stalled (where the PMU offers stalled-cycles-backend).
     #[serde(default)]
     pub stalled_backend_share: Option<f64>,
+    /// The raw stalled-cycles-backend count behind `stalled_backend_share`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stalled_cycles_backend: Option<u64>,
+    /// The smallest fraction of the run any counter was actually on the PMU. Below 1 the kernel
+    /// time-sliced the counters and the counts were scaled by enabled / running time (as
+    /// `perf stat` does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running_share: Option<f64>,
+    /// What was counted, e.g. "user space; the starting thread and threads spawned after start".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// Counters that could not be had on this host while others could, each as "name: reason".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_counted: Vec<String>,
+}
+
+impl Counters {
+    /// No counters, and why.
+    pub fn unavailable(reason: impl Into<String>) -> Self {
+        Self { available: false, unavailable: Some(reason.into()), ..Self::default() }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -319,6 +340,10 @@ pub struct Sweep {
     /// Cardinality sweep: the smallest distinct-key count from which radix beat naive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crossover_distinct_keys: Option<u64>,
+    /// Cardinality sweep: the largest ratio, over its points, of adaptive's time to the best
+    /// other kernel's (1.1 = adaptive was at worst 10% slower than the best choice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive_max_slowdown: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -90,6 +90,10 @@ fn full_report() -> Report {
                 llc_load_misses: None,
                 dtlb_load_misses: None,
                 stalled_backend_share: None,
+                stalled_cycles_backend: None,
+                running_share: None,
+                scope: None,
+                not_counted: vec![],
             }),
         }],
         sweeps: vec![Sweep {
@@ -97,6 +101,7 @@ fn full_report() -> Report {
             rows: 10,
             points: vec![SweepPoint { x: 3, kernel: "naive".into(), ns_per_row: 2.0, seconds: 0.1 }],
             crossover_distinct_keys: Some(3),
+            adaptive_max_slowdown: Some(1.04),
         }],
     });
     report
@@ -158,4 +163,37 @@ fn summary_of_samples() {
     assert_eq!(Summary::of(&[1.0, f64::NAN]), None);
     let one = Summary::of(&[7.0]).unwrap();
     assert_eq!((one.min, one.median, one.p90, one.max), (7.0, 7.0, 7.0, 7.0));
+}
+
+#[test]
+fn counters_round_trip_available_and_unavailable() {
+    let measured = Counters {
+        available: true,
+        unavailable: None,
+        cycles: Some(3_600_000_000),
+        instructions: Some(11_431_618_219),
+        ipc: Some(3.175),
+        cache_misses: Some(76_190_837),
+        llc_load_misses: Some(70_000_000),
+        dtlb_load_misses: Some(12_345),
+        stalled_backend_share: Some(0.501),
+        stalled_cycles_backend: Some(1_803_600_000),
+        running_share: Some(0.8),
+        scope: Some("user space".into()),
+        not_counted: vec!["dtlb_load_misses: not supported".into()],
+    };
+    let text = serde_json::to_string(&measured).unwrap();
+    assert!(text.contains("\"running_share\":0.8") && text.contains("\"not_counted\""));
+    assert_eq!(serde_json::from_str::<Counters>(&text).unwrap(), measured);
+
+    let none = Counters::unavailable("perf_event_open(cycles): No such file or directory");
+    assert!(!none.available);
+    let text = serde_json::to_string(&none).unwrap();
+    // Optional extras stay out of the JSON when empty; the original figures stay as nulls.
+    assert!(!text.contains("running_share") && !text.contains("not_counted") && !text.contains("scope"));
+    assert!(text.contains("\"cycles\":null"));
+    assert_eq!(serde_json::from_str::<Counters>(&text).unwrap(), none);
+    // A report written before these fields existed still reads.
+    let old = r#"{"available": false, "unavailable": "x", "cycles": null}"#;
+    assert_eq!(serde_json::from_str::<Counters>(old).unwrap(), Counters::unavailable("x"));
 }
