@@ -1,0 +1,105 @@
+//! The `memwall` binary as a user meets it: real processes, real exit codes, real JSON.
+
+use std::process::{Command, Output};
+
+use memwall_report::{Report, Source};
+
+fn memwall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memwall")).args(args).output().expect("memwall runs")
+}
+
+/// Bad input: exit 2, one line on stderr that says what is wrong, nothing on stdout, no panic.
+fn assert_refused(args: &[&str], needle: &str) {
+    let out = memwall(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: expected {needle:?} in {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+    let lines = stderr.lines().filter(|l| l.starts_with("memwall: error") || l.starts_with("error:")).count();
+    assert_eq!(lines, 1, "{args:?}: {stderr}");
+}
+
+#[test]
+fn ladder_json_on_stdout_is_a_valid_report_and_nothing_else() {
+    let out = memwall(&["ladder", "--min", "16KiB", "--max", "32KiB", "--runs", "3", "--sample-ms", "1", "--json", "-"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert_eq!(report.source, Source::Native);
+    let ladder = report.ladder.unwrap();
+    assert_eq!(ladder.points.iter().map(|p| p.bytes).collect::<Vec<_>>(), [16384, 24576, 32768]);
+    assert!(ladder.points.iter().all(|p| p.samples == 3 && p.ns_per_load.min > 0.0));
+    assert_eq!(ladder.huge_pages, "off");
+    // The table went to stderr instead.
+    assert!(String::from_utf8_lossy(&out.stderr).contains("working set"));
+}
+
+#[test]
+fn single_size_csv_and_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("l.csv");
+    let md = dir.path().join("l.md");
+    let out = memwall(&[
+        "ladder", "--min", "64KiB", "--max", "64KiB", "--runs", "2", "--sample-ms", "1",
+        "--csv", csv.to_str().unwrap(), "--markdown", md.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("64 KiB") && stdout.contains("latency steps"), "{stdout}");
+    let csv = std::fs::read_to_string(csv).unwrap();
+    assert_eq!(csv.lines().count(), 2);
+    assert!(csv.lines().nth(1).unwrap().starts_with("65536,"));
+    assert!(std::fs::read_to_string(md).unwrap().starts_with("| working set |"));
+}
+
+#[test]
+fn pinned_and_thp_runs_record_what_they_got() {
+    let out = memwall(&[
+        "ladder", "--min", "4MiB", "--max", "4MiB", "--runs", "2", "--sample-ms", "1", "--pin", "0",
+        "--huge-pages", "thp", "--json", "-",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ladder = Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap().ladder.unwrap();
+    assert_eq!(ladder.pinned_cpu, Some(0));
+    assert_eq!(ladder.huge_pages, "thp");
+    let huge = ladder.points[0].huge_page_bytes.expect("verified from smaps");
+    assert!(huge <= 6 << 20 && huge % (2 << 20) == 0, "{huge}");
+}
+
+#[test]
+fn bad_input_is_refused_in_one_line() {
+    assert_refused(&["ladder", "--max", "10TiB"], "available");
+    assert_refused(&["ladder", "--min", "1MiB", "--max", "64KiB"], "larger than --max");
+    assert_refused(&["ladder", "--pin", "999"], "no such CPU");
+    assert_refused(&["ladder", "--min", "lots"], "invalid size");
+    assert_refused(&["ladder", "--max", "12XB"], "invalid size");
+    assert_refused(&["ladder", "--points-per-octave", "0"], "points-per-octave");
+    assert_refused(&["ladder", "--runs", "0"], "runs");
+    assert_refused(&["ladder", "--huge-pages", "maybe"], "huge-pages");
+    assert_refused(&["ladder", "--min", "64", "--max", "1KiB"], "two cache lines");
+    assert_refused(&["ladder", "--sample-ms", "-1"], "sample-ms");
+    assert_refused(&["frobnicate"], "unrecognized subcommand");
+}
+
+#[test]
+fn info_describes_the_host_and_writes_a_report() {
+    let out = memwall(&["info", "--json", "-"]);
+    assert!(out.status.success());
+    let report = Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert!(report.host.logical_cpus.unwrap() >= 1);
+    assert!(report.host.timer_resolution_ns.unwrap() > 0.0);
+    assert!(report.host.core_ghz.is_some() || report.host.core_ghz_unavailable.is_some());
+    assert!(report.ladder.is_none());
+    let text = String::from_utf8_lossy(&memwall(&["info"]).stdout).to_string();
+    assert!(text.contains("cpu:") && text.contains("core clock:"), "{text}");
+}
+
+#[test]
+fn help_explains_the_commands() {
+    let text = String::from_utf8(memwall(&["--help"]).stdout).unwrap();
+    for word in ["run", "info", "ladder"] {
+        assert!(text.contains(word), "{text}");
+    }
+    let text = String::from_utf8(memwall(&["ladder", "--help"]).stdout).unwrap();
+    assert!(text.contains("--huge-pages") && text.contains("transparent huge pages"), "{text}");
+}

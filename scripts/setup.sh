@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what memwall needs beyond the Rust toolchain, idempotently: each step checks first and
+# does nothing when the right version is already there. Tools go to .tools/ (ignored by git);
+# only Chromium comes from the system's package manager.
+#
+#   scripts/setup.sh          what building and running needs (wasm target, trunk, wasm-bindgen)
+#   scripts/setup.sh --test   also what the tests need (Chromium, chromedriver, e2e npm packages)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TOOLS=$ROOT/.tools
+export PATH="$TOOLS/bin:$PATH"
+
+TRUNK_VERSION=0.21.14        # 0.22 needs a newer rustc than this toolchain
+want_test=false
+[ "${1:-}" = "--test" ] && want_test=true
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
+
+# wasm-bindgen-cli must be exactly the wasm-bindgen that Cargo.lock resolved.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+[ -n "$WASM_BINDGEN_VERSION" ] || { echo "setup: no wasm-bindgen in Cargo.lock" >&2; exit 1; }
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+fi
+
+if ! "$TOOLS/bin/trunk" --version 2>/dev/null | grep -q "trunk $TRUNK_VERSION"; then
+    say "installing trunk $TRUNK_VERSION into .tools (takes several minutes once)"
+    cargo install --quiet --root "$TOOLS" --locked trunk --version "$TRUNK_VERSION"
+fi
+
+if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q "wasm-bindgen $WASM_BINDGEN_VERSION"; then
+    say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION into .tools"
+    cargo install --quiet --root "$TOOLS" --locked wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+# trunk builds offline; everything cargo needs must be in the local registry cache first.
+cargo fetch --locked --quiet
+
+if $want_test; then
+    if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+        say "installing Chromium and chromedriver from the system's packages"
+        SUDO=""
+        [ "$(id -u)" = 0 ] || SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+    fi
+    if [ -f e2e/package-lock.json ] && ! (cd e2e && npm ls --silent >/dev/null 2>&1); then
+        say "installing the e2e test's npm packages (playwright-core drives the system Chromium)"
+        (cd e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --silent --no-audit --no-fund)
+    fi
+fi
+say "ready"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Every test memwall has: native unit and CLI tests, lints, the core compiled to wasm and tested
+# in headless Chromium, and the web UI end to end in Chromium against the real trunk build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --test
+export PATH="$PWD/.tools/bin:$PATH"
+export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+
+step "native: unit and CLI tests"
+cargo test --locked
+
+step "lints"
+cargo clippy --locked --all-targets -- -D warnings
+cargo clippy --locked -p memwall-web --target wasm32-unknown-unknown -- -D warnings
+
+step "core as wasm, in headless Chromium"
+cargo test --locked -p memwall-core --target wasm32-unknown-unknown --test 'wasm_*'
+
+step "web UI end to end, in headless Chromium"
+scripts/e2e.sh
