@@ -235,7 +235,15 @@ fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64
         .build()
         .map_err(|e| CliError::usage(format!("--input {shown}: {}", one_line(&e))))?;
     for batch in reader {
-        let batch = batch.map_err(|e| CliError::usage(format!("--input {shown}: column {name:?}: {}", one_line(&e))))?;
+        let batch = batch.map_err(|e| {
+            let text = one_line(&e);
+            match text.split("Disabled feature at compile time: ").nth(1) {
+                Some(codec) => CliError::usage(format!(
+                    "--input {shown}: column {name:?} is compressed with {codec}, which this build of memwall does not read (re-encode the file with zstd, snappy, lz4 or gzip)"
+                )),
+                None => CliError::usage(format!("--input {shown}: column {name:?}: {text}")),
+            }
+        })?;
         append_keys(&mut keys, batch.column(0).as_ref()).map_err(|e| match e {
             AppendError::Nulls => null_error(path, &name, None),
             AppendError::Type(t) => CliError::usage(format!("--input {shown}: column {name:?} decoded as {t}")),

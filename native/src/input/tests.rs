@@ -127,6 +127,17 @@ fn every_built_in_codec_reads() {
 }
 
 #[test]
+fn a_codec_left_out_of_the_build_is_named() {
+    let dir = dir();
+    let path = dir.path().join("brotli.parquet");
+    // Eight keys written by pyarrow with brotli (the writer here cannot: brotli is not built in).
+    std::fs::write(&path, include_bytes!("fixtures/brotli.parquet")).unwrap();
+    let (text, code) = message(load_keys(&path, Some("key")));
+    assert_eq!(code, 2);
+    assert!(text.contains("column \"key\" is compressed with brotli, which this build"), "{text}");
+}
+
+#[test]
 fn wrong_column_types_are_refused_by_name_and_type() {
     let dir = dir();
     let path = dir.path().join("mixed.parquet");
