@@ -257,6 +257,12 @@ pub fn run_ladder<A: Arena>(
     Ok(points)
 }
 
+/// The seed of the ring for one working set: each size gets its own ring, and mixing in the size
+/// keeps rings of different sizes unrelated. Public so outside tools can rebuild the same ring.
+pub fn ring_seed(seed: u64, bytes: u64) -> u64 {
+    seed ^ bytes.rotate_left(32)
+}
+
 /// Allocates, builds and measures one working set.
 pub fn measure_point<A: Arena>(
     arena: &mut A,
@@ -270,8 +276,7 @@ pub fn measure_point<A: Arena>(
     }
     let len = usize::try_from(bytes).map_err(|_| LadderError::Allocation("larger than this address space".into()))?;
     let mut buffer = arena.allocate(len).map_err(LadderError::Allocation)?;
-    // Each size gets its own ring; mixing in the size keeps rings of different sizes unrelated.
-    let ring = Ring::build(buffer.bytes_mut(), bytes, config.seed ^ bytes.rotate_left(32))?;
+    let ring = Ring::build(buffer.bytes_mut(), bytes, ring_seed(config.seed, bytes))?;
     let (loads_per_sample, samples) = measure_ring(&ring, clock, config);
     drop(ring);
     let ns_per_load = Summary::of(&samples).unwrap_or(Summary { min: f64::NAN, median: f64::NAN, p90: f64::NAN, max: f64::NAN });
