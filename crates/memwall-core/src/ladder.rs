@@ -197,13 +197,20 @@ pub fn target_sample_ns(resolution_ns: f64, floor_ns: f64) -> f64 {
 
 /// Measures one ring: returns the hops per sample and every sample's ns per load.
 ///
-/// Each sample times N hops and then 2N hops and keeps the difference divided by N, so the fixed
-/// cost of a sample (reading the clock, the call) cancels instead of inflating small sizes.
+/// Each sample times one run of N hops. The fixed cost around it (the call, two clock reads) is
+/// measured as the median time of a zero-hop sample and subtracted; it is tens of ns against
+/// milliseconds of chasing, so it barely matters, but subtracting keeps small sizes honest on a
+/// slow browser clock too. Timing N and 2N and subtracting would cancel it as well, but then an
+/// interrupt in the first half makes a sample read *too fast*, and the minimum stops being a
+/// trustworthy lower bound; here noise can only ever add time.
 pub fn measure_ring(ring: &Ring<'_>, clock: &dyn Clock, config: &SampleConfig) -> (u64, Vec<f64>) {
     let mut at = ring.start();
     if config.warmup {
         at = ring.chase(at, ring.lines() as u64);
     }
+    let mut empty: Vec<f64> = (0..31).map(|_| time_ns(clock, || ring.chase(at, 0)).0).collect();
+    empty.sort_by(f64::total_cmp);
+    let overhead = empty[empty.len() / 2];
     let target = config.target_sample_ns.max(1.0);
     let mut hops: u64 = 256;
     let hops_per_sample = loop {
@@ -217,10 +224,9 @@ pub fn measure_ring(ring: &Ring<'_>, clock: &dyn Clock, config: &SampleConfig) -
     };
     let mut samples = Vec::with_capacity(config.samples as usize);
     for _ in 0..config.samples {
-        let (once, end) = time_ns(clock, || ring.chase(at, hops_per_sample));
-        let (twice, end) = time_ns(clock, || ring.chase(end, 2 * hops_per_sample));
+        let (elapsed, end) = time_ns(clock, || ring.chase(at, hops_per_sample));
         at = end;
-        samples.push((twice - once) / hops_per_sample as f64);
+        samples.push((elapsed - overhead) / hops_per_sample as f64);
     }
     (hops_per_sample, samples)
 }
