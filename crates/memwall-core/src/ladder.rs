@@ -366,11 +366,12 @@ pub fn estimate_ghz(clock: &dyn Clock, chain: &dyn Fn(u64), target_ns: f64) -> O
 /// A step starts where a point is more than `RISE` above the plateau it leaves and continues
 /// while each next point keeps climbing by more than `CLIMB`; the point where climbing stops is
 /// the new plateau. Gradual slopes (TLB reach, shared L3 on a VM) thus come out as one wide step
-/// rather than many small ones.
+/// rather than many small ones. It reads each point's minimum: noise only ever adds time to a
+/// sample, so the minimum is the level least disturbed by whatever else the host was doing.
 pub fn detect_steps(points: &[LadderPoint]) -> Vec<Step> {
     const RISE: f64 = 1.3;
     const CLIMB: f64 = 1.1;
-    let latency: Vec<f64> = points.iter().map(|p| p.ns_per_load.median).collect();
+    let latency: Vec<f64> = points.iter().map(|p| p.ns_per_load.min).collect();
     let mut steps = Vec::new();
     let mut plateau = 0;
     let mut i = 1;
