@@ -5,7 +5,10 @@
 //! end through the traits in [`clock`], [`ladder::Arena`] and [`exec`], so no kernel carries a
 //! `cfg`.
 
+pub mod arch;
 pub mod clock;
+pub mod exec;
+pub mod groupby;
 pub mod ladder;
 pub mod size;
 

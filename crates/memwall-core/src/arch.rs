@@ -1,0 +1,117 @@
+//! The few CPU hints the GROUP BY kernels use, with a plain portable fallback.
+//!
+//! This is the only place in the core with per-architecture code, so kernels stay free of `cfg`:
+//! where a target has no such hint (wasm32, or an architecture not listed) the function does the
+//! plain thing, and the kernel is merely slower, never different.
+
+/// One 64-byte cache line of eight words, aligned to a line.
+#[repr(C, align(64))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Line(pub [u64; 8]);
+
+impl Line {
+    pub const WORDS: usize = 8;
+    pub const ZERO: Line = Line([0; 8]);
+
+    /// The words of consecutive lines, in order.
+    pub fn words(lines: &[Line]) -> &[u64] {
+        // SAFETY: `Line` is `repr(C)` around `[u64; 8]`: 64 bytes, no padding, and at least the
+        // alignment of `u64`, so `n` lines are exactly `8 * n` initialized, aligned words.
+        unsafe { core::slice::from_raw_parts(lines.as_ptr().cast::<u64>(), lines.len() * Self::WORDS) }
+    }
+
+    /// The words of consecutive lines, in order, writable.
+    pub fn words_mut(lines: &mut [Line]) -> &mut [u64] {
+        // SAFETY: as in `words`; every bit pattern is a valid `u64` and a valid `Line`, so writes
+        // through either view keep the other valid, and the borrow is exclusive.
+        unsafe { core::slice::from_raw_parts_mut(lines.as_mut_ptr().cast::<u64>(), lines.len() * Self::WORDS) }
+    }
+}
+
+/// Asks the CPU to start loading the line holding `*ptr` into L1 now, because it will be needed
+/// soon. Never faults, whatever `ptr` is, so it is safe to call on any address.
+#[inline(always)]
+pub fn prefetch<T>(ptr: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 (SSE, part of the x86_64 baseline) is a hint: it never faults, even on
+    // an unmapped address, and has no architectural effect.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(ptr.cast::<i8>());
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: PRFM is a hint: it never faults and has no architectural effect.
+    unsafe {
+        core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) ptr, options(nostack, preserves_flags, readonly));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = ptr;
+}
+
+/// Copies a full line to `dst` with non-temporal stores where the target has them.
+///
+/// A partition buffer is written once and read back only after hundreds of megabytes of other
+/// writes, so caching its lines only evicts useful data, and a normal store of a line first
+/// reads it from DRAM (read-for-ownership). Streaming stores skip both. Call [`stream_fence`]
+/// before other threads read what was streamed.
+#[inline(always)]
+pub fn stream_line(dst: &mut Line, src: &Line) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: both lines are 64-byte aligned (the type guarantees it), so each of the four
+    // 16-byte halves is 16-byte aligned as MOVDQA/MOVNTDQ require; SSE2 is baseline on x86_64.
+    unsafe {
+        use core::arch::x86_64::{__m128i, _mm_load_si128, _mm_stream_si128};
+        let from = src.0.as_ptr().cast::<__m128i>();
+        let to = dst.0.as_mut_ptr().cast::<__m128i>();
+        for i in 0..4 {
+            _mm_stream_si128(to.add(i), _mm_load_si128(from.add(i)));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *dst = *src;
+    }
+}
+
+/// Orders earlier [`stream_line`] stores before later stores, so a thread that synchronizes
+/// with this one afterwards sees them.
+#[inline]
+pub fn stream_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SFENCE (SSE, baseline on x86_64) only orders stores.
+    unsafe {
+        core::arch::x86_64::_mm_sfence();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_lines_arrive() {
+        let src = Line([1, 2, 3, 4, 5, 6, u64::MAX, 0]);
+        let mut dst = vec![Line::ZERO; 3];
+        stream_line(&mut dst[1], &src);
+        stream_fence();
+        assert_eq!(dst[1], src);
+        assert_eq!(dst[0], Line::ZERO);
+        assert_eq!(&Line::words(&dst)[8..16], &src.0);
+    }
+
+    #[test]
+    fn prefetch_is_harmless_anywhere() {
+        let x = [1u64; 4];
+        prefetch(x.as_ptr());
+        prefetch(core::ptr::null::<u64>());
+        prefetch(usize::MAX as *const u8);
+        assert_eq!(x, [1; 4]);
+    }
+
+    #[test]
+    fn word_views_agree() {
+        let mut lines = vec![Line::ZERO; 2];
+        Line::words_mut(&mut lines)[9] = 7;
+        assert_eq!(lines[1].0[1], 7);
+        assert_eq!(Line::words(&lines).len(), 16);
+    }
+}

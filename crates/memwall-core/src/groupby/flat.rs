@@ -1,0 +1,104 @@
+//! The open-addressing table of the tuned and prefetch kernels: one `[key, count]` pair per slot,
+//! linear probing, and `count == 0` for an empty slot.
+//!
+//! Why not `hashbrown`: its control bytes live apart from its slots, so a cold lookup touches
+//! two cache lines where this touches one; four slots share a line, so a short probe sequence
+//! stays in it. Marking empty slots by their count (a present key counts at least 1) leaves
+//! every key value usable, 0 and `i64::MIN` included.
+
+use super::hash::hash;
+use super::result::Groups;
+
+/// `[key as u64, count]`; `count == 0` marks an empty slot.
+pub(crate) type Slot = [u64; 2];
+
+/// Adds `count` rows of `key` (whose hash is `hash`); returns whether the key is new.
+///
+/// `slots.len()` must be a power of two with at least one empty slot left, or this never
+/// returns; callers keep the load far below that (see [`capacity_for`]).
+#[inline(always)]
+pub(crate) fn upsert(slots: &mut [Slot], key: i64, hash: u64, count: u64) -> bool {
+    let mask = slots.len() - 1;
+    let key = key as u64;
+    let mut i = hash as usize & mask;
+    loop {
+        let slot = &mut slots[i];
+        if slot[1] == 0 {
+            *slot = [key, count];
+            return true;
+        }
+        if slot[0] == key {
+            slot[1] += count;
+            return false;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+/// Slots (a power of two) for `groups` keys at most `1 / load_inverse` full.
+pub(crate) fn capacity_for(groups: usize, load_inverse: usize) -> usize {
+    groups.saturating_mul(load_inverse).max(16).checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1))
+}
+
+/// Hands every group to `groups` and empties the table for its next use, in one pass.
+pub(crate) fn drain_into(slots: &mut [Slot], groups: &mut Groups) {
+    for slot in slots {
+        if slot[1] != 0 {
+            groups.add(slot[0] as i64, slot[1]);
+            *slot = [0, 0];
+        }
+    }
+}
+
+/// Moves every group of `from` into the empty, larger `to`, leaving `from` empty.
+pub(crate) fn rehash(from: &mut [Slot], to: &mut [Slot]) {
+    for slot in from {
+        if slot[1] != 0 {
+            let key = slot[0] as i64;
+            upsert(to, key, hash(key), slot[1]);
+            *slot = [0, 0];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_collisions_and_every_key_value() {
+        let mut slots = vec![[0u64; 2]; 16];
+        // Same hash for all: they probe past each other and wrap around the end.
+        for key in [0, i64::MIN, i64::MAX, -1, 0, 0, i64::MIN] {
+            upsert(&mut slots, key, 15, 1);
+        }
+        let mut groups = Groups::default();
+        drain_into(&mut slots, &mut groups);
+        assert!(slots.iter().all(|s| *s == [0, 0]), "drain empties the table");
+        let expected = super::super::reference(&[0, i64::MIN, i64::MAX, -1, 0, 0, i64::MIN]);
+        assert_eq!(groups.finish(), expected);
+    }
+
+    #[test]
+    fn rehash_keeps_counts() {
+        let keys: Vec<i64> = (0..40).map(|i| i * 1_000_003 - 7).chain(0..10).collect();
+        let mut small = vec![[0u64; 2]; capacity_for(50, 1)];
+        for &k in &keys {
+            upsert(&mut small, k, hash(k), 1);
+        }
+        let mut big = vec![[0u64; 2]; capacity_for(50, 4)];
+        rehash(&mut small, &mut big);
+        assert!(small.iter().all(|s| s[1] == 0));
+        let mut groups = Groups::default();
+        drain_into(&mut big, &mut groups);
+        assert_eq!(groups.finish(), super::super::reference(&keys));
+    }
+
+    #[test]
+    fn capacities_are_powers_of_two_with_room() {
+        assert_eq!(capacity_for(0, 2), 16);
+        assert_eq!(capacity_for(100, 2), 256);
+        assert_eq!(capacity_for(128, 2), 256);
+        assert!(capacity_for(usize::MAX / 2, 2).is_power_of_two());
+    }
+}

@@ -1,0 +1,71 @@
+//! The control experiment: no partitioning, one flat table for all groups, and a software
+//! prefetch of the slot that the row [`DISTANCE`] rows ahead will touch. The misses still
+//! happen, but many at once instead of one after another: memory-level parallelism instead of
+//! locality. Also what the adaptive kernel runs when the groups fit in cache (the prefetches
+//! then cost a few instructions and save nothing).
+
+use super::flat::{Slot, capacity_for, drain_into, rehash, upsert};
+use super::hash::hash;
+use super::result::Groups;
+use super::{GroupByError, LineBuffer, Memory};
+use crate::arch::{Line, prefetch};
+
+/// How many rows ahead to prefetch. A DRAM miss takes ~100-150 ns in a VM; one row's work is a
+/// few ns, so the line must be asked for tens of rows early. Beyond that, more in flight only
+/// competes for the core's miss buffers.
+pub(crate) const DISTANCE: usize = 24;
+
+/// The table stays at most half full: with linear probing, fuller tables spill more lookups
+/// onto a second cache line, and each extra line is another DRAM miss.
+const LOAD_INVERSE: usize = 2;
+
+/// A table in memory from the front end, `capacity` slots.
+struct Table<'m> {
+    buffer: Box<dyn LineBuffer + 'm>,
+    capacity: usize,
+}
+
+impl<'m> Table<'m> {
+    fn new(memory: &'m dyn Memory, capacity: usize) -> Result<Self, GroupByError> {
+        let mut buffer = memory.lines(capacity.div_ceil(Line::WORDS / 2)).map_err(GroupByError::Allocation)?;
+        // Memory may come back used; empty slots must read as count 0.
+        buffer.lines().fill(Line::ZERO);
+        Ok(Self { buffer, capacity })
+    }
+
+    fn slots(&mut self) -> &mut [Slot] {
+        &mut Line::words_mut(self.buffer.lines()).as_chunks_mut::<2>().0[..self.capacity]
+    }
+}
+
+/// `groups_hint` sizes the table; too low only costs rehashes.
+pub(super) fn aggregate(keys: &[i64], groups_hint: u64, memory: &dyn Memory) -> Result<Groups, GroupByError> {
+    let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(keys.len());
+    let mut table = Table::new(memory, capacity_for(hint + hint / 8, LOAD_INVERSE))?;
+    let mut groups = 0usize;
+    let mut next = 0;
+    while next < keys.len() {
+        // Each row adds at most one group: check the load once per block, not per row.
+        let room = table.capacity / LOAD_INVERSE - groups;
+        if room == 0 {
+            let mut bigger = Table::new(memory, table.capacity * 2)?;
+            rehash(table.slots(), bigger.slots());
+            table = bigger;
+            continue;
+        }
+        let end = keys.len().min(next + room);
+        let slots = table.slots();
+        let mask = slots.len() - 1;
+        for i in next..end {
+            if let Some(&ahead) = keys.get(i + DISTANCE) {
+                prefetch(&slots[hash(ahead) as usize & mask]);
+            }
+            let key = keys[i];
+            groups += usize::from(upsert(slots, key, hash(key), 1));
+        }
+        next = end;
+    }
+    let mut out = Groups::default();
+    drain_into(table.slots(), &mut out);
+    Ok(out)
+}

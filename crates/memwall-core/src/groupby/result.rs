@@ -1,0 +1,162 @@
+//! What every kernel returns, how partial results combine, and the oracle they must all match.
+
+use std::collections::BTreeMap;
+
+use memwall_report::KeyCount;
+
+/// How many of the most frequent keys a result keeps.
+pub const TOP: usize = 10;
+
+/// The answer to `SELECT key, count(*) FROM t GROUP BY key`, condensed so that kernels can be
+/// compared exactly without keeping millions of groups around.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupResult {
+    /// Number of distinct keys.
+    pub groups: u64,
+    /// The [`TOP`] most frequent keys, count descending, ties by key ascending.
+    pub top: Vec<KeyCount>,
+    /// Sum (wrapping) over all groups of a mix of (key, count): independent of the order in
+    /// which a kernel finds its groups, and changed by any wrong count or missing key.
+    pub checksum: u64,
+}
+
+/// One group's share of the checksum.
+///
+/// Two folded multiplies (the 64x64->128 product's halves xor-ed) mix key and count well enough
+/// that a wrong count or key changes the sum, and cost a few cycles: 17 million groups are
+/// summed on every clickbench run, so a heavier hash would show in the timings.
+#[inline(always)]
+fn checksum_term(key: i64, count: u64) -> u64 {
+    fold_mul(key as u64 ^ 0x243f_6a88_85a3_08d3, fold_mul(count ^ 0x1319_8a2e_0370_7344, 0xa409_3822_299f_31d0) | 1)
+}
+
+#[inline(always)]
+pub(crate) fn fold_mul(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// `a` ranks above `b`: more rows, or as many and a smaller key.
+#[inline(always)]
+fn ranks_above(a: KeyCount, b: KeyCount) -> bool {
+    a.count > b.count || (a.count == b.count && a.key < b.key)
+}
+
+/// Groups seen so far by one task: their number, checksum and top keys.
+#[derive(Debug, Clone)]
+pub(crate) struct Groups {
+    groups: u64,
+    checksum: u64,
+    top: [KeyCount; TOP],
+    len: usize,
+}
+
+impl Default for Groups {
+    fn default() -> Self {
+        Self { groups: 0, checksum: 0, top: [KeyCount { key: 0, count: 0 }; TOP], len: 0 }
+    }
+}
+
+impl Groups {
+    /// Records one complete group. Each key must be added once, with its final count.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, key: i64, count: u64) {
+        self.groups += 1;
+        self.checksum = self.checksum.wrapping_add(checksum_term(key, count));
+        let entry = KeyCount { key, count };
+        // Almost every group loses against the current tenth: keep that test first and cheap.
+        if self.len == TOP && !ranks_above(entry, self.top[TOP - 1]) {
+            return;
+        }
+        self.offer(entry);
+    }
+
+    #[cold]
+    fn offer(&mut self, entry: KeyCount) {
+        let mut at = self.len.min(TOP - 1);
+        if self.len < TOP {
+            self.len += 1;
+        }
+        while at > 0 && ranks_above(entry, self.top[at - 1]) {
+            self.top[at] = self.top[at - 1];
+            at -= 1;
+        }
+        self.top[at] = entry;
+    }
+
+    /// Combines the groups of two tasks that saw disjoint sets of keys.
+    pub(crate) fn merge(&mut self, other: &Groups) {
+        self.groups += other.groups;
+        self.checksum = self.checksum.wrapping_add(other.checksum);
+        for &entry in &other.top[..other.len] {
+            if self.len < TOP || ranks_above(entry, self.top[TOP - 1]) {
+                self.offer(entry);
+            }
+        }
+    }
+
+    pub(crate) fn merge_all(parts: impl IntoIterator<Item = Groups>) -> Groups {
+        parts.into_iter().fold(Groups::default(), |mut all, part| {
+            all.merge(&part);
+            all
+        })
+    }
+
+    pub(crate) fn finish(self) -> GroupResult {
+        GroupResult { groups: self.groups, top: self.top[..self.len].to_vec(), checksum: self.checksum }
+    }
+}
+
+/// The oracle: an ordered map, obviously right and slow. Every kernel must equal it exactly.
+pub fn reference(keys: &[i64]) -> GroupResult {
+    let mut counts = BTreeMap::<i64, u64>::new();
+    for &key in keys {
+        *counts.entry(key).or_insert(0) += 1;
+    }
+    let mut top: Vec<KeyCount> = counts.iter().map(|(&key, &count)| KeyCount { key, count }).collect();
+    top.sort_by(|a, b| b.count.cmp(&a.count).then(a.key.cmp(&b.key)));
+    top.truncate(TOP);
+    let checksum = counts.iter().fold(0u64, |sum, (&key, &count)| sum.wrapping_add(checksum_term(key, count)));
+    GroupResult { groups: counts.len() as u64, top, checksum }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_keeps_the_ten_best_with_ties_by_key() {
+        let mut groups = Groups::default();
+        for key in (0..40).rev() {
+            groups.add(key, (key % 7) as u64 + 1);
+        }
+        let result = groups.finish();
+        assert_eq!(result.groups, 40);
+        let top: Vec<(i64, u64)> = result.top.iter().map(|kc| (kc.key, kc.count)).collect();
+        assert_eq!(top, [(6, 7), (13, 7), (20, 7), (27, 7), (34, 7), (5, 6), (12, 6), (19, 6), (26, 6), (33, 6)]);
+    }
+
+    #[test]
+    fn merging_parts_equals_one_pass() {
+        let pairs: Vec<(i64, u64)> = (0..100).map(|i| (i * 7919 - 300, (i as u64 * 31) % 17 + 1)).collect();
+        let mut whole = Groups::default();
+        pairs.iter().for_each(|&(k, c)| whole.add(k, c));
+        let parts = pairs.chunks(9).map(|chunk| {
+            let mut part = Groups::default();
+            chunk.iter().rev().for_each(|&(k, c)| part.add(k, c));
+            part
+        });
+        assert_eq!(Groups::merge_all(parts).finish(), whole.finish());
+    }
+
+    #[test]
+    fn reference_counts() {
+        let result = reference(&[3, -1, 3, i64::MIN, 3, -1]);
+        assert_eq!(result.groups, 3);
+        assert_eq!(result.top[0], KeyCount { key: 3, count: 3 });
+        assert_eq!(result.top[1], KeyCount { key: -1, count: 2 });
+        assert_eq!(result.top[2], KeyCount { key: i64::MIN, count: 1 });
+        assert_ne!(result.checksum, reference(&[3, -1, 3, i64::MIN, 3, 3]).checksum);
+        assert_eq!(reference(&[]), GroupResult { groups: 0, top: vec![], checksum: 0 });
+    }
+}

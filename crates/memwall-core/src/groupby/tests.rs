@@ -1,0 +1,216 @@
+//! Every kernel equals the `BTreeMap` reference, on random and adversarial keys, for several
+//! partition counts and thread counts.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::exec::Sequential;
+
+/// Real threads, taking tasks from a shared counter (as the native executor does).
+struct Threads(usize);
+
+impl Executor for Threads {
+    fn threads(&self) -> usize {
+        self.0
+    }
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..self.0 {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= tasks {
+                            break;
+                        }
+                        task(i);
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// Claims many threads but runs tasks backwards on one: the kernels split their work as for
+/// threads, and nothing may depend on the order tasks run in.
+struct Backwards;
+
+impl Executor for Backwards {
+    fn threads(&self) -> usize {
+        3
+    }
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..tasks).rev().for_each(task);
+    }
+}
+
+/// Hands out memory full of garbage, as a reused buffer would be: kernels may not assume zeros.
+struct DirtyMemory;
+
+impl Memory for DirtyMemory {
+    fn lines(&self, lines: usize) -> Result<Box<dyn LineBuffer + '_>, String> {
+        Ok(Box::new(vec![Line([0xdead_beef_dead_beef; 8]); lines]))
+    }
+}
+
+fn check_all(keys: &[i64], partitions: &[u32]) {
+    let expected = reference(keys);
+    for &p in partitions {
+        let config = GroupByConfig { partitions: p, ..GroupByConfig::default() };
+        for kernel in Kernel::ALL {
+            let execs: [&dyn Executor; 3] = [&Sequential, &Backwards, &Threads(2)];
+            for exec in execs {
+                let outcome = run_in(kernel, keys, &config, exec, &DirtyMemory).unwrap();
+                assert_eq!(outcome.result, expected, "{} with P = {p}, {} threads, {} rows", kernel.name(), exec.threads(), keys.len());
+                assert_eq!(outcome.choice.is_some(), kernel == Kernel::Adaptive);
+            }
+        }
+    }
+}
+
+/// Keys whose hashes (tuned's, or radix's ahash) all have the same top 12 bits, so that every
+/// row lands in one partition.
+fn same_top_bits(radix: bool, count: usize) -> Vec<i64> {
+    let state = naive::ahash_state();
+    let top = |key: i64| {
+        let h = if radix { radix::radix_hash(&state, key) } else { hash::hash(key) };
+        h >> 52
+    };
+    let target = top(0);
+    (0i64..).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as i64)).filter(|&k| top(k) == target).take(count).collect()
+}
+
+#[test]
+fn adversarial_inputs() {
+    let mut cases: Vec<Vec<i64>> = vec![
+        vec![],
+        vec![42],
+        vec![0],
+        vec![i64::MIN],
+        vec![7; 1000],
+        vec![0; 70_000],
+        (0..5000).collect(),
+        (0..5000).map(|i| i64::MAX - i).collect(),
+        (0..3000).map(|i| [0, i64::MIN, i64::MAX, -1, 1][i % 5]).collect(),
+        // Keys differing only in their top bits, or only in their low bits.
+        (0..4096).map(|i| i << 52).collect(),
+        (0..4096).map(|i| (i % 64) << 58 | 12345).collect(),
+    ];
+    for radix in [false, true] {
+        let hot = same_top_bits(radix, 300);
+        cases.push(hot.iter().cycle().take(3000).copied().collect());
+    }
+    for keys in &cases {
+        check_all(keys, &[2, 16, 4096, 65536]);
+    }
+}
+
+#[test]
+fn generated_data_at_several_sizes() {
+    use datagen::{DataSpec, Skew};
+    for (rows, keys, skew) in [(200_000, 40_000, Skew::Zipf(0.575)), (150_000, 150_000, Skew::Uniform), (100_000, 3, Skew::Zipf(2.0))] {
+        let data = datagen::generate(&DataSpec { rows, keys, skew, seed: 9 }).unwrap();
+        check_all(&data, &[64, 4096, 16384]);
+    }
+}
+
+#[test]
+fn adaptive_explains_its_choice() {
+    use datagen::{DataSpec, Skew};
+    let config = GroupByConfig { cache_bytes: 256 << 10, ..GroupByConfig::default() };
+    let few = datagen::generate(&DataSpec { rows: 300_000, keys: 100, skew: Skew::Uniform, seed: 1 }).unwrap();
+    let choice = run(Kernel::Adaptive, &few, &config, &Sequential).unwrap().choice.unwrap();
+    assert_eq!(choice.kernel, "prefetch");
+    assert_eq!(choice.estimated_groups, 100);
+    assert!(choice.reason.contains("fits"), "{}", choice.reason);
+    let many = datagen::generate(&DataSpec { rows: 300_000, keys: 200_000, skew: Skew::Uniform, seed: 1 }).unwrap();
+    let outcome = run(Kernel::Adaptive, &many, &config, &Sequential).unwrap();
+    let choice = outcome.choice.unwrap();
+    assert_eq!(choice.kernel, "tuned");
+    assert!(outcome.partitions.is_some_and(|p| p >= 16));
+    assert!(choice.sampled_rows > 0 && choice.sampled_rows < 300_000);
+    assert!((100_000..=300_000).contains(&choice.estimated_groups), "{choice:?}");
+}
+
+#[test]
+fn kernels_name_and_parse() {
+    for kernel in Kernel::ALL {
+        assert_eq!(Kernel::parse(kernel.name()), Some(kernel));
+        assert!(!kernel.description().is_empty());
+    }
+    assert_eq!(Kernel::parse(" Tuned "), Some(Kernel::Tuned));
+    assert_eq!(Kernel::parse("fast"), None);
+}
+
+#[test]
+fn bad_partition_counts_are_refused_before_any_work() {
+    for p in [0, 1, 3, 4095, 131_072, u32::MAX] {
+        let config = GroupByConfig { partitions: p, ..GroupByConfig::default() };
+        let err = run(Kernel::Naive, &[1, 2], &config, &Sequential).unwrap_err();
+        assert_eq!(err, GroupByError::Partitions(p));
+        assert!(err.to_string().contains("power of two"), "{err}");
+    }
+}
+
+#[test]
+fn scratch_estimates_grow_with_the_data() {
+    let config = GroupByConfig::default();
+    for kernel in Kernel::ALL {
+        let small = scratch_bytes(kernel, 1000, 100, &config, 1);
+        let big = scratch_bytes(kernel, 100_000_000, 17_000_000, &config, 2);
+        assert!(big > small && big > 100_000_000, "{}: {big}", kernel.name());
+    }
+}
+
+#[test]
+fn partition_ranges_balance_rows() {
+    let rows: Vec<usize> = (0..100).map(|p| if p == 3 { 10_000 } else { 10 }).collect();
+    let seen = std::sync::Mutex::new(Vec::new());
+    aggregate_partitions(&Threads(2), &rows, |range| {
+        seen.lock().unwrap().push(range);
+        result::Groups::default()
+    });
+    let mut ranges = seen.into_inner().unwrap();
+    ranges.sort_by_key(|r| r.start);
+    assert_eq!(ranges.first().unwrap().start, 0);
+    assert_eq!(ranges.last().unwrap().end, 100);
+    assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+    assert!(ranges.len() > 1 && ranges.len() <= 8);
+}
+
+fn key_pool() -> impl Strategy<Value = Vec<i64>> {
+    prop_oneof![
+        // Few distinct keys, many repeats.
+        prop::collection::vec(-5i64..5, 0..400),
+        // Anything at all.
+        prop::collection::vec(any::<i64>(), 0..400),
+        // A pool of random keys, drawn with repeats, including the extremes.
+        (prop::collection::vec(prop_oneof![any::<i64>(), Just(0), Just(i64::MIN), Just(i64::MAX)], 1..60), 0..600usize)
+            .prop_flat_map(|(pool, len)| prop::collection::vec(prop::sample::select(pool), len)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_kernel_equals_the_reference(keys in key_pool(), bits in 1u32..=16) {
+        let expected = reference(&keys);
+        let config = GroupByConfig { partitions: 1 << bits, ..GroupByConfig::default() };
+        for kernel in Kernel::ALL {
+            for exec in [&Sequential as &dyn Executor, &Backwards, &Threads(3)] {
+                let outcome = run_in(kernel, &keys, &config, exec, &DirtyMemory).unwrap();
+                prop_assert_eq!(&outcome.result, &expected, "{} P={} threads={}", kernel.name(), 1u32 << bits, exec.threads());
+            }
+        }
+    }
+
+    #[test]
+    fn results_are_permutation_invariant(mut keys in key_pool(), seed in any::<u64>()) {
+        let before = run(Kernel::Tuned, &keys, &GroupByConfig::default(), &Sequential).unwrap().result;
+        fastrand::Rng::with_seed(seed).shuffle(&mut keys);
+        prop_assert_eq!(run(Kernel::Tuned, &keys, &GroupByConfig::default(), &Sequential).unwrap().result, before);
+    }
+}
