@@ -22,6 +22,7 @@
 use memwall_report::Counters;
 
 /// What the report's `scope` says was counted.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub const SCOPE: &str = "user space; the starting thread and threads spawned after start";
 
 /// Counters running around a timed region. `start` never fails: a host without counters gives a
@@ -54,6 +55,7 @@ pub fn probe() -> Result<(), String> {
 }
 
 /// Fills the derived ratios from the raw counts.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn derive(counters: &mut Counters) {
     if let (Some(cycles), Some(instructions)) = (counters.cycles, counters.instructions)
         && cycles > 0
