@@ -27,6 +27,7 @@ import argparse
 import gc
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -43,8 +44,8 @@ def log(*args: object) -> None:
     print(*args, file=sys.stderr, flush=True)
 
 
-def best_of(run, runs: int) -> tuple[float, object]:
-    """One untimed warm-up, then `runs` timed calls; the fastest time and the last result."""
+def best_of(run, runs: int) -> tuple[list[float], object]:
+    """One untimed warm-up, then `runs` timed calls; every time and the last result."""
     result = run()
     times = []
     for _ in range(runs):
@@ -52,7 +53,7 @@ def best_of(run, runs: int) -> tuple[float, object]:
         started = time.perf_counter()
         result = run()
         times.append(time.perf_counter() - started)
-    return min(times), result
+    return times, result
 
 
 def duckdb_engine(keys: Path, runs: int) -> dict:
@@ -67,12 +68,13 @@ def duckdb_engine(keys: Path, runs: int) -> dict:
     loaded = time.perf_counter() - started
     rows = con.execute("SELECT count(*) FROM t").fetchone()[0]
     log(f"duckdb {duckdb.__version__}: loaded {rows} rows in {loaded:.1f} s")
-    seconds, top = best_of(lambda: con.execute(TOP10).fetchall(), runs)
+    times, top = best_of(lambda: con.execute(TOP10).fetchall(), runs)
     groups = con.execute(GROUPS).fetchone()[0]
     con.close()
     return {
         "engine": f"DuckDB {duckdb.__version__}",
-        "seconds": seconds,
+        "seconds": min(times),
+        "median": statistics.median(times),
         "rows": rows,
         "groups": groups,
         "top": [(int(k), int(c)) for k, c in top],
@@ -98,13 +100,14 @@ def chdb_engine(keys: Path, runs: int) -> dict:
     rows = int(query("SELECT count(*) FROM t")[0][0])
     version = query("SELECT version()")[0][0]
     log(f"chdb {chdb.__version__} (ClickHouse {version}): loaded {rows} rows in {loaded:.1f} s")
-    seconds, top = best_of(lambda: query(TOP10), runs)
+    times, top = best_of(lambda: query(TOP10), runs)
     groups = int(query(GROUPS)[0][0])
     sess.query("DROP TABLE t")
     sess.close()
     return {
         "engine": f"ClickHouse {version} (chDB {chdb.__version__})",
-        "seconds": seconds,
+        "seconds": min(times),
+        "median": statistics.median(times),
         "rows": rows,
         "groups": groups,
         "top": [(int(k), int(c)) for k, c in top],
@@ -131,6 +134,7 @@ def memwall_engine(memwall: Path, keys: Path, kernels: str, runs: int, pin: int 
         results.append({
             "engine": f"memwall {run['kernel']}",
             "seconds": run["seconds"]["min"],
+            "median": run["seconds"]["median"],
             "rows": rows,
             "groups": run["groups"],
             "top": [(int(kc["key"]), int(kc["count"])) for kc in run["top"]],
@@ -163,13 +167,13 @@ def check_agreement(results: list[dict]) -> bool:
 def markdown(results: list[dict], baseline: str) -> str:
     base = next((r for r in results if r["engine"] == baseline), results[0])
     lines = [
-        f"| engine (1 thread) | seconds (best) | ns/row | vs {base['engine']} |",
-        "|---|---:|---:|---:|",
+        f"| engine (1 thread) | seconds (best) | ns/row (best) | seconds (median) | best vs {base['engine']} |",
+        "|---|---:|---:|---:|---:|",
     ]
     for r in sorted(results, key=lambda r: r["seconds"]):
         ns = r["seconds"] / r["rows"] * 1e9
         ratio = r["seconds"] / base["seconds"]
-        lines.append(f"| {r['engine']} | {r['seconds']:.3f} | {ns:.2f} | {ratio:.2f}x |")
+        lines.append(f"| {r['engine']} | {r['seconds']:.3f} | {ns:.2f} | {r['median']:.3f} | {ratio:.2f}x |")
     return "\n".join(lines)
 
 
@@ -200,6 +204,7 @@ def main() -> int:
         keys = args.keys
     keys = keys.resolve()
 
+    load_before = os.getloadavg()[0]
     results: list[dict] = []
     # One engine at a time, each dropping its table before the next loads: never two copies of
     # the keys in memory at once besides the engine's own.
@@ -220,6 +225,8 @@ def main() -> int:
     summary = (
         f"keys: {keys.name}, {ref['rows']:,} rows, {ref['groups']:,} groups; "
         f"best of {args.runs} warm runs; "
+        f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+        f"on {os.cpu_count()} CPUs; "
         + ("all engines agree on groups and top-10" if agree else "ENGINES DISAGREE (see above)")
     )
     print(table)
