@@ -209,21 +209,10 @@ pub fn steps_summary(steps: &[Step]) -> String {
 }
 
 pub fn csv(ladder: &Ladder) -> String {
-    let mut out = String::from("bytes,ns_per_load_min,ns_per_load_median,ns_per_load_p90,ns_per_load_max,cycles_per_load,loads_per_sample,samples,huge_page_bytes\n");
+    let mut out = format!("{}\n", memwall_report::LADDER_CSV_HEADER);
     for p in &ladder.points {
-        let ns = &p.ns_per_load;
-        out += &format!(
-            "{},{},{},{},{},{},{},{},{}\n",
-            p.bytes,
-            ns.min,
-            ns.median,
-            ns.p90,
-            ns.max,
-            p.cycles_per_load.map_or(String::new(), |c| c.to_string()),
-            p.loads_per_sample,
-            p.samples,
-            p.huge_page_bytes.map_or(String::new(), |b| b.to_string()),
-        );
+        out += &p.csv_row();
+        out.push('\n');
     }
     out
 }

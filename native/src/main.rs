@@ -8,6 +8,7 @@ mod ladder_cmd;
 mod output;
 mod platform;
 mod run_cmd;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,8 @@ enum Command {
     Info(run_cmd::InfoArgs),
     /// Measure ns per load for working sets from --min to --max with a dependent pointer chase.
     Ladder(ladder_cmd::LadderArgs),
+    /// Serve the web front end (trunk's dist/) and the given reports on 127.0.0.1.
+    Serve(serve::ServeArgs),
 }
 
 /// A failure to report in one line. Bad input exits 2 (as clap does for bad flags); a failure
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(args),
         Command::Info(args) => run_cmd::info(args),
         Command::Ladder(args) => ladder_cmd::ladder(args),
+        Command::Serve(args) => serve::serve(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

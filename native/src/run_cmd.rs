@@ -23,6 +23,9 @@ pub struct RunArgs {
     /// Where to write the report.
     #[arg(long, default_value = "memwall-report.json")]
     pub out: std::path::PathBuf,
+    /// Then serve the web front end with the fresh report open (as `memwall serve --report OUT`).
+    #[arg(long)]
+    pub serve: bool,
     #[command(flatten)]
     pub ladder: LadderArgs,
 }
@@ -66,6 +69,10 @@ pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
 }
 
 pub fn run(args: RunArgs) -> CliResult {
+    if args.serve {
+        // Fail now, not after the measurements, if there is no front end to serve.
+        crate::serve::find_dist(None)?;
+    }
     let clock = NativeClock::new();
     let host = ladder_cmd::measured_host(&clock);
     let mut out = std::io::stdout();
@@ -77,5 +84,8 @@ pub fn run(args: RunArgs) -> CliResult {
     report.ladder = Some(ladder);
     output::write_report(&Destination::File(args.out.clone()), &report)?;
     writeln!(out, "report: {}", args.out.display()).ok();
+    if args.serve {
+        return crate::serve::serve(crate::serve::ServeArgs::for_report(args.out));
+    }
     Ok(())
 }

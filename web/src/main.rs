@@ -1,1 +1,25 @@
-fn main() {}
+//! memwall in the browser: the latency ladder and the GROUP BY race measured in wasm, and native
+//! reports read and compared.
+
+mod app;
+mod chart;
+mod clock;
+mod embed;
+mod groupby_job;
+mod groupby_page;
+mod jobs;
+mod ladder_page;
+mod radix_viz;
+mod reports_page;
+mod theme;
+mod util;
+mod worker;
+
+fn main() {
+    // The same module also runs inside the measuring worker (see worker.rs), which has no window
+    // and must not mount the app.
+    if web_sys::window().is_none() {
+        return;
+    }
+    yew::Renderer::<app::App>::new().render();
+}

@@ -9,6 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod csv;
+pub use csv::LADDER_CSV_HEADER;
+
 /// The version of the schema this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
 

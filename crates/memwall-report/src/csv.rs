@@ -1,0 +1,46 @@
+//! The ladder as CSV, one row per working set: the native `--csv` file and the web page's export
+//! write the same columns.
+
+use crate::LadderPoint;
+
+/// The columns of [`LadderPoint::csv_row`].
+pub const LADDER_CSV_HEADER: &str = "bytes,ns_per_load_min,ns_per_load_median,ns_per_load_p90,ns_per_load_max,cycles_per_load,loads_per_sample,samples,huge_page_bytes";
+
+impl LadderPoint {
+    /// One CSV row (no newline); unknown values are empty fields.
+    pub fn csv_row(&self) -> String {
+        let ns = &self.ns_per_load;
+        format!(
+            "{},{},{},{},{},{},{},{},{}",
+            self.bytes,
+            ns.min,
+            ns.median,
+            ns.p90,
+            ns.max,
+            self.cycles_per_load.map_or(String::new(), |c| c.to_string()),
+            self.loads_per_sample,
+            self.samples,
+            self.huge_page_bytes.map_or(String::new(), |b| b.to_string()),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{LADDER_CSV_HEADER, LadderPoint, Summary};
+
+    #[test]
+    fn a_row_has_a_field_per_column() {
+        let point = LadderPoint {
+            bytes: 16384,
+            ns_per_load: Summary { min: 1.0, median: 1.5, p90: 2.0, max: 3.0 },
+            cycles_per_load: None,
+            loads_per_sample: 1000,
+            samples: 15,
+            samples_ns_per_load: vec![],
+            huge_page_bytes: Some(0),
+        };
+        assert_eq!(point.csv_row(), "16384,1,1.5,2,3,,1000,15,0");
+        assert_eq!(point.csv_row().split(',').count(), LADDER_CSV_HEADER.split(',').count());
+    }
+}

@@ -1,0 +1,106 @@
+// Measures the browser against the native tool on this machine, and the page itself:
+//   - ladder at 256 MiB: ns per load, browser (wasm in Chromium) vs native `memwall ladder`
+//   - GROUP BY tuned at the small preset (10 M rows, 1.7 M keys), one thread, browser vs native
+//   - page weight (wasm + js gzipped) and time to interactive
+// Each browser and native figure is the median of RUNS independent runs, interleaved so that a
+// change in the machine's load hits both alike. Writes e2e/artifacts/measurements.json.
+//
+//   node e2e/measure.mjs            (after scripts/e2e.sh has built dist/ and memwall)
+//   RUNS=5 node e2e/measure.mjs
+
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ARTIFACTS, MEMWALL, checkInputs, launch, pageWeight, startServer } from "./lib.mjs";
+
+const RUNS = Number(process.env.RUNS ?? 3);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+checkInputs();
+mkdirSync(ARTIFACTS, { recursive: true });
+const { base, server } = await startServer();
+const browser = await launch();
+const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+context.setDefaultTimeout(600_000);
+
+async function browserLadder(bytes) {
+  const page = await context.newPage();
+  await page.goto(`${base}?min=${bytes}&max=${bytes}`);
+  await page.click("button:has-text('Run in this browser')");
+  await page.waitForSelector("text=sizes measured in");
+  const cells = await page.locator("#ladder-table tbody tr").first().locator("td").allInnerTexts();
+  const note = await page.locator(".timer-note").innerText();
+  await page.close();
+  return { median: Number(cells[1]), note };
+}
+
+function nativeLadder(bytes, hugePages) {
+  const out = execFileSync(MEMWALL, ["ladder", "--min", bytes, "--max", bytes, "--huge-pages", hugePages, "--json", "-"], { stdio: ["ignore", "pipe", "ignore"] });
+  return JSON.parse(out).ladder.points[0].ns_per_load.median;
+}
+
+async function browserGroupBy(kernel) {
+  const page = await context.newPage();
+  await page.goto(`${base}?kernels=${kernel}&runs=3#groupby`);
+  const section = page.locator("section[aria-label='GROUP BY race']");
+  const rows = await section.getByRole("textbox", { name: "Rows", exact: true }).inputValue();
+  await section.locator("button:has-text('Run the race')").click();
+  await page.waitForSelector("#groupby-table tbody tr");
+  const cells = await page.locator("#groupby-table tbody tr").first().locator("td").allInnerTexts();
+  await page.close();
+  return { rows: Number(rows), nsPerRow: Number(cells[4]) };
+}
+
+function nativeGroupBy(kernel) {
+  const out = execFileSync(MEMWALL, ["groupby", "--preset", "small", "--kernel", kernel, "--threads", "1", "--runs", "3", "--json", "-"], { stdio: ["ignore", "pipe", "ignore"] });
+  const report = JSON.parse(out).groupby;
+  return { rows: report.dataset.rows, nsPerRow: report.runs[0].ns_per_row };
+}
+
+async function timeToInteractive() {
+  const fresh = await browser.newContext();
+  const page = await fresh.newPage();
+  await page.goto(base);
+  await page.waitForFunction(() => performance.getEntriesByName("memwall-interactive").length > 0);
+  const tti = await page.evaluate(() => performance.getEntriesByName("memwall-interactive")[0].startTime);
+  await fresh.close();
+  return tti;
+}
+
+const results = { runs: RUNS, ladder: { bytes: "256MiB", browser: [], native_off: [], native_thp: [] }, groupby: { kernel: "tuned", browser: [], native: [] }, tti_ms: [] };
+for (let i = 0; i < RUNS; i++) {
+  const b = await browserLadder("256MiB");
+  results.ladder.browser.push(b.median);
+  results.ladder.timer = b.note;
+  results.ladder.native_off.push(nativeLadder("256MiB", "off"));
+  results.ladder.native_thp.push(nativeLadder("256MiB", "thp"));
+  console.log(`ladder 256 MiB run ${i + 1}: browser ${b.median} ns, native ${results.ladder.native_off.at(-1).toFixed(2)} ns (huge pages off), ${results.ladder.native_thp.at(-1).toFixed(2)} ns (thp)`);
+}
+for (let i = 0; i < RUNS; i++) {
+  const b = await browserGroupBy("tuned");
+  const n = nativeGroupBy("tuned");
+  results.groupby.rows = n.rows;
+  results.groupby.browser.push(b.nsPerRow);
+  results.groupby.native.push(n.nsPerRow);
+  console.log(`groupby tuned run ${i + 1}: browser ${b.nsPerRow} ns/row (${b.rows} rows), native ${n.nsPerRow.toFixed(2)} ns/row (${n.rows} rows, 1 thread)`);
+}
+for (let i = 0; i < 5; i++) results.tti_ms.push(await timeToInteractive());
+results.weight = pageWeight();
+
+const ladderRatio = median(results.ladder.browser) / median(results.ladder.native_off);
+const groupbyRatio = median(results.groupby.browser) / median(results.groupby.native);
+results.summary = {
+  ladder_256mib_browser_ns: median(results.ladder.browser),
+  ladder_256mib_native_ns: median(results.ladder.native_off),
+  ladder_256mib_native_thp_ns: median(results.ladder.native_thp),
+  ladder_ratio: ladderRatio,
+  groupby_tuned_browser_ns_per_row: median(results.groupby.browser),
+  groupby_tuned_native_ns_per_row: median(results.groupby.native),
+  groupby_ratio: groupbyRatio,
+  page_weight_wasm_js_gzip_bytes: results.weight.wasmJsGzip,
+  page_weight_total_gzip_bytes: results.weight.totalGzip,
+  tti_ms_median: median(results.tti_ms),
+};
+writeFileSync(path.join(ARTIFACTS, "measurements.json"), JSON.stringify(results, null, 2));
+console.log(JSON.stringify(results.summary, null, 2));
+await browser.close();
+server.kill();

@@ -1,0 +1,229 @@
+// End-to-end test of memwall's web front end, in a real (headless) Chromium.
+//
+// Builds nothing: it expects dist/ from `trunk build --release` and the native `memwall` binary
+// (scripts/e2e.sh does both). It serves dist/ with `memwall serve`, so the real server is under
+// test too, drives the pages, and saves a screenshot of each in e2e/artifacts/.
+//
+// Environment: MEMWALL_BIN (default <repo>/${CARGO_TARGET_DIR:-target}/release/memwall),
+// MEMWALL_DIST (default <repo>/dist), CHROMIUM (default /usr/bin/chromium).
+
+import { execFileSync } from "node:child_process";
+import { connect } from "node:net";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ARTIFACTS, MEMWALL, ROOT, checkInputs, launch, pageWeight, startServer } from "./lib.mjs";
+
+const TIMEOUT = 120_000;
+checkInputs();
+mkdirSync(ARTIFACTS, { recursive: true });
+const work = mkdtempSync(path.join(tmpdir(), "memwall-e2e-"));
+
+// A native report, as a user would produce one.
+const nativeReport = path.join(work, "native-report.json");
+execFileSync(MEMWALL, ["ladder", "--min", "16KiB", "--max", "256KiB", "--json", nativeReport], { stdio: ["ignore", "ignore", "inherit"] });
+const hostName = JSON.parse(readFileSync(nativeReport, "utf8")).host.name;
+const malformed = path.join(work, "malformed.json");
+writeFileSync(malformed, '{"schema_version": 1, "tool": {"name": "memwall"');
+const wrongVersion = path.join(work, "from-the-future.json");
+writeFileSync(wrongVersion, JSON.stringify({ schema_version: 99, tool: { name: "memwall", version: "9.0.0" } }));
+
+// The real server, on a port the system picks.
+const { base, server } = await startServer([nativeReport]);
+console.log(`e2e: memwall serve at ${base}, host name in the native report: ${hostName}`);
+const browser = await launch();
+const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
+context.setDefaultTimeout(TIMEOUT);
+
+const results = [];
+const pageErrors = [];
+async function test(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push({ name, ok: true });
+    console.log(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  } catch (error) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name}: ${error.message.split("\n").slice(0, 6).join("\n     ")}`);
+  }
+}
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+async function newPage(url) {
+  const page = await context.newPage();
+  page.on("pageerror", (e) => pageErrors.push(`${url}: ${e.message}`));
+  page.on("console", (m) => { if (m.type() === "error") pageErrors.push(`${url}: console: ${m.text()}`); });
+  await page.goto(url);
+  await page.waitForSelector("main section:not([hidden]) h1, main.embed .card");
+  return page;
+}
+function rawStatus(target) {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(`GET ${target} HTTP/1.0\r\nHost: ${hostname}\r\n\r\n`));
+    let head = "";
+    socket.on("data", (d) => (head += d));
+    socket.on("end", () => resolve(Number(head.split(" ")[1])));
+    socket.on("error", reject);
+  });
+}
+const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+const page = await newPage(base);
+
+await test("the page loads cross-origin isolated, served with wasm's content type", async () => {
+  expect(await page.evaluate(() => crossOriginIsolated) === true, "crossOriginIsolated is false: COOP/COEP missing");
+  const wasm = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => e.name).find((n) => n.endsWith(".wasm")));
+  const response = await page.request.get(wasm);
+  expect(response.headers()["content-type"] === "application/wasm", `wasm served as ${response.headers()["content-type"]}`);
+  // Sent raw: a browser or URL parser would normalize the dots away before asking.
+  for (const target of ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/snippets/..%2f..%2f..%2fetc%2fpasswd"]) {
+    const status = await rawStatus(target);
+    expect(status === 400, `GET ${target} got HTTP ${status}`);
+  }
+});
+
+await test("the report given to memwall serve is listed on start", async () => {
+  await page.waitForSelector(".tab .count");
+  await page.click("text=Reports");
+  await page.waitForSelector(`.host-name:has-text("${hostName}")`);
+});
+
+await test("a running ladder can be cancelled, and the page stays responsive meanwhile", async () => {
+  await page.click(".tab:has-text('Latency ladder')");
+  const ladder = page.locator("section[aria-label='Latency ladder']");
+  await ladder.getByRole("textbox", { name: "Largest working set" }).fill("256MiB");
+  await page.click("button:has-text('Run in this browser')");
+  await page.waitForFunction(() => document.querySelectorAll("#ladder-table tbody tr").length >= 2);
+  // The main thread answers while the worker chases pointers: switch pages and back.
+  await page.click(".tab:has-text('Reports')");
+  await page.click(".tab:has-text('Latency ladder')");
+  await page.click("button:has-text('Cancel')");
+  const notice = await page.locator(".notice").innerText();
+  expect(/^Cancelled after \d+ of 29 sizes/.test(notice), `notice: ${notice}`);
+  await page.waitForSelector("button:has-text('Run in this browser')");
+});
+
+await test("the ladder runs in a worker and grows the chart and table point by point", async () => {
+  await page.click(".tab:has-text('Latency ladder')");
+  const ladder = page.locator("section[aria-label='Latency ladder']");
+  await ladder.getByRole("textbox", { name: "Smallest working set" }).fill("16KiB");
+  await ladder.getByRole("textbox", { name: "Largest working set" }).fill("1MiB");
+  await page.click("button:has-text('Run in this browser')");
+  // Responsive while measuring: the Cancel button is there and the page answers.
+  await page.waitForSelector("button:has-text('Cancel')", { timeout: 10_000 });
+  expect(await page.evaluate(() => 1 + 1) === 2, "page unresponsive");
+  await page.waitForSelector("text=sizes measured in");
+  const rows = await page.locator("#ladder-table tbody tr").count();
+  expect(rows === 13, `expected 13 sizes from 16 KiB to 1 MiB at 2 per doubling, the table has ${rows}`);
+  const dots = await page.locator("#ladder-chart g.series").first().locator("circle").count();
+  expect(dots === 13, `expected 13 points in the chart, found ${dots}`);
+  const timer = await page.locator(".timer-note").innerText();
+  expect(/cross-origin isolated/.test(timer) && !/not cross-origin/.test(timer), `timer note: ${timer}`);
+  const first = await page.locator("#ladder-table tbody tr").first().innerText();
+  expect(/^16 KiB/.test(first), `first row: ${first}`);
+  await shot(page, "ladder");
+});
+
+await test("a native report from `memwall ladder --json` opens and shows its host name", async () => {
+  await page.click(".tab:has-text('Reports')");
+  const before = await page.locator("article.host").count();
+  await page.setInputFiles("#report-file", nativeReport);
+  await page.waitForFunction((n) => document.querySelectorAll("article.host").length === n + 1, before);
+  const names = await page.locator(".host-name").allInnerTexts();
+  // Opened twice (served, then picked), so the second is told apart as "name (2)".
+  expect(names.includes(hostName) && names.includes(`${hostName} (2)`), `host names shown: ${names}`);
+  await page.waitForSelector("#report-ladder");
+  await shot(page, "reports");
+});
+
+await test("a malformed report shows a clear error and changes nothing else", async () => {
+  const before = await page.locator("article.host").count();
+  await page.setInputFiles("#report-file", malformed);
+  const alert = page.locator(".alert[role=alert]");
+  await alert.waitFor();
+  const text = await alert.innerText();
+  expect(text.includes("malformed.json") && text.includes("not a memwall report"), `alert: ${text}`);
+  expect(await page.locator("article.host").count() === before, "a report was added or removed");
+  await shot(page, "reports-error");
+  await page.setInputFiles("#report-file", wrongVersion);
+  await page.waitForSelector(".alert:has-text('unsupported report schema_version 99')");
+  expect(await page.locator("article.host").count() === before, "a report was added or removed");
+});
+
+await test("a small GROUP BY race runs naive, radix and tuned, which agree", async () => {
+  await page.click(".tab:has-text('GROUP BY race')");
+  const section = page.locator("section[aria-label='GROUP BY race']");
+  await section.getByRole("textbox", { name: "Rows", exact: true }).fill("300000");
+  await section.getByRole("textbox", { name: "Distinct keys", exact: true }).fill("50000");
+  await section.locator("button:has-text('Run the race')").click();
+  await page.waitForSelector("#groupby-table tbody tr");
+  const rows = await page.locator("#groupby-table tbody tr").allInnerTexts();
+  expect(rows.length === 3, `expected 3 kernels, got ${rows.length}`);
+  const checksums = new Set(rows.map((r) => r.trim().split(/\s+/).pop()));
+  expect(checksums.size === 1, `kernels disagree: ${[...checksums]}`);
+  expect(await page.locator("#groupby-race rect").count() >= 3, "no race bars");
+  await page.waitForTimeout(7000); // let the partitioning animation finish for the screenshot
+  await shot(page, "groupby");
+});
+
+await test("a share link carries a report in its fragment", async () => {
+  await page.click(".tab:has-text('Reports')");
+  const panel = page.locator("section[aria-label='Reports'] details.embed-panel");
+  await panel.locator("summary").click();
+  await panel.locator("button:has-text('Make a share link')").click();
+  const link = await panel.locator(".share input").inputValue();
+  expect(link.includes("#report="), `link: ${link}`);
+  const shared = await newPage(link);
+  await shared.waitForSelector(`.host-name:has-text("${hostName}")`);
+  await shared.close();
+});
+
+await test("embed mode renders one compact widget without navigation", async () => {
+  const embed = await newPage(`${base}?embed=ladder&min=16KiB&max=64KiB`);
+  expect(await embed.locator("header.top").count() === 0, "navigation shown in an embed");
+  await embed.click("button:has-text('Run in this browser')");
+  await embed.waitForFunction(() => document.querySelectorAll("#ladder-chart-embed g.series circle").length === 5);
+  await shot(embed, "embed-ladder");
+  await embed.goto(`${base}?embed=report&report=reports/0/native-report.json`);
+  await embed.waitForSelector(`.host-line:has-text("${hostName}")`);
+  await embed.waitForSelector("#report-ladder-embed");
+  await shot(embed, "embed-report");
+  await embed.close();
+});
+
+await test("phone width and the dark theme", async () => {
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark", deviceScaleFactor: 2 });
+  const small = await phone.newPage();
+  await small.goto(base);
+  await small.waitForSelector("main h1");
+  const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow <= 1, `the page is ${overflow}px wider than a phone`);
+  expect(await small.evaluate(() => document.documentElement.dataset.theme) === "dark", "the dark preference was not followed");
+  await shot(small, "phone-dark");
+  await phone.close();
+});
+
+await test("the page weighs what it should and is interactive", async () => {
+  const weight = pageWeight();
+  console.log(`     page weight: wasm + js ${(weight.wasmJsGzip / 1024).toFixed(0)} KiB gzipped (${weight.files.map((f) => `${f.file} ${(f.gzip / 1024).toFixed(1)} KiB`).join(", ")})`);
+  expect(weight.files.some((f) => f.file.endsWith(".wasm")), "index.html loads no wasm");
+  const fresh = await newPage(base);
+  const tti = await fresh.evaluate(() => performance.getEntriesByName("memwall-interactive")[0]?.startTime);
+  expect(typeof tti === "number", "the app never marked itself interactive");
+  console.log(`     time to interactive: ${tti.toFixed(0)} ms (localhost, navigation start to the app's first render)`);
+  await fresh.close();
+});
+
+await test("no script errors on any page", async () => {
+  expect(pageErrors.length === 0, pageErrors.join("\n"));
+});
+
+await browser.close();
+server.kill();
+const failed = results.filter((r) => !r.ok).length;
+console.log(`e2e: screenshots in ${path.relative(ROOT, ARTIFACTS)}/`);
+console.log(`${results.length - failed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# End-to-end test of the web front end in a real, headless Chromium:
+#   1. trunk builds dist/ (offline: the wasm-bindgen-cli and wasm-opt it needs are local),
+#   2. cargo builds the native memwall (a no-op when it is up to date),
+#   3. e2e/run.mjs serves dist/ with `memwall serve` and drives the pages with playwright-core.
+# Screenshots of every page land in e2e/artifacts/. Exits non-zero when a check fails.
+#
+# Needs what `scripts/setup.sh --test` installs: trunk and wasm-bindgen in .tools/bin, npm's
+# binaryen@132.0.0 in .tools/npm, Chromium, and e2e/node_modules (playwright-core).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export PATH="$ROOT/.tools/bin:$ROOT/.tools/npm/node_modules/.bin:$PATH"
+export TRUNK_SKIP_VERSION_CHECK=true
+TARGET_DIR=${CARGO_TARGET_DIR:-target}
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$ROOT/$TARGET_DIR" ;; esac
+
+missing() { echo "e2e: $1 is missing: run scripts/setup.sh --test" >&2; exit 2; }
+command -v trunk >/dev/null || missing "trunk"
+command -v wasm-bindgen >/dev/null || missing "wasm-bindgen"
+wasm-opt --version 2>/dev/null | grep -q "version 132" || missing "wasm-opt 132 (npm binaryen@132.0.0 in .tools/npm)"
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || missing "Chromium"
+[ -d e2e/node_modules/playwright-core ] || missing "playwright-core (e2e/node_modules)"
+
+# trunk runs cargo offline, so everything must already be in the local registry.
+cargo fetch --locked --quiet
+echo "e2e: building the web front end (trunk build --release)" >&2
+trunk build --release
+echo "e2e: building the native memwall" >&2
+cargo build --release --locked --quiet -p memwall
+MEMWALL_BIN="$TARGET_DIR/release/memwall" MEMWALL_DIST="$ROOT/dist" node e2e/run.mjs

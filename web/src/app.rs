@@ -1,0 +1,322 @@
+//! The app: navigation, theme, and the reports every page can compare against.
+
+use std::rc::Rc;
+
+use memwall_report::Report;
+use serde::Deserialize;
+use yew::prelude::*;
+
+use crate::groupby_page::GroupByPage;
+use crate::ladder_page::LadderPage;
+use crate::reports_page::ReportsPage;
+use crate::theme::Theme;
+use crate::util;
+
+/// A report the user opened, with where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedReport {
+    /// Stable while the page lives; also picks the report's color.
+    pub id: u32,
+    pub label: String,
+    /// "memwall-report.json", a URL, "this browser", "shared link", ...
+    pub origin: String,
+    pub report: Rc<Report>,
+}
+
+pub type Reports = Rc<Vec<LoadedReport>>;
+
+/// A short name for a report: the host's name, else its CPU, else where it ran.
+pub fn report_label(report: &Report) -> String {
+    report
+        .host
+        .name
+        .clone()
+        .filter(|n| !n.trim().is_empty())
+        .or_else(|| report.host.cpu_model.clone())
+        .unwrap_or_else(|| format!("{:?} report", report.source).to_lowercase())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    Ladder,
+    GroupBy,
+    Reports,
+}
+
+impl Page {
+    const ALL: [Page; 3] = [Page::Ladder, Page::GroupBy, Page::Reports];
+
+    fn slug(self) -> &'static str {
+        match self {
+            Self::Ladder => "ladder",
+            Self::GroupBy => "groupby",
+            Self::Reports => "reports",
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Self::Ladder => "Latency ladder",
+            Self::GroupBy => "GROUP BY race",
+            Self::Reports => "Reports",
+        }
+    }
+
+    fn from_slug(slug: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.slug() == slug)
+    }
+}
+
+/// What `?embed=` asks for: one compact widget, no navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Embed {
+    Ladder,
+    GroupBy,
+    Report,
+}
+
+impl Embed {
+    fn from_query() -> Option<Self> {
+        match util::query("embed")?.as_str() {
+            "ladder" => Some(Self::Ladder),
+            "groupby" => Some(Self::GroupBy),
+            "report" => Some(Self::Report),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum Msg {
+    Navigate(Page),
+    ToggleTheme,
+    /// JSON text to parse as a report; `origin` names where it came from in messages.
+    Load { text: String, origin: String, show: bool },
+    /// A report measured in this browser.
+    Add { report: Box<Report>, origin: String },
+    Remove(u32),
+    Error(String),
+    DismissError,
+}
+
+pub struct App {
+    page: Page,
+    theme: Theme,
+    reports: Reports,
+    next_id: u32,
+    error: Option<String>,
+    embed: Option<Embed>,
+}
+
+/// `reports/index.json`, as `memwall serve` lists the reports it was given.
+#[derive(Debug, Deserialize)]
+struct ServedIndex {
+    reports: Vec<ServedReport>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ServedReport {
+    name: String,
+    url: String,
+}
+
+impl Component for App {
+    type Message = Msg;
+    type Properties = ();
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let fragment = util::fragment();
+        let page = Page::from_slug(&fragment).unwrap_or(Page::Ladder);
+        let embed = Embed::from_query();
+        let link = ctx.link();
+
+        // Reports named in the URL: `?report=URL` (repeatable), then a report carried in the
+        // fragment of a share link (`#report=...`), then those `memwall serve` was given.
+        for url in util::query_all("report") {
+            link.send_future(async move {
+                match util::fetch_text(&url).await {
+                    Ok(text) => Msg::Load { text, origin: url, show: true },
+                    Err(e) => Msg::Error(format!("could not load the report at {url}: {e}")),
+                }
+            });
+        }
+        if let Some(packed) = fragment.strip_prefix("report=").map(str::to_string) {
+            link.send_future(async move {
+                match util::unpack(&packed).await {
+                    Ok(text) => Msg::Load { text, origin: "shared link".into(), show: true },
+                    Err(e) => Msg::Error(e),
+                }
+            });
+        }
+        if embed.is_none() || embed == Some(Embed::Report) {
+            let link = link.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                // Only `memwall serve` has this; on a static host it is simply not there.
+                let Ok(text) = util::fetch_text("reports/index.json").await else { return };
+                let index = match serde_json::from_str::<ServedIndex>(&text) {
+                    Ok(index) => index,
+                    Err(e) => return link.send_message(Msg::Error(format!("reports/index.json: {e}"))),
+                };
+                for served in index.reports {
+                    let message = match util::fetch_text(&served.url).await {
+                        Ok(text) => Msg::Load { text, origin: served.name, show: false },
+                        Err(e) => Msg::Error(format!("could not load {}: {e}", served.name)),
+                    };
+                    link.send_message(message);
+                }
+            });
+        }
+
+        let theme = Theme::preferred();
+        apply_theme(theme);
+        if let Some(boot) = util::document().get_element_by_id("boot") {
+            boot.remove();
+        }
+        Self { page, theme, reports: Rc::new(Vec::new()), next_id: 1, error: None, embed }
+    }
+
+    fn update(&mut self, _ctx: &Context<Self>, msg: Msg) -> bool {
+        match msg {
+            Msg::Navigate(page) => {
+                self.page = page;
+                util::set_fragment(page.slug());
+            }
+            Msg::ToggleTheme => {
+                self.theme = self.theme.toggled();
+                apply_theme(self.theme);
+            }
+            Msg::Load { text, origin, show } => match Report::from_json(&text) {
+                Ok(report) => {
+                    self.push(report, origin);
+                    self.error = None;
+                    if show && self.embed.is_none() {
+                        self.page = Page::Reports;
+                    }
+                }
+                // The message names the file; nothing else changes.
+                Err(e) => self.error = Some(format!("{origin}: {e}")),
+            },
+            Msg::Add { report, origin } => self.push(*report, origin),
+            Msg::Remove(id) => {
+                Rc::make_mut(&mut self.reports).retain(|r| r.id != id);
+            }
+            Msg::Error(message) => self.error = Some(message),
+            Msg::DismissError => self.error = None,
+        }
+        true
+    }
+
+    fn rendered(&mut self, _ctx: &Context<Self>, first_render: bool) {
+        if first_render {
+            Self::mark_interactive();
+        }
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let palette = self.theme.palette();
+        let on_load = link.callback(|(text, origin): (String, String)| Msg::Load { text, origin, show: false });
+        let on_add = link.callback(|(report, origin): (Report, String)| Msg::Add { report: Box::new(report), origin });
+        let on_remove = link.callback(Msg::Remove);
+        let on_error = link.callback(Msg::Error);
+        let error = self.error.as_ref().map(|message| {
+            html! {
+                <div class="alert" role="alert">
+                    <strong>{ "Could not open that report. " }</strong>
+                    <span class="alert-text">{ message.clone() }</span>
+                    <button type="button" class="link" onclick={link.callback(|_| Msg::DismissError)} aria-label="Dismiss the message">{ "Dismiss" }</button>
+                </div>
+            }
+        });
+
+        if let Some(embed) = self.embed {
+            let widget = match embed {
+                Embed::Ladder => html! { <LadderPage {palette} reports={self.reports.clone()} on_add={on_add} compact=true /> },
+                Embed::GroupBy => html! { <GroupByPage {palette} reports={self.reports.clone()} on_add={on_add} compact=true /> },
+                Embed::Report => html! { <ReportsPage {palette} reports={self.reports.clone()} {on_load} {on_remove} {on_error} compact=true /> },
+            };
+            return html! {
+                <main class="embed" data-theme={self.theme.name()}>
+                    { for error }
+                    { widget }
+                    <p class="embed-credit"><a href={util::page_base_url()} target="_blank" rel="noopener">{ "memwall" }</a>{ " — measured in your browser, or read from a native report" }</p>
+                </main>
+            };
+        }
+
+        let tabs = Page::ALL.iter().map(|&page| {
+            let current = page == self.page;
+            html! {
+                <a href={format!("#{}", page.slug())} class={classes!("tab", current.then_some("current"))}
+                    aria-current={current.then_some("page")}
+                    onclick={link.callback(move |e: MouseEvent| { e.prevent_default(); Msg::Navigate(page) })}>
+                    { page.title() }
+                    if page == Page::Reports && !self.reports.is_empty() {
+                        <span class="count" aria-label={format!("{} loaded", self.reports.len())}>{ self.reports.len() }</span>
+                    }
+                </a>
+            }
+        });
+        let theme_label = match self.theme {
+            Theme::Light => "Switch to the dark theme",
+            Theme::Dark => "Switch to the light theme",
+        };
+        html! {
+            <>
+                <header class="top">
+                    <div class="wrap top-inner">
+                        <a class="brand" href="#ladder" onclick={link.callback(|e: MouseEvent| { e.prevent_default(); Msg::Navigate(Page::Ladder) })}>
+                            <span class="logo" aria-hidden="true">{ "▮▮▯" }</span>
+                            <span>{ "memwall" }</span>
+                        </a>
+                        <nav aria-label="Pages" class="tabs">{ for tabs }</nav>
+                        <button type="button" class="icon" onclick={link.callback(|_| Msg::ToggleTheme)} aria-label={theme_label} title={theme_label}>
+                            { if self.theme == Theme::Dark { "☀" } else { "☾" } }
+                        </button>
+                    </div>
+                </header>
+                <main class="wrap">
+                    { for error }
+                    <section hidden={self.page != Page::Ladder} aria-label="Latency ladder">
+                        <LadderPage {palette} reports={self.reports.clone()} on_add={on_add.clone()} compact=false />
+                    </section>
+                    <section hidden={self.page != Page::GroupBy} aria-label="GROUP BY race">
+                        <GroupByPage {palette} reports={self.reports.clone()} on_add={on_add} compact=false />
+                    </section>
+                    <section hidden={self.page != Page::Reports} aria-label="Reports">
+                        <ReportsPage {palette} reports={self.reports.clone()} {on_load} {on_remove} {on_error} compact=false />
+                    </section>
+                </main>
+                <footer class="wrap foot">
+                    <p>{ "memwall measures in your browser with WebAssembly; nothing leaves this page unless you save or share it. For full precision on a host, run " }<code>{ "memwall run" }</code>{ " and open its report here." }</p>
+                </footer>
+            </>
+        }
+    }
+}
+
+impl App {
+    /// Marks the moment the app is on screen and answers input, for measuring time to
+    /// interactive (`performance.getEntriesByName("memwall-interactive")`).
+    fn mark_interactive() {
+        if let Some(performance) = util::window().performance() {
+            let _ = performance.mark("memwall-interactive");
+        }
+    }
+
+    fn push(&mut self, report: Report, origin: String) {
+        let id = self.next_id;
+        self.next_id += 1;
+        // Two reports from one host (or two runs) must still be told apart in legends.
+        let base = report_label(&report);
+        let taken = |label: &str| self.reports.iter().any(|r| r.label == label);
+        let label = (1..).map(|n| if n == 1 { base.clone() } else { format!("{base} ({n})") }).find(|l| !taken(l)).unwrap_or(base);
+        Rc::make_mut(&mut self.reports).push(LoadedReport { id, label, origin, report: Rc::new(report) });
+    }
+}
+
+fn apply_theme(theme: Theme) {
+    if let Some(root) = util::document().document_element() {
+        let _ = root.set_attribute("data-theme", theme.name());
+    }
+}

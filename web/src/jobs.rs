@@ -1,0 +1,132 @@
+//! What a worker measures, and what it reports back, point by point.
+//!
+//! The page and the worker exchange these as JSON strings (see `worker.rs`). The measuring itself
+//! is the core's: the browser only supplies a clock and plain heap memory.
+
+use std::ops::ControlFlow;
+
+use memwall_core::clock::{self, Clock};
+use memwall_core::ladder::{self, HeapArena, LINE_BYTES, LadderEvent, SampleConfig};
+use memwall_report::{Ladder, LadderPoint};
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{PerformanceClock, cross_origin_isolated};
+
+/// The native CLI's default `--seed` ("memwall" in ASCII), so a browser ring and a native ring of
+/// the same size visit lines in the same order.
+pub const DEFAULT_SEED: u64 = 0x006d_656d_7761_6c6c;
+
+/// Each timed sample lasts at least this long (the native default `--sample-ms 5`), and longer
+/// where the timer is coarse (see `ladder::target_sample_ns`).
+const SAMPLE_FLOOR_NS: f64 = 5e6;
+
+/// A timer at least this fine is a cross-origin-isolated one (5 µs in Chrome); coarser timers make
+/// every sample 500 ticks long, so fewer samples keep the run short.
+const FINE_TIMER_NS: f64 = 20_000.0;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LadderJob {
+    pub sizes: Vec<u64>,
+    /// Timed samples per size; 0 picks from the timer: 15 with fine timers, 5 with coarse ones.
+    pub samples: u32,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "job")]
+pub enum Job {
+    Ladder(LadderJob),
+    GroupBy(crate::groupby_job::GroupByJob),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event")]
+pub enum WorkerEvent {
+    LadderStarted {
+        timer_resolution_ns: f64,
+        target_sample_ns: f64,
+        samples: u32,
+        cross_origin_isolated: bool,
+    },
+    LadderMeasuring {
+        index: usize,
+        total: usize,
+        bytes: u64,
+    },
+    LadderPoint {
+        index: usize,
+        total: usize,
+        point: LadderPoint,
+    },
+    LadderDone {
+        ladder: Ladder,
+    },
+    GroupBy(crate::groupby_job::GroupByEvent),
+    Failed {
+        message: String,
+    },
+}
+
+pub fn run(job: Job, post: &mut dyn FnMut(WorkerEvent)) {
+    let clock = match PerformanceClock::new() {
+        Ok(clock) => clock,
+        Err(message) => return post(WorkerEvent::Failed { message }),
+    };
+    match job {
+        Job::Ladder(job) => run_ladder(&job, &clock, post),
+        Job::GroupBy(job) => crate::groupby_job::run(&job, &clock, &mut |e| post(WorkerEvent::GroupBy(e))),
+    }
+}
+
+fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEvent)) {
+    // 50 ticks: 5 ms at 100 µs, enough to see the coarse tick and not only its jitter.
+    let resolution = clock::resolution_ns(clock, 50);
+    let target_sample_ns = ladder::target_sample_ns(resolution, SAMPLE_FLOOR_NS);
+    let samples = match job.samples {
+        0 if resolution <= FINE_TIMER_NS => 15,
+        0 => 5,
+        n => n,
+    };
+    post(WorkerEvent::LadderStarted {
+        timer_resolution_ns: resolution,
+        target_sample_ns,
+        samples,
+        cross_origin_isolated: cross_origin_isolated(),
+    });
+    let config = SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed };
+    let started = clock.now_ns();
+    let result = ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, None, &mut |event| {
+        match event {
+            LadderEvent::Measuring { index, total, bytes } => post(WorkerEvent::LadderMeasuring { index, total, bytes }),
+            LadderEvent::Measured { index, total, point } => {
+                post(WorkerEvent::LadderPoint { index, total, point: point.clone() });
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    match result {
+        Ok(points) => {
+            let steps = ladder::detect_steps(&points);
+            post(WorkerEvent::LadderDone {
+                ladder: Ladder {
+                    pattern: "random-cycle".into(),
+                    // The browser's allocator decides; no madvise from inside wasm.
+                    huge_pages: "default".into(),
+                    pinned_cpu: None,
+                    line_bytes: LINE_BYTES as u32,
+                    seed: job.seed,
+                    ghz: None,
+                    cycles_unavailable: Some(
+                        "a browser cannot calibrate the core clock: the JIT may fold an add chain".into(),
+                    ),
+                    target_sample_ns,
+                    timer_resolution_ns: Some(resolution),
+                    duration_s: Some((clock.now_ns() - started) / 1e9),
+                    points,
+                    steps,
+                },
+            });
+        }
+        Err(e) => post(WorkerEvent::Failed { message: format!("ladder: {e}") }),
+    }
+}

@@ -1,0 +1,582 @@
+//! The latency ladder, measured in this browser: a pointer chase over one random cycle of cache
+//! lines per working-set size, run by the core in a worker, drawn as it goes.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use memwall_core::ladder;
+use memwall_core::size::{format_bytes, parse_size};
+use memwall_report::{Host, Ladder, LadderPoint, Report, Source};
+use yew::prelude::*;
+
+use crate::app::Reports;
+use crate::chart::{self, Band, LineChart, Marker, Point, Series, XFormat};
+use crate::embed::EmbedPanel;
+use crate::jobs::{DEFAULT_SEED, Job, LadderJob, WorkerEvent};
+use crate::theme::Palette;
+use crate::util;
+use crate::worker::{self, WorkerHandle};
+
+/// A browser's wasm memory tops out at 4 GiB, and the ring needs its size plus a permutation of
+/// 4 bytes per line while it is built.
+const MAX_BROWSER_BYTES: u64 = 2 << 30;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub palette: Palette,
+    pub reports: Reports,
+    pub on_add: Callback<(Report, String)>,
+    /// Embedded in an iframe: the chart and a Run button, nothing else.
+    pub compact: bool,
+}
+
+#[derive(Debug)]
+pub enum Msg {
+    SetMin(String),
+    SetMax(String),
+    SetPointsPerOctave(String),
+    SetSamples(String),
+    SetLabel(String),
+    Run,
+    Cancel,
+    Worker(u32, WorkerEvent),
+    ToggleOverlay(u32),
+    CachesFrom(String),
+    ToggleLogY,
+    SaveJson,
+    AddToReports,
+    ExportCsv,
+    ExportSvg,
+    ExportPng,
+    Notice(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Calibration {
+    timer_resolution_ns: f64,
+    target_sample_ns: f64,
+    samples: u32,
+    cross_origin_isolated: bool,
+}
+
+pub struct LadderPage {
+    min: String,
+    max: String,
+    points_per_octave: String,
+    samples: String,
+    label: String,
+    form_error: Option<String>,
+    worker: Option<WorkerHandle>,
+    run_id: u32,
+    planned: Vec<u64>,
+    measuring: Option<u64>,
+    calibration: Option<Calibration>,
+    points: Vec<LadderPoint>,
+    ladder: Option<Ladder>,
+    error: Option<String>,
+    hidden: HashSet<u32>,
+    /// Which report's declared caches to mark: `None` = the first report that declares any.
+    caches_from: Option<u32>,
+    log_y: bool,
+    notice: Option<String>,
+}
+
+impl Component for LadderPage {
+    type Message = Msg;
+    type Properties = Props;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let mut page = Self {
+            min: util::query("min").unwrap_or_else(|| "16KiB".into()),
+            max: util::query("max").unwrap_or_else(|| "256MiB".into()),
+            points_per_octave: util::query("ppo").unwrap_or_else(|| "2".into()),
+            samples: "auto".into(),
+            label: util::browser_name(),
+            form_error: None,
+            worker: None,
+            run_id: 0,
+            planned: Vec::new(),
+            measuring: None,
+            calibration: None,
+            points: Vec::new(),
+            ladder: None,
+            error: None,
+            hidden: HashSet::new(),
+            caches_from: None,
+            log_y: true,
+            notice: None,
+        };
+        if ctx.props().compact && util::query("autorun").as_deref() == Some("1") {
+            ctx.link().send_message(Msg::Run);
+        }
+        page.form_error = page.job().err();
+        page
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        match msg {
+            Msg::SetMin(v) => self.min = v,
+            Msg::SetMax(v) => self.max = v,
+            Msg::SetPointsPerOctave(v) => self.points_per_octave = v,
+            Msg::SetSamples(v) => self.samples = v,
+            Msg::SetLabel(v) => self.label = v,
+            Msg::Run => {
+                let job = match self.job() {
+                    Ok(job) => job,
+                    Err(e) => {
+                        self.form_error = Some(e);
+                        return true;
+                    }
+                };
+                self.run_id += 1;
+                let run_id = self.run_id;
+                self.planned = job.sizes.clone();
+                self.points.clear();
+                self.ladder = None;
+                self.error = None;
+                self.notice = None;
+                self.calibration = None;
+                self.measuring = None;
+                let on_event = ctx.link().callback(move |event| Msg::Worker(run_id, event));
+                match worker::spawn(&Job::Ladder(job), on_event) {
+                    Ok(handle) => self.worker = Some(handle),
+                    Err(e) => self.error = Some(format!("could not start the measuring worker: {e}")),
+                }
+            }
+            Msg::Cancel => {
+                // Dropping the handle terminates the worker, mid-sample if need be.
+                self.worker = None;
+                self.measuring = None;
+                self.notice = Some(format!("Cancelled after {} of {} sizes.", self.points.len(), self.planned.len()));
+            }
+            Msg::Worker(run_id, event) => {
+                if run_id != self.run_id || self.worker.is_none() {
+                    return false;
+                }
+                match event {
+                    WorkerEvent::LadderStarted { timer_resolution_ns, target_sample_ns, samples, cross_origin_isolated } => {
+                        self.calibration = Some(Calibration { timer_resolution_ns, target_sample_ns, samples, cross_origin_isolated });
+                    }
+                    WorkerEvent::LadderMeasuring { bytes, .. } => self.measuring = Some(bytes),
+                    WorkerEvent::LadderPoint { point, .. } => self.points.push(point),
+                    WorkerEvent::LadderDone { ladder } => {
+                        self.points = ladder.points.clone();
+                        self.ladder = Some(ladder);
+                        self.worker = None;
+                        self.measuring = None;
+                    }
+                    WorkerEvent::Failed { message } => {
+                        self.error = Some(message);
+                        self.worker = None;
+                        self.measuring = None;
+                    }
+                    WorkerEvent::GroupBy(_) => return false,
+                }
+            }
+            Msg::ToggleOverlay(id) => {
+                if !self.hidden.remove(&id) {
+                    self.hidden.insert(id);
+                }
+            }
+            Msg::CachesFrom(value) => self.caches_from = value.parse().ok(),
+            Msg::ToggleLogY => self.log_y = !self.log_y,
+            Msg::SaveJson => {
+                if let Some(report) = self.report() {
+                    self.notify(util::download_text("memwall-browser-report.json", "application/json", &report.to_json_pretty()));
+                }
+            }
+            Msg::AddToReports => {
+                if let Some(report) = self.report() {
+                    ctx.props().on_add.emit((report, "measured in this browser".into()));
+                    self.notice = Some("Added to Reports: compare it there with native reports.".into());
+                }
+            }
+            Msg::ExportCsv => {
+                let mut csv = format!("{}\n", memwall_report::LADDER_CSV_HEADER);
+                for point in &self.points {
+                    csv += &point.csv_row();
+                    csv.push('\n');
+                }
+                self.notify(util::download_text("memwall-browser-ladder.csv", "text/csv", &csv));
+            }
+            Msg::ExportSvg => self.notify(util::download_svg(&self.chart_id(ctx), "memwall-ladder.svg")),
+            Msg::ExportPng => {
+                let id = self.chart_id(ctx);
+                ctx.link().send_future(async move {
+                    match util::download_png(&id, "memwall-ladder.png").await {
+                        Ok(()) => Msg::Notice(String::new()),
+                        Err(e) => Msg::Notice(format!("Could not export the PNG: {e}")),
+                    }
+                });
+            }
+            Msg::Notice(text) => self.notice = (!text.is_empty()).then_some(text),
+        }
+        if self.worker.is_none() && self.form_error.is_some() {
+            self.form_error = self.job().err();
+        }
+        true
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let props = ctx.props();
+        let link = ctx.link();
+        let running = self.worker.is_some();
+        let chart = self.chart(ctx);
+        let run_button = if running {
+            html! { <button type="button" class="danger" onclick={link.callback(|_| Msg::Cancel)}>{ "Cancel" }</button> }
+        } else {
+            html! { <button type="button" class="primary" onclick={link.callback(|_| Msg::Run)} disabled={self.form_error.is_some()}>{ "Run in this browser" }</button> }
+        };
+        let progress = (running || !self.planned.is_empty()).then(|| {
+            let done = self.points.len();
+            let total = self.planned.len();
+            let text = match (running, self.measuring) {
+                (true, Some(bytes)) => format!("{done} of {total} sizes — measuring {}", format_bytes(bytes)),
+                (true, None) => "calibrating the timer…".to_string(),
+                (false, _) if self.ladder.is_some() => format!(
+                    "{done} sizes measured in {:.1} s",
+                    self.ladder.as_ref().and_then(|l| l.duration_s).unwrap_or(f64::NAN)
+                ),
+                (false, _) => format!("{done} of {total} sizes"),
+            };
+            html! {
+                <div class="progress-row">
+                    <progress max={total.max(1).to_string()} value={done.to_string()} aria-label="Ladder progress"></progress>
+                    <span class="muted" aria-live="polite">{ text }</span>
+                </div>
+            }
+        });
+        let error = self.error.as_ref().map(|e| html! { <div class="alert" role="alert">{ e.clone() }</div> });
+
+        if props.compact {
+            return html! {
+                <div class="card">
+                    <div class="row">
+                        { run_button }
+                        <span class="muted">{ format!("{} … {}", self.min, self.max) }</span>
+                    </div>
+                    { for progress }
+                    { for error }
+                    { chart }
+                    { self.timer_note() }
+                </div>
+            };
+        }
+
+        let on_input = |f: fn(String) -> Msg| {
+            link.callback(move |e: InputEvent| f(chart::target::<web_sys::HtmlInputElement>(&e).map(|i| i.value()).unwrap_or_default()))
+        };
+        let on_samples = link.callback(|e: Event| {
+            Msg::SetSamples(chart::target::<web_sys::HtmlSelectElement>(&e).map(|s| s.value()).unwrap_or_default())
+        });
+        let has_run = !self.points.is_empty();
+        html! {
+            <>
+                <div class="intro">
+                    <h1>{ "How far away is memory?" }</h1>
+                    <p>{ "Each load below depends on the one before it: the address of the next cache line is the value of the last, in one random cycle, so nothing can be overlapped or prefetched. The time per load is the latency of wherever the working set lives — L1, L2, L3, or DRAM — and every step up the ladder is a cache running out." }</p>
+                </div>
+                <div class="card">
+                    <form class="controls" onsubmit={link.callback(|e: SubmitEvent| { e.prevent_default(); Msg::Run })}>
+                        <label>{ "Smallest working set" }
+                            <input type="text" value={self.min.clone()} oninput={on_input(Msg::SetMin)} disabled={running} aria-describedby="size-help" />
+                        </label>
+                        <label>{ "Largest working set" }
+                            <input type="text" value={self.max.clone()} oninput={on_input(Msg::SetMax)} disabled={running} aria-describedby="size-help" />
+                        </label>
+                        <label>{ "Points per doubling" }
+                            <input type="number" min="1" max="8" value={self.points_per_octave.clone()} oninput={on_input(Msg::SetPointsPerOctave)} disabled={running} />
+                        </label>
+                        <label>{ "Samples per size" }
+                            <select onchange={on_samples} disabled={running}>
+                                { for ["auto", "5", "9", "15", "31"].iter().map(|v| html! { <option value={*v} selected={self.samples == *v}>{ if *v == "auto" { "auto (from the timer)" } else { v } }</option> }) }
+                            </select>
+                        </label>
+                        <div class="actions">{ run_button }</div>
+                    </form>
+                    <p id="size-help" class="hint">{ "Sizes like 16KiB, 1.5MiB, 256MiB. Larger working sets take longer: building and warming a 256 MiB ring takes about a second." }</p>
+                    if let Some(e) = &self.form_error { <p class="field-error" role="alert">{ e.clone() }</p> }
+                    { for progress }
+                    { self.timer_note() }
+                </div>
+                { for error }
+                <div class="card">
+                    { self.overlay_controls(ctx) }
+                    { chart }
+                    { self.steps_summary() }
+                    <div class="row wrap-row">
+                        <button type="button" onclick={link.callback(|_| Msg::ToggleLogY)} aria-pressed={(!self.log_y).to_string()}>{ if self.log_y { "Linear y axis" } else { "Log y axis" } }</button>
+                        <button type="button" onclick={link.callback(|_| Msg::ExportSvg)}>{ "Export SVG" }</button>
+                        <button type="button" onclick={link.callback(|_| Msg::ExportPng)}>{ "Export PNG" }</button>
+                        <button type="button" onclick={link.callback(|_| Msg::ExportCsv)} disabled={!has_run}>{ "Export CSV" }</button>
+                    </div>
+                </div>
+                if has_run {
+                    <div class="card">
+                        <h2>{ "Measured in this browser" }</h2>
+                        { self.table() }
+                        <div class="row wrap-row">
+                            <label class="inline">{ "Name this run " }
+                                <input type="text" value={self.label.clone()} oninput={on_input(Msg::SetLabel)} />
+                            </label>
+                            <button type="button" onclick={link.callback(|_| Msg::SaveJson)} disabled={self.ladder.is_none()}>{ "Save as report (JSON)" }</button>
+                            <button type="button" class="primary" onclick={link.callback(|_| Msg::AddToReports)} disabled={self.ladder.is_none()}>{ "Compare in Reports" }</button>
+                        </div>
+                        if let Some(n) = &self.notice { <p class="notice" role="status">{ n.clone() }</p> }
+                    </div>
+                } else if let Some(n) = &self.notice {
+                    <p class="notice" role="status">{ n.clone() }</p>
+                }
+                <EmbedPanel kind="ladder" params={vec![("min".to_string(), self.min.clone()), ("max".to_string(), self.max.clone())]}
+                    report={self.report().map(Rc::new)} />
+            </>
+        }
+    }
+}
+
+impl LadderPage {
+    fn job(&self) -> Result<LadderJob, String> {
+        let min = parse_size(&self.min)?;
+        let max = parse_size(&self.max)?;
+        if max > MAX_BROWSER_BYTES {
+            return Err(format!(
+                "the largest working set is {}; a browser gives WebAssembly at most 4 GiB, so memwall stops at {} here (the native memwall goes further)",
+                format_bytes(max),
+                format_bytes(MAX_BROWSER_BYTES)
+            ));
+        }
+        let ppo: u32 = self.points_per_octave.trim().parse().map_err(|_| "points per doubling must be a whole number".to_string())?;
+        let sizes = ladder::ladder_sizes(min, max, ppo).map_err(|e| e.replace("--min", "the smallest size").replace("--max", "the largest").replace("--points-per-octave", "points per doubling"))?;
+        let samples = if self.samples == "auto" { 0 } else { self.samples.parse().unwrap_or(0) };
+        Ok(LadderJob { sizes, samples, seed: DEFAULT_SEED })
+    }
+
+    fn chart_id(&self, ctx: &Context<Self>) -> String {
+        if ctx.props().compact { "ladder-chart-embed".into() } else { "ladder-chart".into() }
+    }
+
+    fn notify(&mut self, result: Result<(), String>) {
+        if let Err(e) = result {
+            self.notice = Some(format!("Could not export: {e}"));
+        }
+    }
+
+    /// The finished run as a report of the shared schema, `source: "browser"`.
+    fn report(&self) -> Option<Report> {
+        let ladder = self.ladder.clone()?;
+        let calibration = self.calibration.clone();
+        let navigator = util::window().navigator();
+        let host = Host {
+            name: Some(self.label.trim().to_string()).filter(|n| !n.is_empty()),
+            logical_cpus: Some(navigator.hardware_concurrency() as u32).filter(|&n| n > 0),
+            core_ghz_unavailable: ladder.cycles_unavailable.clone(),
+            timer_resolution_ns: ladder.timer_resolution_ns,
+            user_agent: Some(util::user_agent()),
+            cross_origin_isolated: calibration.map(|c| c.cross_origin_isolated),
+            ..Host::default()
+        };
+        let mut report = Report::new(Source::Browser, util::unix_now(), host);
+        report.ladder = Some(ladder);
+        Some(report)
+    }
+
+    fn timer_note(&self) -> Html {
+        match &self.calibration {
+            Some(c) => {
+                let resolution = format_duration(c.timer_resolution_ns);
+                let sample = format_duration(c.target_sample_ns);
+                html! {
+                    <p class={classes!("timer-note", (!c.cross_origin_isolated).then_some("warn"))}>
+                        { format!("Timer resolution {resolution} · {} · each sample ≥ {sample} (500 ticks or more), {} samples per size.",
+                            if c.cross_origin_isolated { "cross-origin isolated" } else { "not cross-origin isolated" }, c.samples) }
+                        if !c.cross_origin_isolated {
+                            { " Without COOP/COEP headers the browser coarsens its timer; samples are made longer to compensate. Serve with " }<code>{ "memwall serve" }</code>{ " for 5 µs timers." }
+                        }
+                    </p>
+                }
+            }
+            None => {
+                let isolated = crate::clock::cross_origin_isolated();
+                html! {
+                    <p class="timer-note muted">
+                        { if isolated { "This page is cross-origin isolated: the browser allows its finest timer." } else { "This page is not cross-origin isolated: the browser's timer is coarse, so samples will be longer." } }
+                    </p>
+                }
+            }
+        }
+    }
+
+    /// Reports that carry a ladder, except the one this page added itself (same points).
+    fn comparable(&self, ctx: &Context<Self>) -> Vec<crate::app::LoadedReport> {
+        ctx.props()
+            .reports
+            .iter()
+            .filter(|r| r.report.ladder.is_some() && r.report.ladder != self.ladder)
+            .cloned()
+            .collect()
+    }
+
+    fn caches_report(&self, ctx: &Context<Self>) -> Option<crate::app::LoadedReport> {
+        let reports = &ctx.props().reports;
+        match self.caches_from {
+            Some(id) => reports.iter().find(|r| r.id == id).cloned(),
+            None => reports.iter().find(|r| !r.report.host.caches.is_empty()).cloned(),
+        }
+    }
+
+    fn overlay_controls(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let comparable = self.comparable(ctx);
+        let with_caches: Vec<_> = ctx.props().reports.iter().filter(|r| !r.report.host.caches.is_empty()).cloned().collect();
+        let selected = self.caches_report(ctx).map(|r| r.id);
+        html! {
+            <div class="overlay-controls">
+                if comparable.is_empty() {
+                    <p class="muted">{ "Open a native report (from " }<code>{ "memwall run" }</code>{ ") on the Reports page to compare this browser with the host at full precision and to mark the cache sizes it declares." }</p>
+                } else {
+                    <fieldset class="checks">
+                        <legend>{ "Compare with" }</legend>
+                        { for comparable.iter().map(|r| {
+                            let id = r.id;
+                            html! {
+                                <label class="check">
+                                    <input type="checkbox" checked={!self.hidden.contains(&id)} onchange={link.callback(move |_| Msg::ToggleOverlay(id))} />
+                                    <span class="swatch" style={format!("background:{}", ctx.props().palette.color(id as usize))}></span>
+                                    { format!("{} ({})", r.label, source_name(r.report.source)) }
+                                </label>
+                            }
+                        }) }
+                    </fieldset>
+                }
+                if !with_caches.is_empty() {
+                    <label class="inline">{ "Mark the caches declared by " }
+                        <select onchange={link.callback(|e: Event| Msg::CachesFrom(chart::target::<web_sys::HtmlSelectElement>(&e).map(|s| s.value()).unwrap_or_default()))}>
+                            { for with_caches.iter().map(|r| html! { <option value={r.id.to_string()} selected={selected == Some(r.id)}>{ r.label.clone() }</option> }) }
+                            <option value="none" selected={self.caches_from.is_none() && selected.is_none()}>{ "no report" }</option>
+                        </select>
+                    </label>
+                }
+            </div>
+        }
+    }
+
+    fn chart(&self, ctx: &Context<Self>) -> Html {
+        let props = ctx.props();
+        let mut series = Vec::new();
+        if !self.points.is_empty() || self.worker.is_some() {
+            series.push(Series { label: format!("{} (this run)", self.label.trim()), color: 0, dashed: false, points: to_points(&self.points) });
+        }
+        for r in self.comparable(ctx) {
+            if self.hidden.contains(&r.id) {
+                continue;
+            }
+            let Some(ladder) = &r.report.ladder else { continue };
+            series.push(Series {
+                label: format!("{} ({})", r.label, source_name(r.report.source)),
+                color: r.id as usize,
+                dashed: r.report.source == Source::Browser,
+                points: to_points(&ladder.points),
+            });
+        }
+        let markers = match (self.caches_from, self.caches_report(ctx)) {
+            (None, Some(r)) | (Some(_), Some(r)) => cache_markers(&r.report.host),
+            _ => Vec::new(),
+        };
+        let bands: Vec<Band> = ladder::detect_steps(&self.points)
+            .iter()
+            .map(|s| Band { x0: s.from_bytes as f64, x1: s.to_bytes as f64, label: format!("×{:.1}", s.ns_per_load_after / s.ns_per_load_before) })
+            .collect();
+        let x_range = match (self.planned.first(), self.planned.last()) {
+            (Some(&a), Some(&b)) => Some((a as f64, b as f64)),
+            _ => None,
+        };
+        html! {
+            <LineChart id={self.chart_id(ctx)} title="Latency per load against working set" x_label="working set" y_label="ns per load" y_unit="ns"
+                x_format={XFormat::Bytes} series={Rc::new(series)} markers={Rc::new(markers)} bands={Rc::new(bands)} {x_range}
+                palette={props.palette} log_y={self.log_y} height={if props.compact { 360.0 } else { 430.0 }}
+                empty_text="Press Run: points appear here as each size is measured." />
+        }
+    }
+
+    fn steps_summary(&self) -> Html {
+        if self.points.len() < 2 {
+            return html! {};
+        }
+        let steps = ladder::detect_steps(&self.points);
+        if steps.is_empty() {
+            return html! { <p class="muted">{ "No latency step found in this range yet." }</p> };
+        }
+        html! {
+            <p class="steps">
+                <strong>{ "Latency steps found: " }</strong>
+                { steps.iter().map(|s| format!("{} → {} ({} → {} ns)", format_bytes(s.from_bytes), format_bytes(s.to_bytes),
+                    chart::format_number(s.ns_per_load_before), chart::format_number(s.ns_per_load_after))).collect::<Vec<_>>().join(" · ") }
+            </p>
+        }
+    }
+
+    fn table(&self) -> Html {
+        html! {
+            <div class="table-wrap">
+                <table class="data" id="ladder-table">
+                    <caption class="visually-hidden">{ "ns per load for each working set measured in this browser" }</caption>
+                    <thead><tr>
+                        <th scope="col">{ "working set" }</th><th scope="col">{ "ns min" }</th><th scope="col">{ "ns median" }</th>
+                        <th scope="col">{ "ns p90" }</th><th scope="col">{ "ns max" }</th><th scope="col">{ "spread" }</th>
+                        <th scope="col">{ "samples" }</th><th scope="col">{ "loads per sample" }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for self.points.iter().map(|p| { let ns = &p.ns_per_load; html! {
+                            <tr>
+                                <th scope="row">{ format_bytes(p.bytes) }</th>
+                                <td>{ format!("{:.2}", ns.min) }</td><td>{ format!("{:.2}", ns.median) }</td>
+                                <td>{ format!("{:.2}", ns.p90) }</td><td>{ format!("{:.2}", ns.max) }</td>
+                                // A sample below zero (the N-hop timing was disturbed) makes the spread meaningless.
+                                <td>{ if ns.min > 0.0 { format!("{:.1}%", ns.spread() * 100.0) } else { "–".into() } }</td>
+                                <td>{ p.samples }</td><td>{ p.loads_per_sample }</td>
+                            </tr>
+                        }}) }
+                    </tbody>
+                </table>
+            </div>
+        }
+    }
+}
+
+pub fn to_points(points: &[LadderPoint]) -> Vec<Point> {
+    points
+        .iter()
+        .map(|p| Point { x: p.bytes as f64, y: p.ns_per_load.median, lo: Some(p.ns_per_load.min), hi: Some(p.ns_per_load.max) })
+        .collect()
+}
+
+/// Vertical lines at the data and unified caches a host declared ("L1d 48 KiB", "L2 2 MiB").
+pub fn cache_markers(host: &Host) -> Vec<Marker> {
+    let mut seen = HashSet::new();
+    host.caches
+        .iter()
+        .filter(|c| c.kind != "Instruction" && seen.insert((c.level, c.size_bytes)))
+        .map(|c| Marker {
+            x: c.size_bytes as f64,
+            label: format!("L{}{} {}", c.level, if c.kind == "Data" { "d" } else { "" }, format_bytes(c.size_bytes)),
+        })
+        .collect()
+}
+
+pub fn source_name(source: Source) -> &'static str {
+    match source {
+        Source::Native => "native",
+        Source::Browser => "browser",
+    }
+}
+
+/// "5 µs", "100 µs", "2.5 ms", "40 ns".
+pub fn format_duration(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{} ms", chart::format_number(ns / 1e6))
+    } else if ns >= 1e3 {
+        format!("{} µs", chart::format_number(ns / 1e3))
+    } else {
+        format!("{} ns", chart::format_number(ns))
+    }
+}

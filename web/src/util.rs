@@ -1,0 +1,207 @@
+//! Small browser chores: files, URLs, downloads, clipboard, compression.
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::worker::js_error;
+
+#[wasm_bindgen(inline_js = r#"
+export async function deflate_to_base64url(text) {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+export async function inflate_from_base64url(data) {
+  const binary = atob(data.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+  return await new Response(stream).text();
+}
+export async function svg_to_png(markup, width, height, scale) {
+  const url = URL.createObjectURL(new Blob([markup], { type: "image/svg+xml" }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(width * scale);
+    canvas.height = Math.round(height * scale);
+    const context = canvas.getContext("2d");
+    context.scale(scale, scale);
+    context.drawImage(image, 0, 0, width, height);
+    return await new Promise((resolve, reject) =>
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not encode a PNG"))), "image/png"));
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+export async function copy_text(text) {
+  await navigator.clipboard.writeText(text);
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    async fn deflate_to_base64url(text: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn inflate_from_base64url(data: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn svg_to_png(markup: &str, width: f64, height: f64, scale: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn copy_text(text: &str) -> Result<JsValue, JsValue>;
+}
+
+pub fn window() -> web_sys::Window {
+    web_sys::window().expect("the app only runs in a window")
+}
+
+pub fn document() -> web_sys::Document {
+    window().document().expect("a window has a document")
+}
+
+/// Compresses text (deflate) into URL-safe base64, for a report carried in a link's fragment.
+pub async fn pack(text: &str) -> Result<String, String> {
+    let packed = deflate_to_base64url(text).await.map_err(js_error)?;
+    packed.as_string().ok_or_else(|| "compression returned no text".into())
+}
+
+pub async fn unpack(data: &str) -> Result<String, String> {
+    let text = inflate_from_base64url(data)
+        .await
+        .map_err(|e| format!("the link's report is damaged: {}", js_error(e)))?;
+    text.as_string().ok_or_else(|| "the link's report is damaged".into())
+}
+
+pub async fn copy_to_clipboard(text: &str) -> Result<(), String> {
+    copy_text(text).await.map(|_| ()).map_err(js_error)
+}
+
+/// The text of a file the user picked or dropped.
+pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
+    let text = JsFuture::from(file.text()).await.map_err(js_error)?;
+    text.as_string().ok_or_else(|| "the file is not text".into())
+}
+
+/// GETs a URL (relative to the page) and returns the body, or says why not.
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    let response = JsFuture::from(window().fetch_with_str(url)).await.map_err(js_error)?;
+    let response: web_sys::Response = response.dyn_into().map_err(js_error)?;
+    if !response.ok() {
+        return Err(format!("HTTP {} {}", response.status(), response.status_text()));
+    }
+    let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?;
+    text.as_string().ok_or_else(|| "the response is not text".into())
+}
+
+/// All values of a query parameter of the page's URL.
+pub fn query_all(name: &str) -> Vec<String> {
+    let search = window().location().search().unwrap_or_default();
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else { return Vec::new() };
+    params.get_all(name).iter().filter_map(|v| v.as_string()).collect()
+}
+
+pub fn query(name: &str) -> Option<String> {
+    query_all(name).into_iter().next()
+}
+
+/// The page's fragment without the `#`.
+pub fn fragment() -> String {
+    let hash = window().location().hash().unwrap_or_default();
+    hash.strip_prefix('#').unwrap_or(&hash).to_string()
+}
+
+/// Replaces the fragment without adding a history entry or scrolling.
+pub fn set_fragment(fragment: &str) {
+    let url = if fragment.is_empty() {
+        let location = window().location();
+        format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default())
+    } else {
+        format!("#{fragment}")
+    };
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// The page's URL without query and fragment: the base of embed and share links.
+pub fn page_base_url() -> String {
+    let location = window().location();
+    format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default())
+}
+
+/// Saves `content` as a download named `filename`.
+pub fn download_text(filename: &str, mime: &str, content: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(content));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(js_error)?;
+    download_blob(filename, &blob)
+}
+
+pub fn download_blob(filename: &str, blob: &web_sys::Blob) -> Result<(), String> {
+    let url = web_sys::Url::create_object_url_with_blob(blob).map_err(js_error)?;
+    let anchor: web_sys::HtmlAnchorElement = document().create_element("a").map_err(js_error)?.unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(filename);
+    anchor.click();
+    // The click has started the download; the object URL can go once this task ends.
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// The standalone markup of the `<svg>` with this id (charts draw with literal colors and fonts,
+/// so the file looks the same outside the page).
+pub fn svg_markup(id: &str) -> Result<String, String> {
+    let element = document().get_element_by_id(id).ok_or_else(|| format!("no chart '{id}' on the page"))?;
+    let serializer = web_sys::XmlSerializer::new().map_err(js_error)?;
+    serializer.serialize_to_string(&element).map_err(js_error)
+}
+
+pub fn download_svg(id: &str, filename: &str) -> Result<(), String> {
+    download_text(filename, "image/svg+xml", &svg_markup(id)?)
+}
+
+/// Renders the chart into a PNG at twice its drawn size (crisp on high-density screens).
+pub async fn download_png(id: &str, filename: &str) -> Result<(), String> {
+    let markup = svg_markup(id)?;
+    let element = document().get_element_by_id(id).ok_or("chart is gone")?;
+    let (width, height) = viewbox_size(&element).ok_or("chart has no viewBox")?;
+    let blob = svg_to_png(&markup, width, height, 2.0).await.map_err(js_error)?;
+    download_blob(filename, &blob.unchecked_into())
+}
+
+fn viewbox_size(element: &web_sys::Element) -> Option<(f64, f64)> {
+    let viewbox = element.get_attribute("viewBox")?;
+    let numbers: Vec<f64> = viewbox.split_whitespace().filter_map(|n| n.parse().ok()).collect();
+    (numbers.len() == 4).then(|| (numbers[2], numbers[3]))
+}
+
+/// The user agent string, as a browser report records it.
+pub fn user_agent() -> String {
+    window().navigator().user_agent().unwrap_or_default()
+}
+
+/// A short browser name from the user agent, for labels ("Chrome 156", "Firefox 140").
+pub fn browser_name() -> String {
+    let ua = user_agent();
+    for (token, name) in [("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Version/", "Safari")] {
+        if let Some(rest) = ua.split(token).nth(1) {
+            let major = rest.split(['.', ' ']).next().unwrap_or("");
+            return format!("{name} {major}");
+        }
+    }
+    "this browser".into()
+}
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> u64 {
+    (js_sys::Date::now() / 1000.0) as u64
+}
+
+/// A date from `created_unix_s`, in the reader's locale.
+pub fn format_date(unix_s: u64) -> String {
+    let date = js_sys::Date::new(&JsValue::from_f64(unix_s as f64 * 1000.0));
+    String::from(date.to_locale_string("default", &JsValue::UNDEFINED))
+}
