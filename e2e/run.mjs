@@ -69,7 +69,7 @@ function rawStatus(target) {
     socket.on("error", reject);
   });
 }
-const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+const shot = async (page, name) => (await page.evaluate(() => window.scrollTo(0, 0)), page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true }));
 
 const page = await newPage(base);
 
@@ -137,6 +137,22 @@ await test("a native report from `memwall ladder --json` opens and shows its hos
   expect(names.includes(hostName) && names.includes(`${hostName} (2)`), `host names shown: ${names}`);
   await page.waitForSelector("#report-ladder");
   await shot(page, "reports");
+});
+
+await test("charts export as SVG and PNG, data as CSV", async () => {
+  const download = async (button) => {
+    const [file] = await Promise.all([page.waitForEvent("download"), page.click(`section[aria-label='Reports'] button:has-text('${button}')`)]);
+    const saved = path.join(ARTIFACTS, file.suggestedFilename());
+    await file.saveAs(saved);
+    return readFileSync(saved);
+  };
+  const svg = (await download("Export SVG")).toString("utf8");
+  expect(svg.startsWith("<svg") && svg.includes("Latency per load") && svg.includes("</svg>"), `SVG: ${svg.slice(0, 80)}`);
+  const png = await download("Export PNG");
+  expect(png.subarray(1, 4).toString() === "PNG" && png.length > 10_000, `PNG of ${png.length} bytes`);
+  const csv = (await download("Export CSV")).toString("utf8").split("\n");
+  expect(csv[0].startsWith("report,source,bytes,ns_per_load_min"), `CSV header: ${csv[0]}`);
+  expect(csv.filter((l) => l.startsWith(`${hostName},native,`)).length === 9, `CSV rows for ${hostName}: ${csv.length}`);
 });
 
 await test("a malformed report shows a clear error and changes nothing else", async () => {

@@ -137,11 +137,11 @@ impl Scale {
     }
 }
 
-/// Ticks at 1, 2, 5 times powers of ten inside [lo, hi], thinned to at most `max` of them.
+/// Ticks at 1, 2, 5 times powers of ten inside [lo, hi]; only powers of ten when that gives more
+/// than `max`, and a finer 1-1.5-2-3-4-6-8 series when a narrow range would get fewer than three.
 fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    let mut ticks = Vec::new();
-    for mantissas in [&[1.0, 2.0, 5.0][..], &[1.0][..]] {
-        ticks.clear();
+    let series = |mantissas: &[f64]| {
+        let mut ticks = Vec::new();
         let mut e = lo.log10().floor() as i32;
         while 10f64.powi(e) <= hi * 1.0001 {
             for m in mantissas {
@@ -152,11 +152,16 @@ fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
             }
             e += 1;
         }
-        if ticks.len() <= max {
-            break;
-        }
+        ticks
+    };
+    let ticks = series(&[1.0, 2.0, 5.0]);
+    if ticks.len() > max {
+        series(&[1.0])
+    } else if ticks.len() < 3 {
+        series(&[1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0])
+    } else {
+        ticks
     }
-    ticks
 }
 
 fn linear_ticks(lo: f64, hi: f64, target: f64) -> Vec<f64> {

@@ -372,7 +372,7 @@ impl RadixViz {
             (format!("one big table ({} keys × {GROUP_BYTES} B)", group_digits(self.counts.keys)), big_table, 2),
         ];
         let max = items.iter().map(|i| i.1).chain([l3.unwrap_or(0)]).max().unwrap_or(1).max(1 << 20) as f64 * 2.0;
-        let min = 1024.0f64;
+        let min = LINE_BYTES as f64;
         let (w, left, row) = (chart::view_width(), 16.0, 30.0);
         let top = 30.0;
         let h = top + items.len() as f64 * row + 36.0;
@@ -380,15 +380,18 @@ impl RadixViz {
         let markers: Vec<(String, u64)> = [(l1, "L1d"), (l2, "L2"), (l3, "L3")].into_iter().filter_map(|(s, n)| Some((n.to_string(), s?))).collect();
         let palette = p.palette;
 
+        // The scatter keeps one line per partition being filled; those lines must stay cached, in
+        // L2 at least (with many partitions they cannot all be in L1d, which the sentence says).
         let mut verdicts = Vec::new();
         match (l1, l2) {
             (Some(l1), Some(l2)) => {
                 if partition_table > l2 {
                     verdicts.push(format!("Too few partitions: a typical partition's table ({}) is bigger than L2 ({}), so its lookups miss like the big table's.", format_bytes(partition_table), format_bytes(l2)));
-                } else if streams > l1 {
-                    verdicts.push(format!("Too many partitions: {} write streams of one {} B line each ({}) overflow L1d ({}), so the scatter itself starts to miss.", p.partitions, LINE_BYTES, format_bytes(streams), format_bytes(l1)));
+                } else if streams > l2 {
+                    verdicts.push(format!("Too many partitions: the scatter fills {} partitions at once, one {} B line each ({}), more than L2 ({}) holds, so the scatter itself starts to miss.", p.partitions, LINE_BYTES, format_bytes(streams), format_bytes(l2)));
                 } else {
-                    verdicts.push(format!("Balanced: each table ({}) fits in L2 ({}) and the {} write streams ({}) fit in L1d ({}).", format_bytes(partition_table), format_bytes(l2), p.partitions, format_bytes(streams), format_bytes(l1)));
+                    verdicts.push(format!("Balanced: each partition's table ({}) fits in L2 ({}), and so do the {} lines the scatter fills at once ({}{}).", format_bytes(partition_table), format_bytes(l2), p.partitions, format_bytes(streams),
+                        if streams > l1 { format!("; L1d, {}, holds only {} of them", format_bytes(l1), l1 / LINE_BYTES as u64) } else { String::new() }));
                 }
             }
             _ => verdicts.push("Open a native report on the Reports page to set these sizes against the caches of a real host.".into()),
