@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export PATH="$PWD/.tools/bin:$PATH"
+export PATH="$PWD/.tools/bin:$PWD/.tools/npm/node_modules/.bin:$PATH"
 cargo build --release --locked -p memwall
 TRUNK_SKIP_VERSION_CHECK=true trunk build --release >&2
 exec "${CARGO_TARGET_DIR:-target}/release/memwall" run "$@"

@@ -3,13 +3,14 @@
 # does nothing when the right version is already there. Tools go to .tools/ (ignored by git);
 # only Chromium comes from the system's package manager.
 #
-#   scripts/setup.sh          what building and running needs (wasm target, trunk, wasm-bindgen)
+#   scripts/setup.sh          what building and running needs (wasm target, trunk, wasm-bindgen,
+#                             wasm-opt)
 #   scripts/setup.sh --test   also what the tests need (Chromium, chromedriver, e2e npm packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 TOOLS=$ROOT/.tools
-export PATH="$TOOLS/bin:$PATH"
+export PATH="$TOOLS/bin:$TOOLS/npm/node_modules/.bin:$PATH"
 
 TRUNK_VERSION=0.21.14        # 0.22 needs a newer rustc than this toolchain
 want_test=false
@@ -34,6 +35,15 @@ fi
 if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q "wasm-bindgen $WASM_BINDGEN_VERSION"; then
     say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION into .tools"
     cargo install --quiet --root "$TOOLS" --locked wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+# wasm-opt for trunk's release build: npm's binaryen (Debian's and the wasm-opt crate's are too
+# old for wasm-bindgen's output). Trunk.toml asks for exactly version 132.
+BINARYEN_VERSION=132.0.0
+if ! "$TOOLS/npm/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version ${BINARYEN_VERSION%%.*}"; then
+    say "installing wasm-opt (npm binaryen@$BINARYEN_VERSION) into .tools/npm"
+    mkdir -p "$TOOLS/npm"
+    npm install --silent --no-audit --no-fund --prefix "$TOOLS/npm" "binaryen@$BINARYEN_VERSION" >/dev/null
 fi
 
 # trunk builds offline; everything cargo needs must be in the local registry cache first.
