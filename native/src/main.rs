@@ -2,6 +2,7 @@
 
 mod arena;
 mod counters;
+mod groupby_cmd;
 mod host;
 mod input;
 mod ladder_cmd;
@@ -9,6 +10,8 @@ mod output;
 mod platform;
 mod run_cmd;
 mod serve;
+mod sweep_cmd;
+mod threads;
 
 use std::process::ExitCode;
 
@@ -33,6 +36,10 @@ enum Command {
     Info(run_cmd::InfoArgs),
     /// Measure ns per load for working sets from --min to --max with a dependent pointer chase.
     Ladder(ladder_cmd::LadderArgs),
+    /// Race GROUP BY kernels (count(*) per key) over generated or real keys.
+    Groupby(groupby_cmd::GroupByArgs),
+    /// Sweep GROUP BY kernels over distinct keys or partition counts.
+    Sweep(sweep_cmd::SweepArgs),
     /// Serve the web front end (trunk's dist/) and the given reports on 127.0.0.1.
     Serve(serve::ServeArgs),
 }
@@ -62,6 +69,8 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(args),
         Command::Info(args) => run_cmd::info(args),
         Command::Ladder(args) => ladder_cmd::ladder(args),
+        Command::Groupby(args) => groupby_cmd::groupby(args),
+        Command::Sweep(args) => sweep_cmd::sweep(args),
         Command::Serve(args) => serve::serve(args),
     };
     match result {

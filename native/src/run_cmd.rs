@@ -26,6 +26,9 @@ pub struct RunArgs {
     /// Then serve the web front end with the fresh report open (as `memwall serve --report OUT`).
     #[arg(long)]
     pub serve: bool,
+    /// Skip the GROUP BY race (small preset, every kernel, one thread) that follows the ladder.
+    #[arg(long)]
+    pub no_groupby: bool,
     #[command(flatten)]
     pub ladder: LadderArgs,
 }
@@ -82,8 +85,20 @@ pub fn run(args: RunArgs) -> CliResult {
     ladder_cmd::print_ladder(&mut out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
     let mut report = Report::new(Source::Native, output::unix_now(), host);
     report.ladder = Some(ladder);
+    // A failed race still leaves the ladder in the report; its error is returned afterwards.
+    let raced = if args.no_groupby {
+        Ok(())
+    } else {
+        writeln!(out).ok();
+        crate::groupby_cmd::default_race(&report.host, &clock).and_then(|(groupby, label)| {
+            crate::groupby_cmd::print_race(&mut out, &groupby, &label).map_err(|e| CliError::runtime(e.to_string()))?;
+            report.groupby = Some(groupby);
+            Ok(())
+        })
+    };
     output::write_report(&Destination::File(args.out.clone()), &report)?;
     writeln!(out, "report: {}", args.out.display()).ok();
+    raced?;
     if args.serve {
         return crate::serve::serve(crate::serve::ServeArgs::for_report(args.out));
     }

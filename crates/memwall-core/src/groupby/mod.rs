@@ -9,7 +9,8 @@
 //! * [`Kernel::Tuned`]: radix partitioning done carefully (see `tuned.rs`).
 //! * [`Kernel::Prefetch`]: the other way around the wall, as a control: one big flat table, with
 //!   software prefetches issued rows ahead so that many DRAM misses overlap.
-//! * [`Kernel::Adaptive`]: estimates the number of groups from a sample and picks.
+//! * [`Kernel::Adaptive`]: tries the cheap kernels first and moves on as soon as the groups
+//!   outgrow them.
 //!
 //! All return the same [`GroupResult`], which must equal [`reference`] exactly.
 
@@ -32,7 +33,7 @@ mod tuned;
 #[cfg(test)]
 mod tests;
 
-pub use adaptive::{Estimate, Plan, estimate_groups, plan};
+pub use adaptive::{Estimate, Thresholds, estimate_groups, partitions_for, thresholds};
 pub use hash::partition_of;
 pub use result::{GroupResult, TOP, reference};
 
@@ -75,7 +76,7 @@ impl Kernel {
             Self::Radix => "scatter (hash, key) into partitions by hash, one small hashbrown table each",
             Self::Tuned => "histogram, write-combined partitioning, flat cache-sized table per partition",
             Self::Prefetch => "one flat table, software prefetch rows ahead to overlap DRAM misses",
-            Self::Adaptive => "estimates the groups from a sample, then picks a single table or tuned",
+            Self::Adaptive => "tries naive, then one prefetched table, giving each up once the groups outgrow it; then tuned",
         }
     }
 
@@ -96,7 +97,7 @@ pub struct GroupByConfig {
     /// Partitions for radix and tuned: a power of two from [`MIN_PARTITIONS`] to
     /// [`MAX_PARTITIONS`].
     pub partitions: u32,
-    /// The cache a hash table should fit in to be fast (adaptive sizes its choice by it):
+    /// The cache a hash table should fit in to be fast (adaptive's thresholds scale with it):
     /// the per-core L2 natively; a guess in a browser.
     pub cache_bytes: u64,
 }
@@ -138,6 +139,8 @@ pub struct Outcome {
     pub choice: Option<AdaptiveChoice>,
     /// The partition count the run used, if it partitioned.
     pub partitions: Option<u32>,
+    /// Threads the run spread its work over (1 for the kernels that never split it).
+    pub threads: usize,
 }
 
 /// Large scratch memory, obtained the way the front end wants it: a plain heap allocation in a
@@ -188,15 +191,18 @@ pub fn run_in(
     memory: &dyn Memory,
 ) -> Result<Outcome, GroupByError> {
     config.validate()?;
-    let plain = |groups: result::Groups, partitions| Outcome { result: groups.finish(), choice: None, partitions };
+    let single = |groups: result::Groups| Outcome { result: groups.finish(), choice: None, partitions: None, threads: 1 };
+    let partitioned = |groups: result::Groups| Outcome {
+        result: groups.finish(),
+        choice: None,
+        partitions: Some(config.partitions),
+        threads: exec.threads(),
+    };
     Ok(match kernel {
-        Kernel::Naive => plain(naive::aggregate(keys), None),
-        Kernel::Radix => plain(radix::aggregate(keys, config.partitions, exec), Some(config.partitions)),
-        Kernel::Tuned => plain(tuned::aggregate(keys, config.partitions, exec, memory)?, Some(config.partitions)),
-        Kernel::Prefetch => {
-            let hint = estimate_groups(keys).groups;
-            plain(prefetch::aggregate(keys, hint, memory)?, None)
-        }
+        Kernel::Naive => single(naive::aggregate(keys)),
+        Kernel::Radix => partitioned(radix::aggregate(keys, config.partitions, exec)),
+        Kernel::Tuned => partitioned(tuned::aggregate(keys, config.partitions, exec, memory)?),
+        Kernel::Prefetch => single(prefetch::aggregate(keys, estimate_groups(keys).groups, memory)?),
         Kernel::Adaptive => adaptive::aggregate(keys, config, exec, memory)?,
     })
 }

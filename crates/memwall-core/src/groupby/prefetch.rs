@@ -40,11 +40,25 @@ impl<'m> Table<'m> {
 
 /// `groups_hint` sizes the table; too low only costs rehashes.
 pub(super) fn aggregate(keys: &[i64], groups_hint: u64, memory: &dyn Memory) -> Result<Groups, GroupByError> {
-    let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(keys.len());
+    Ok(aggregate_bounded(keys, groups_hint, usize::MAX, memory)?.expect("no limit"))
+}
+
+/// As [`aggregate`], but gives up (returns `None`) as soon as more than `max_groups` groups turn
+/// up: the adaptive kernel tries one table this way before paying for partitioning.
+pub(super) fn aggregate_bounded(
+    keys: &[i64],
+    groups_hint: u64,
+    max_groups: usize,
+    memory: &dyn Memory,
+) -> Result<Option<Groups>, GroupByError> {
+    let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(keys.len()).min(max_groups);
     let mut table = Table::new(memory, capacity_for(hint + hint / 8, LOAD_INVERSE))?;
     let mut groups = 0usize;
     let mut next = 0;
     while next < keys.len() {
+        if groups > max_groups {
+            return Ok(None);
+        }
         // Each row adds at most one group: check the load once per block, not per row.
         let room = table.capacity / LOAD_INVERSE - groups;
         if room == 0 {
@@ -65,7 +79,10 @@ pub(super) fn aggregate(keys: &[i64], groups_hint: u64, memory: &dyn Memory) -> 
         }
         next = end;
     }
+    if groups > max_groups {
+        return Ok(None);
+    }
     let mut out = Groups::default();
     drain_into(table.slots(), &mut out);
-    Ok(out)
+    Ok(Some(out))
 }

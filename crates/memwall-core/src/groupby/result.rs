@@ -84,6 +84,11 @@ impl Groups {
         self.top[at] = entry;
     }
 
+    /// Groups seen so far.
+    pub(crate) fn len(&self) -> u64 {
+        self.groups
+    }
+
     /// Combines the groups of two tasks that saw disjoint sets of keys.
     pub(crate) fn merge(&mut self, other: &Groups) {
         self.groups += other.groups;

@@ -67,6 +67,12 @@ fn check_all(keys: &[i64], partitions: &[u32]) {
                 assert_eq!(outcome.choice.is_some(), kernel == Kernel::Adaptive);
             }
         }
+        // The smallest cache moves adaptive's thresholds low enough for these inputs to reach
+        // each of its choices.
+        let tiny = GroupByConfig { cache_bytes: 0, ..config };
+        for exec in [&Sequential as &dyn Executor, &Threads(2)] {
+            assert_eq!(run_in(Kernel::Adaptive, keys, &tiny, exec, &DirtyMemory).unwrap().result, expected);
+        }
     }
 }
 
@@ -119,19 +125,25 @@ fn generated_data_at_several_sizes() {
 #[test]
 fn adaptive_explains_its_choice() {
     use datagen::{DataSpec, Skew};
+    // 256 KiB: naive up to 16,384 groups, one prefetched table up to 65,536.
     let config = GroupByConfig { cache_bytes: 256 << 10, ..GroupByConfig::default() };
-    let few = datagen::generate(&DataSpec { rows: 300_000, keys: 100, skew: Skew::Uniform, seed: 1 }).unwrap();
-    let choice = run(Kernel::Adaptive, &few, &config, &Sequential).unwrap().choice.unwrap();
-    assert_eq!(choice.kernel, "prefetch");
-    assert_eq!(choice.estimated_groups, 100);
-    assert!(choice.reason.contains("fits"), "{}", choice.reason);
-    let many = datagen::generate(&DataSpec { rows: 300_000, keys: 200_000, skew: Skew::Uniform, seed: 1 }).unwrap();
-    let outcome = run(Kernel::Adaptive, &many, &config, &Sequential).unwrap();
+    let data = |keys| datagen::generate(&DataSpec { rows: 300_000, keys, skew: Skew::Uniform, seed: 1 }).unwrap();
+    let outcome = run(Kernel::Adaptive, &data(100), &config, &Threads(2)).unwrap();
+    let choice = outcome.choice.unwrap();
+    assert_eq!((choice.kernel.as_str(), choice.estimated_groups, outcome.threads), ("naive", 100, 1));
+    assert!(choice.reason.contains("fit"), "{}", choice.reason);
+
+    let choice = run(Kernel::Adaptive, &data(30_000), &config, &Sequential).unwrap().choice.unwrap();
+    assert_eq!((choice.kernel.as_str(), choice.estimated_groups), ("prefetch", 30_000));
+
+    let outcome = run(Kernel::Adaptive, &data(200_000), &config, &Threads(2)).unwrap();
     let choice = outcome.choice.unwrap();
     assert_eq!(choice.kernel, "tuned");
-    assert!(outcome.partitions.is_some_and(|p| p >= 16));
+    assert_eq!(outcome.threads, 2);
+    assert!(outcome.partitions.is_some_and(|p| p >= 64));
     assert!(choice.sampled_rows > 0 && choice.sampled_rows < 300_000);
     assert!((100_000..=300_000).contains(&choice.estimated_groups), "{choice:?}");
+    assert!(choice.reason.contains("partitions"), "{}", choice.reason);
 }
 
 #[test]
@@ -204,6 +216,11 @@ proptest! {
                 let outcome = run_in(kernel, &keys, &config, exec, &DirtyMemory).unwrap();
                 prop_assert_eq!(&outcome.result, &expected, "{} P={} threads={}", kernel.name(), 1u32 << bits, exec.threads());
             }
+        }
+        // Thresholds low enough that small inputs take every one of adaptive's ways.
+        for cache_bytes in [0, 1 << 20] {
+            let config = GroupByConfig { cache_bytes, ..config };
+            prop_assert_eq!(run_in(Kernel::Adaptive, &keys, &config, &Backwards, &DirtyMemory).unwrap().result, expected.clone());
         }
     }
 

@@ -1,0 +1,252 @@
+//! `memwall sweep cardinality|partitions`: ns per row as the groups, or the partitions, grow.
+
+use std::io::Write;
+use std::ops::ControlFlow;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use memwall_core::groupby::datagen::{self, Skew};
+use memwall_core::groupby::sweep::{self, SweepError, SweepEvent, Sweeper};
+use memwall_core::groupby::{self, GroupByConfig, Kernel};
+use memwall_report::{GroupBy, Report, Source, Sweep};
+
+use crate::groupby_cmd::{self, DataArgs, KernelList, ScratchPool, parse_count, parse_kernels};
+use crate::output::{self, Destination};
+use crate::platform::{self, NativeClock};
+use crate::threads::Threads;
+use crate::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub kind: SweepKind,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SweepKind {
+    /// ns/row per kernel as distinct keys double at a fixed number of rows, and the crossover
+    /// from which radix beats naive.
+    Cardinality(CardinalityArgs),
+    /// ns/row of radix and tuned as the partition count doubles: the U between tables too big
+    /// for cache and too many write streams.
+    Partitions(PartitionsArgs),
+}
+
+/// What both sweeps share.
+#[derive(Debug, Clone, Args)]
+pub struct CommonArgs {
+    /// Threads for radix, tuned and adaptive.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Pin the first thread to this CPU (and further threads to the next CPUs).
+    #[arg(long, value_name = "CPU")]
+    pub pin: Option<u32>,
+    /// Timed runs per point (the point is the fastest: noise only ever adds time).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<Destination>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CardinalityArgs {
+    /// Rows at every point (e.g. 64Mi).
+    #[arg(long, default_value = "64Mi", value_parser = parse_count)]
+    pub rows: u64,
+    /// Fewest distinct keys (rounded up to a power of two).
+    #[arg(long, default_value = "1Ki", value_parser = parse_count)]
+    pub min_keys: u64,
+    /// Most distinct keys; at most --rows.
+    #[arg(long, default_value = "64Mi", value_parser = parse_count)]
+    pub max_keys: u64,
+    /// How rows spread over keys: uniform, or zipf:S.
+    #[arg(long, default_value = "uniform", value_parser = Skew::parse)]
+    pub skew: Skew,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = datagen::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Kernels to sweep: naive, radix, tuned, prefetch, adaptive, all, or a comma list.
+    #[arg(long, default_value = "all", value_parser = parse_kernels)]
+    pub kernel: KernelList,
+    /// Partitions for radix and tuned.
+    #[arg(long, default_value_t = groupby::DEFAULT_PARTITIONS)]
+    pub partitions: u32,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PartitionsArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Fewest partitions (a power of two, at least 2).
+    #[arg(long, default_value_t = 16)]
+    pub min: u32,
+    /// Most partitions (a power of two, at most 65536).
+    #[arg(long, default_value_t = 65536)]
+    pub max: u32,
+    /// Kernels to sweep (those that partition): radix, tuned, or both.
+    #[arg(long, default_value = "radix,tuned", value_parser = parse_kernels)]
+    pub kernel: KernelList,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+pub fn sweep(args: SweepArgs) -> CliResult {
+    match args.kind {
+        SweepKind::Cardinality(args) => cardinality(args),
+        SweepKind::Partitions(args) => partitions(args),
+    }
+}
+
+fn progress(total: u64) -> ProgressBar {
+    ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("{spinner} sweep [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    )
+}
+
+fn on_event(bar: &ProgressBar) -> impl FnMut(SweepEvent) -> ControlFlow<()> + '_ {
+    move |event| {
+        match event {
+            SweepEvent::Generating { x } => bar.set_message(format!("generating data, x = {x}")),
+            SweepEvent::Running { x, kernel, run, runs } => {
+                bar.set_message(format!("x = {x}: {} run {}/{runs}", kernel.name(), run + 1));
+            }
+            SweepEvent::Measured { .. } => bar.inc(1),
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+fn sweep_error(e: SweepError) -> CliError {
+    match e {
+        SweepError::Invalid(_) | SweepError::Data(_) | SweepError::GroupBy(groupby::GroupByError::Partitions(_)) => {
+            CliError::usage(e.to_string())
+        }
+        _ => CliError::runtime(e.to_string()),
+    }
+}
+
+fn cardinality(args: CardinalityArgs) -> CliResult {
+    let clock = NativeClock::new();
+    let host = crate::ladder_cmd::measured_host(&clock);
+    let threads = Threads::new(args.common.threads, args.common.pin)?;
+    let config = groupby_cmd::groupby_config(args.partitions, &host)?;
+    let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
+    if distinct.is_empty() {
+        return Err(CliError::usage(format!(
+            "no power of two between --min-keys {} and --max-keys {} (at most --rows {})",
+            args.min_keys, args.max_keys, args.rows
+        )));
+    }
+    let most = *distinct.last().unwrap_or(&1);
+    let scratch = args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, &config, args.common.threads));
+    let needed = args.rows.saturating_mul(8).saturating_add(scratch.sum());
+    platform::check_fits_in_memory(needed, &format!("--rows {} with --max-keys {most}", args.rows))?;
+    let pool = ScratchPool::new(false);
+    let sweeper = Sweeper {
+        kernels: &args.kernel.0,
+        config,
+        exec: &threads,
+        memory: &pool,
+        clock: &clock,
+        runs: args.common.runs,
+    };
+    let bar = progress((distinct.len() * args.kernel.0.len()) as u64);
+    let result = sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar));
+    bar.finish_and_clear();
+    let result = result.map_err(sweep_error)?;
+    let dataset = memwall_report::Dataset {
+        rows: args.rows,
+        distinct_keys: most,
+        generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name() }),
+        input: None,
+        seed: Some(args.seed),
+        max_rows_per_key: None,
+    };
+    finish(&args.common, host, dataset, result, "distinct keys")
+}
+
+fn partitions(args: PartitionsArgs) -> CliResult {
+    let clock = NativeClock::new();
+    let host = crate::ladder_cmd::measured_host(&clock);
+    let threads = Threads::new(args.common.threads, args.common.pin)?;
+    for (flag, p) in [("--min", args.min), ("--max", args.max)] {
+        groupby::check_partitions(p).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
+    }
+    let counts: Vec<u32> = sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
+    let config = groupby_cmd::groupby_config(args.min, &host)?;
+    let kernels = &args.kernel.0;
+    let scratch = |rows: u64, groups: u64| -> u64 {
+        kernels.iter().map(|&k| groupby::scratch_bytes(k, rows, groups, &GroupByConfig { partitions: args.max, ..config }, args.common.threads)).sum()
+    };
+    let data = groupby_cmd::load(&args.data, &threads, &scratch)?;
+    let pool = ScratchPool::new(false);
+    let sweeper = Sweeper { kernels, config, exec: &threads, memory: &pool, clock: &clock, runs: args.common.runs };
+    let bar = progress((counts.len() * kernels.iter().filter(|k| k.uses_partitions()).count()) as u64);
+    let result = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar));
+    bar.finish_and_clear();
+    let result = result.map_err(sweep_error)?;
+    finish(&args.common, host, data.dataset, result, "partitions")
+}
+
+fn finish(common: &CommonArgs, host: memwall_report::Host, dataset: memwall_report::Dataset, sweep: Sweep, x_name: &str) -> CliResult {
+    let json_on_stdout = common.json == Some(Destination::Stdout);
+    let mut out = output::human(json_on_stdout);
+    print_sweep(&mut *out, &sweep, x_name).map_err(|e| CliError::runtime(e.to_string()))?;
+    if let Some(destination) = &common.json {
+        let mut report = Report::new(Source::Native, output::unix_now(), host);
+        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps: vec![sweep] });
+        output::write_report(destination, &report)?;
+    }
+    Ok(())
+}
+
+/// One row per x, one ns/row column per kernel, the fastest marked with `*`.
+pub fn print_sweep(out: &mut dyn Write, sweep: &Sweep, x_name: &str) -> std::io::Result<()> {
+    let mut kernels: Vec<&str> = Vec::new();
+    let mut xs: Vec<u64> = Vec::new();
+    for p in &sweep.points {
+        if !kernels.contains(&p.kernel.as_str()) {
+            kernels.push(&p.kernel);
+        }
+        if !xs.contains(&p.x) {
+            xs.push(p.x);
+        }
+    }
+    let rows: Vec<Vec<String>> = xs
+        .iter()
+        .map(|&x| {
+            let at = |k: &str| sweep.points.iter().find(|p| p.x == x && p.kernel == k).map(|p| p.ns_per_row);
+            let best = kernels.iter().filter_map(|k| at(k)).min_by(f64::total_cmp);
+            let mut row = vec![x.to_string()];
+            row.extend(kernels.iter().map(|k| match at(k) {
+                Some(ns) if Some(ns) == best && kernels.len() > 1 => format!("*{ns:.2}"),
+                Some(ns) => format!("{ns:.2}"),
+                None => "-".into(),
+            }));
+            row
+        })
+        .collect();
+    let mut header = vec![x_name.to_string()];
+    header.extend(kernels.iter().map(|k| format!("{k} ns/row")));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    writeln!(out, "{} rows per point; * marks the fastest", sweep.rows)?;
+    write!(out, "{}", output::table(&header, &rows))?;
+    if sweep.kind == "cardinality" {
+        match sweep.crossover_distinct_keys {
+            Some(x) => writeln!(out, "radix beats naive from {x} distinct keys on")?,
+            None if kernels.contains(&Kernel::Radix.name()) && kernels.contains(&Kernel::Naive.name()) => {
+                writeln!(out, "radix never beat naive for good in this range")?
+            }
+            None => {}
+        }
+        if let Some(slowdown) = sweep.adaptive_max_slowdown {
+            writeln!(out, "adaptive was at worst {:.1}% slower than the best kernel", (slowdown - 1.0) * 100.0)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! `memwall groupby` and `memwall sweep` as a user meets them: real processes, exit codes, JSON.
+
+use std::process::{Command, Output};
+
+use memwall_report::Report;
+
+fn memwall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memwall")).args(args).output().expect("memwall runs")
+}
+
+fn report_from(out: &Output) -> Report {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Report::from_json(&String::from_utf8(out.stdout.clone()).unwrap()).expect("stdout is only the JSON report")
+}
+
+/// Bad input: exit 2, one error line on stderr, nothing on stdout, no panic.
+fn assert_refused(args: &[&str], needle: &str) {
+    let out = memwall(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: expected {needle:?} in {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+    let lines = stderr.lines().filter(|l| l.starts_with("memwall: error") || l.starts_with("error:")).count();
+    assert_eq!(lines, 1, "{args:?}: {stderr}");
+}
+
+#[test]
+fn all_kernels_agree_and_the_json_says_so() {
+    let out = memwall(&[
+        "groupby", "--rows", "300000", "--keys", "50000", "--skew", "zipf:0.8", "--seed", "5", "--kernel", "all",
+        "--threads", "2", "--runs", "2", "--json", "-",
+    ]);
+    let report = report_from(&out);
+    let groupby = report.groupby.unwrap();
+    assert_eq!(groupby.dataset.rows, 300_000);
+    assert_eq!(groupby.dataset.distinct_keys, 50_000);
+    assert_eq!(groupby.dataset.seed, Some(5));
+    assert_eq!(groupby.dataset.generator.as_ref().unwrap().skew, "zipf:0.8");
+    let kernels: Vec<&str> = groupby.runs.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(kernels, ["naive", "radix", "tuned", "prefetch", "adaptive"]);
+    let first = &groupby.runs[0];
+    assert_eq!(groupby.dataset.max_rows_per_key, Some(first.top[0].count));
+    for run in &groupby.runs {
+        assert_eq!((run.groups, &run.checksum, &run.top), (first.groups, &first.checksum, &first.top), "{}", run.kernel);
+        assert_eq!(run.samples_seconds.len(), 2);
+        assert!(run.seconds.min > 0.0 && run.seconds.min <= run.seconds.median && run.ns_per_row > 0.0);
+        // Adaptive runs on threads only when it picks tuned.
+        let chosen = run.choice.as_ref().map_or(run.kernel.as_str(), |c| c.kernel.as_str());
+        let threaded = matches!(chosen, "radix" | "tuned");
+        assert_eq!(run.threads, if threaded { 2 } else { 1 }, "{}", run.kernel);
+        assert_eq!(run.choice.is_some(), run.kernel == "adaptive");
+        assert!(run.counters.is_none());
+    }
+    assert_eq!(groupby.runs[1].partitions, Some(4096));
+    assert_eq!(first.top.len(), 10);
+    // The human table went to stderr.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("vs naive") && stderr.contains("adaptive chose"), "{stderr}");
+}
+
+#[test]
+fn table_on_stdout_with_speedups() {
+    let out = memwall(&["groupby", "--rows", "100K", "--keys", "10K", "--kernel", "naive,tuned", "--partitions", "256", "--runs", "1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("100000 rows, 10000 distinct keys"), "{stdout}");
+    let tuned = stdout.lines().find(|l| l.starts_with("tuned")).unwrap();
+    assert!(tuned.contains("256") && tuned.contains('x'), "{tuned}");
+    assert!(stdout.contains("top keys:"));
+}
+
+#[test]
+fn counters_are_recorded_or_explained() {
+    let out = memwall(&["groupby", "--rows", "50000", "--keys", "5000", "--kernel", "tuned", "--runs", "1", "--counters", "--json", "-"]);
+    let report = report_from(&out);
+    let counters = report.groupby.unwrap().runs[0].counters.clone().expect("--counters records counters");
+    if counters.available {
+        assert!(counters.cycles.is_some() || counters.instructions.is_some());
+    } else {
+        assert!(!counters.unavailable.unwrap_or_default().is_empty());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("counters unavailable"));
+    }
+}
+
+#[test]
+fn binary_input_is_grouped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keys.bin");
+    let keys: Vec<i64> = (0..20_000i64).map(|i| (i % 777) * 1_000_000_007 - 5).collect();
+    std::fs::write(&path, keys.iter().flat_map(|k| k.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let out = memwall(&["groupby", "--input", path.to_str().unwrap(), "--kernel", "naive,tuned", "--runs", "1", "--json", "-"]);
+    let groupby = report_from(&out).groupby.unwrap();
+    assert_eq!((groupby.dataset.rows, groupby.dataset.distinct_keys), (20_000, 777));
+    let input = groupby.dataset.input.unwrap();
+    assert_eq!(input.format, "bin");
+    assert!(groupby.dataset.generator.is_none());
+    assert_eq!(groupby.runs[0].checksum, groupby.runs[1].checksum);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    assert_refused(&["groupby", "--rows", "10", "--keys", "11"], "cannot fit in 10 rows");
+    assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--partitions", "1000"], "power of two");
+    assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--partitions", "131072"], "power of two");
+    assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--threads", "0"], "--threads");
+    assert_refused(&["groupby", "--rows", "1000000000000", "--keys", "10"], "available");
+    assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--kernel", "fast"], "unknown kernel");
+    assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--skew", "zipf"], "invalid skew");
+    assert_refused(&["groupby", "--preset", "huge"], "unknown preset");
+    assert_refused(&["groupby", "--preset", "small", "--rows", "10"], "cannot be used with");
+    assert_refused(&["groupby", "--rows", "ten", "--keys", "1"], "invalid count");
+    assert_refused(&["groupby", "--input", "/nonexistent/keys.parquet", "--column", "UserID"], "no such file");
+    assert_refused(&["sweep", "partitions", "--rows", "100", "--keys", "10", "--min", "3"], "power of two");
+    assert_refused(&["sweep", "cardinality", "--rows", "100", "--min-keys", "200", "--max-keys", "300"], "no power of two");
+}
+
+#[test]
+fn sweeps_report_points() {
+    let out = memwall(&[
+        "sweep", "cardinality", "--rows", "20000", "--min-keys", "16", "--max-keys", "4096", "--kernel", "naive,radix,adaptive",
+        "--json", "-",
+    ]);
+    let sweep = report_from(&out).groupby.unwrap().sweeps.remove(0);
+    assert_eq!(sweep.kind, "cardinality");
+    assert_eq!(sweep.points.len(), 9 * 3);
+    assert!(sweep.adaptive_max_slowdown.is_some_and(|s| s > 0.0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("distinct keys"));
+
+    let out = memwall(&["sweep", "partitions", "--rows", "20000", "--keys", "2000", "--min", "16", "--max", "64", "--json", "-"]);
+    let sweep = report_from(&out).groupby.unwrap().sweeps.remove(0);
+    let xs: Vec<(u64, &str)> = sweep.points.iter().map(|p| (p.x, p.kernel.as_str())).collect();
+    assert_eq!(xs, [(16, "radix"), (16, "tuned"), (32, "radix"), (32, "tuned"), (64, "radix"), (64, "tuned")]);
+}
+
+#[test]
+fn run_can_skip_the_race() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    let out = memwall(&[
+        "run", "--out", path.to_str().unwrap(), "--min", "16KiB", "--max", "16KiB", "--runs", "2", "--sample-ms", "1",
+        "--no-groupby",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = Report::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(report.ladder.is_some());
+    assert!(report.groupby.is_none());
+}
