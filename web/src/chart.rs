@@ -547,3 +547,31 @@ pub fn bar_chart(props: &BarChartProps) -> Html {
 pub fn target<T: JsCast>(e: &Event) -> Option<T> {
     e.target().and_then(|t| t.dyn_into::<T>().ok())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_ticks_are_one_two_five_or_finer_on_narrow_ranges() {
+        assert_eq!(log_ticks(1.0, 100.0, 9), vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
+        assert_eq!(log_ticks(1.0, 1e6, 5), vec![1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
+        assert_eq!(log_ticks(1.1, 4.5, 9), vec![1.5, 2.0, 3.0, 4.0]);
+    }
+
+    #[test]
+    fn linear_ticks_step_by_one_two_five() {
+        assert_eq!(linear_ticks(0.0, 10.0, 5.0), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert_eq!(linear_ticks(0.0, 130.0, 5.0), vec![0.0, 50.0, 100.0]);
+    }
+
+    #[test]
+    fn numbers_keep_three_significant_digits() {
+        assert_eq!(format_number(1.2345), "1.23");
+        assert_eq!(format_number(12.0), "12");
+        assert_eq!(format_number(250.4), "250");
+        assert_eq!(format_number(0.5), "0.5");
+        assert_eq!(format_number(f64::NAN), "–");
+        assert_eq!(XFormat::Bytes.format(16384.0), "16 KiB");
+    }
+}

@@ -518,3 +518,15 @@ impl GroupByPage {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_accept_separators_and_refuse_the_rest() {
+        assert_eq!(parse_count("10,000,000", "rows"), Ok(10_000_000));
+        assert_eq!(parse_count("1_700_000", "keys"), Ok(1_700_000));
+        assert!(parse_count("ten", "rows").unwrap_err().contains("rows must be a whole number"));
+    }
+}

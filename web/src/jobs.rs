@@ -130,3 +130,38 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
         Err(e) => post(WorkerEvent::Failed { message: format!("ladder: {e}") }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memwall_report::Summary;
+
+    #[test]
+    fn jobs_and_events_survive_the_trip_through_post_message() {
+        let job = Job::Ladder(LadderJob { sizes: vec![16384, 24576], samples: 0, seed: DEFAULT_SEED });
+        assert_eq!(serde_json::from_str::<Job>(&serde_json::to_string(&job).unwrap()).unwrap(), job);
+        let point = LadderPoint {
+            bytes: 16384,
+            ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
+            cycles_per_load: None,
+            loads_per_sample: 1000,
+            samples: 3,
+            samples_ns_per_load: vec![1.0, 1.1, 1.3],
+            huge_page_bytes: None,
+        };
+        let event = WorkerEvent::LadderPoint { index: 0, total: 2, point };
+        assert_eq!(serde_json::from_str::<WorkerEvent>(&serde_json::to_string(&event).unwrap()).unwrap(), event);
+    }
+
+    #[test]
+    fn the_bootstrap_s_failure_message_parses_as_an_event() {
+        // worker.rs's JavaScript bootstrap writes this shape by hand when the module fails to load.
+        let text = r#"{"event":"Failed","message":"the measuring worker stopped: boom"}"#;
+        assert_eq!(serde_json::from_str::<WorkerEvent>(text).unwrap(), WorkerEvent::Failed { message: "the measuring worker stopped: boom".into() });
+    }
+
+    #[test]
+    fn the_seed_is_memwall_in_ascii() {
+        assert_eq!(DEFAULT_SEED.to_be_bytes()[1..], *b"memwall");
+    }
+}

@@ -450,3 +450,30 @@ pub fn group_digits(n: u64) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_are_grouped() {
+        assert_eq!(group_digits(1_700_000), "1,700,000");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(0), "0");
+    }
+
+    #[test]
+    fn the_grid_is_square_or_twice_as_wide_and_never_over_4096_cells() {
+        assert_eq!(grid(4096), (64, 64, 1));
+        assert_eq!(grid(32), (8, 4, 1));
+        assert_eq!(grid(65536), (64, 64, 16));
+        assert_eq!(grid(16), (4, 4, 1));
+    }
+
+    #[test]
+    fn every_distinct_key_is_counted_once() {
+        let counts = Counts::count(10_000, 42, 256);
+        assert_eq!(counts.per_partition.iter().map(|&c| u64::from(c)).sum::<u64>(), 10_000);
+        assert_eq!(counts.per_partition.len(), 256);
+    }
+}
