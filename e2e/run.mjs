@@ -205,6 +205,8 @@ await test("embed mode renders one compact widget without navigation", async () 
   await shot(embed, "embed-ladder");
   await embed.goto(`${base}?embed=report&report=reports/0/native-report.json`);
   await embed.waitForSelector(`.host-line:has-text("${hostName}")`);
+  const chips = await embed.locator(".host-chip").count();
+  expect(chips === 1, `the embed shows ${chips} reports, not just the one its URL names`);
   await embed.waitForSelector("#report-ladder-embed");
   await shot(embed, "embed-report");
   await embed.close();

@@ -148,7 +148,10 @@ impl Component for App {
                 }
             });
         }
-        if embed.is_none() || embed == Some(Embed::Report) {
+        // An embedded report shows what its URL names; only a bare report embed (or the full
+        // page) lists what `memwall serve` was given.
+        let named = !util::query_all("report").is_empty() || fragment.starts_with("report=");
+        if embed.is_none() || (embed == Some(Embed::Report) && !named) {
             let link = link.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 // Only `memwall serve` has this; on a static host it is simply not there.
