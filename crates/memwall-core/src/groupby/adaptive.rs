@@ -42,7 +42,7 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
     // through a range, say) and see only a fraction of the groups.
     let mut rng = fastrand::Rng::with_seed(0x5eed);
     for i in 0..sampled {
-        let key = if sampled == rows { keys[i] } else { keys[rng.usize(..rows)] };
+        let key = if sampled == rows { keys[i] } else { keys[super::datagen::below(&mut rng, rows)] };
         distinct += u64::from(upsert(&mut slots, key, hash(key), 1));
     }
     let groups = if sampled == rows { distinct } else { groups_from_sample(distinct, sampled as u64, rows as u64) };

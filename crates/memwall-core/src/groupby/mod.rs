@@ -30,7 +30,8 @@ mod result;
 pub mod sweep;
 mod tuned;
 
-#[cfg(test)]
+// Property tests need proptest and threads, which wasm32 lacks; tests/wasm_groupby.rs covers wasm.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
 pub use adaptive::{Estimate, Thresholds, estimate_groups, partitions_for, thresholds};

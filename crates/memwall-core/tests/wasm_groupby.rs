@@ -1,0 +1,103 @@
+//! The GROUP BY kernels as the browser runs them: compiled to wasm32, single-threaded, heap
+//! scratch, in headless Chromium (`cargo test -p memwall-core --target wasm32-unknown-unknown
+//! --test wasm_groupby`). Every kernel must equal the `BTreeMap` reference here too: wasm has
+//! 32-bit pointers and no 128-bit multiply instruction, so the hashes and the page arithmetic
+//! run through different code than natively.
+#![cfg(target_arch = "wasm32")]
+
+use std::ops::ControlFlow;
+
+use memwall_core::clock::Clock;
+use memwall_core::exec::Sequential;
+use memwall_core::groupby::datagen::{self, DataSpec, Skew};
+use memwall_core::groupby::sweep::Sweeper;
+use memwall_core::groupby::{self, GroupByConfig, HeapMemory, Kernel};
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+struct PerformanceClock(js_sys::Function, js_sys::wasm_bindgen::JsValue);
+
+impl PerformanceClock {
+    fn new() -> Self {
+        let performance = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).unwrap();
+        let now = js_sys::Reflect::get(&performance, &"now".into()).unwrap();
+        Self(now.into(), performance)
+    }
+}
+
+impl Clock for PerformanceClock {
+    fn now_ns(&self) -> f64 {
+        self.0.call0(&self.1).unwrap().as_f64().unwrap() * 1e6
+    }
+}
+
+fn check(keys: &[i64]) {
+    let expected = groupby::reference(keys);
+    for partitions in [2, 64, 4096, 65536] {
+        for cache_bytes in [0, 1 << 20] {
+            let config = GroupByConfig { partitions, cache_bytes };
+            for kernel in Kernel::ALL {
+                let outcome = groupby::run(kernel, keys, &config, &Sequential).unwrap();
+                assert_eq!(outcome.result, expected, "{} with P = {partitions}, {} rows", kernel.name(), keys.len());
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn kernels_equal_the_reference_on_adversarial_keys() {
+    let cases: Vec<Vec<i64>> = vec![
+        vec![],
+        vec![42],
+        vec![0; 5000],
+        vec![i64::MIN, i64::MAX, 0, -1, 1, i64::MIN, i64::MIN],
+        (0..5000).collect(),
+        (0..4096).map(|i| i << 52).collect(),
+        (0..3000).map(|i| [0, i64::MIN, i64::MAX][i % 3]).collect(),
+        // Keys that all fall in one partition of the tuned kernel.
+        (0i64..).filter(|&k| groupby::partition_of(k, 4096) == 7).take(300).cycle().take(3000).collect(),
+    ];
+    for keys in &cases {
+        check(keys);
+    }
+}
+
+#[wasm_bindgen_test]
+fn kernels_equal_the_reference_on_generated_keys() {
+    for (rows, keys, skew) in [(100_000, 20_000, Skew::Zipf(datagen::CLICKBENCH_ZIPF)), (70_000, 70_000, Skew::Uniform), (50_000, 5, Skew::Zipf(2.0))] {
+        let data = datagen::generate(&DataSpec { rows, keys, skew, seed: 3 }).unwrap();
+        check(&data);
+        assert_eq!(groupby::reference(&data).groups, keys);
+    }
+}
+
+#[wasm_bindgen_test]
+fn generation_is_the_same_in_wasm() {
+    // Values pinned from a native run (the same pins are in datagen's native tests): the rows,
+    // in order, and the GROUP BY result must not depend on the target.
+    let spec = DataSpec { rows: 5000, keys: 700, skew: Skew::Zipf(datagen::CLICKBENCH_ZIPF), seed: 42 };
+    let keys = datagen::generate(&spec).unwrap();
+    let in_order = keys.iter().fold(0u64, |acc, &k| acc.rotate_left(5) ^ k as u64);
+    assert_eq!(format!("{in_order:016x}"), "275fb0a2e0620902");
+    assert_eq!(format!("{:016x}", groupby::reference(&keys).checksum), "7e5cc3e013cb52f9");
+}
+
+#[wasm_bindgen_test]
+fn a_cardinality_sweep_runs_in_the_browser() {
+    let clock = PerformanceClock::new();
+    let kernels = [Kernel::Naive, Kernel::Tuned, Kernel::Adaptive];
+    let sweeper = Sweeper {
+        kernels: &kernels,
+        config: GroupByConfig::default(),
+        exec: &Sequential,
+        memory: &HeapMemory,
+        clock: &clock,
+        runs: 1,
+    };
+    let sweep = sweeper
+        .cardinality(200_000, &[1024, 65536], Skew::Uniform, 1, &mut |_| ControlFlow::Continue(()))
+        .unwrap();
+    assert_eq!(sweep.points.len(), 6);
+    assert!(sweep.points.iter().all(|p| p.seconds >= 0.0 && p.ns_per_row.is_finite()), "{:?}", sweep.points);
+}
