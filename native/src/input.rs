@@ -132,7 +132,7 @@ fn reserve_keys(path: &Path, rows: u64) -> Result<Vec<i64>, CliError> {
 
 fn read_bin(path: &Path, mut file: File, len: u64) -> Result<Vec<i64>, CliError> {
     let shown = path.display();
-    if len % 8 != 0 {
+    if !len.is_multiple_of(8) {
         return Err(CliError::usage(format!(
             "--input {shown}: {len} bytes is not a whole number of 8-byte keys (truncated or not raw i64?)"
         )));

@@ -2,6 +2,7 @@
 
 mod arena;
 mod counters;
+mod generate_cmd;
 mod groupby_cmd;
 mod host;
 mod input;
@@ -40,6 +41,8 @@ enum Command {
     Groupby(groupby_cmd::GroupByArgs),
     /// Sweep GROUP BY kernels over distinct keys or partition counts.
     Sweep(sweep_cmd::SweepArgs),
+    /// Write generated keys (same flags as groupby's) to FILE.parquet or FILE.bin for other engines.
+    Generate(generate_cmd::GenerateArgs),
     /// Serve the web front end (trunk's dist/) and the given reports on 127.0.0.1.
     Serve(serve::ServeArgs),
 }
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
         Command::Ladder(args) => ladder_cmd::ladder(args),
         Command::Groupby(args) => groupby_cmd::groupby(args),
         Command::Sweep(args) => sweep_cmd::sweep(args),
+        Command::Generate(args) => generate_cmd::generate(args),
         Command::Serve(args) => serve::serve(args),
     };
     match result {

@@ -1,0 +1,86 @@
+//! `memwall generate` and `memwall groupby --input` as a user meets them: real processes, real
+//! files, real exit codes.
+
+use std::process::{Command, Output};
+
+use memwall_report::{GroupBy, Report};
+
+fn memwall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memwall")).args(args).output().expect("memwall runs")
+}
+
+fn groupby_json(args: &[&str]) -> GroupBy {
+    let out = memwall(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap().groupby.unwrap()
+}
+
+/// Bad input: exit 2, one error line on stderr, nothing on stdout, no panic.
+fn assert_refused(args: &[&str], needle: &str) {
+    let out = memwall(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: expected {needle:?} in {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+    let lines = stderr.lines().filter(|l| l.starts_with("memwall: error") || l.starts_with("error:")).count();
+    assert_eq!(lines, 1, "{args:?}: {stderr}");
+}
+
+/// The file `generate` writes holds exactly the keys `groupby` generates from the same flags:
+/// same groups, same checksum, same top-10, whether read back as Parquet or as raw i64.
+#[test]
+fn generated_files_group_like_the_generator() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = ["--rows", "200000", "--keys", "30000", "--skew", "zipf:0.6", "--seed", "11"];
+    let run = ["--kernel", "naive,tuned", "--runs", "1", "--json", "-"];
+    let direct = groupby_json(&[&["groupby"][..], &data, &run].concat());
+    let reference = &direct.runs[0];
+    assert_eq!(reference.groups, 30000);
+    for (name, format) in [("keys.parquet", "parquet"), ("keys.bin", "bin")] {
+        let path = dir.path().join(name);
+        let path = path.to_str().unwrap();
+        let out = memwall(&[&["generate"][..], &data, &["--out", path, "--column", "UserID"]].concat());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with("wrote 200000 rows over 30000 keys"));
+        let from_file = groupby_json(&[&["groupby", "--input", path, "--column", "UserID"][..], &run].concat());
+        assert_eq!(from_file.dataset.rows, 200000);
+        assert_eq!(from_file.dataset.input.as_ref().unwrap().format, format);
+        for r in &from_file.runs {
+            assert_eq!((r.groups, &r.checksum, &r.top), (reference.groups, &reference.checksum, &reference.top), "{name} {}", r.kernel);
+        }
+    }
+}
+
+/// `--counters` never invents figures: real counts, or "unavailable" with the OS's reason (the
+/// path a VM without a PMU takes).
+#[test]
+fn counters_are_real_or_explained() {
+    let groupby = groupby_json(&["groupby", "--rows", "100000", "--keys", "1000", "--kernel", "naive", "--runs", "1", "--counters", "--json", "-"]);
+    let counters = groupby.runs[0].counters.as_ref().expect("--counters records counters");
+    if counters.available {
+        assert!(counters.cycles.is_some() || counters.instructions.is_some(), "{counters:?}");
+    } else {
+        assert!(counters.unavailable.as_deref().is_some_and(|r| !r.is_empty()), "{counters:?}");
+        assert_eq!((counters.cycles, counters.instructions, counters.ipc), (None, None, None));
+    }
+}
+
+#[test]
+fn bad_generate_and_input_flags_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("keys.csv");
+    assert_refused(&["generate", "--rows", "10", "--keys", "5", "--out", csv.to_str().unwrap()], "must end in .parquet or .bin");
+    assert!(!csv.exists());
+    let parquet = dir.path().join("k.parquet");
+    assert_refused(&["generate", "--rows", "10", "--keys", "11", "--out", parquet.to_str().unwrap()], "11 keys cannot fit in 10 rows");
+    assert_refused(&["generate", "--preset", "huge", "--out", parquet.to_str().unwrap()], "unknown preset");
+
+    let out = memwall(&["generate", "--rows", "1000", "--keys", "10", "--out", parquet.to_str().unwrap(), "--column", "UserID"]);
+    assert!(out.status.success());
+    let p = parquet.to_str().unwrap();
+    assert_refused(&["groupby", "--input", p, "--column", "WatchID"], "no column \"WatchID\"; the file has: UserID");
+    let truncated = dir.path().join("cut.bin");
+    std::fs::write(&truncated, [1u8; 20]).unwrap();
+    assert_refused(&["groupby", "--input", truncated.to_str().unwrap()], "not a whole number of 8-byte keys");
+}
