@@ -37,8 +37,9 @@ pub struct LadderArgs {
     /// Timed samples kept per working set (min, median, p90 and max are over these).
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub runs: u32,
-    /// Target length of one timed sample, in milliseconds.
-    #[arg(long, default_value_t = 5.0)]
+    /// Target length of one timed sample, in milliseconds (stretched to 500 timer ticks if the
+    /// timer is coarse).
+    #[arg(long, default_value_t = 5.0, allow_negative_numbers = true, value_parser = parse_sample_ms)]
     pub sample_ms: f64,
     /// Seed of the random cycle.
     #[arg(long, default_value_t = 0x6d65_6d77_616c_6c)]
@@ -52,6 +53,13 @@ pub struct LadderArgs {
     /// Write the ladder as a Markdown table.
     #[arg(long, value_name = "PATH")]
     pub markdown: Option<PathBuf>,
+}
+
+fn parse_sample_ms(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(ms) if ms.is_finite() && ms > 0.0 && ms <= 10_000.0 => Ok(ms),
+        _ => Err("expected a number of milliseconds above 0 and at most 10000".into()),
+    }
 }
 
 /// Host facts that need measuring: timer resolution and core clock.
@@ -68,9 +76,6 @@ pub fn measured_host(clock: &dyn Clock) -> Host {
 /// Checks the arguments, then measures; `out` gets the progress-free human output.
 pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
     let sizes = ladder::ladder_sizes(args.min, args.max, args.points_per_octave).map_err(CliError::usage)?;
-    if !(args.sample_ms.is_finite() && args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
-        return Err(CliError::usage("--sample-ms must be between 0 and 10000"));
-    }
     // The largest ring plus its permutation (4 bytes per line) must fit, with the allocation
     // refused up front rather than by the OOM killer halfway through.
     let largest = *sizes.last().unwrap_or(&args.max);
