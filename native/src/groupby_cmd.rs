@@ -285,8 +285,11 @@ pub fn load(args: &DataArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> 
             let loaded = crate::input::load_keys(&path, column.as_deref())?;
             bar.finish_and_clear();
             let rows = loaded.keys.len() as u64;
-            // The groups are not known before aggregating: assume as many as rows.
-            platform::check_fits_in_memory(scratch(rows, rows), &format!("--input {}", path.display()))?;
+            // The groups are not known before aggregating; a sample tells roughly, and skew only
+            // makes it low, so allow four times that (as many as rows would refuse real files:
+            // a table for 100 M groups that hits.parquet does not have).
+            let groups = groupby::estimate_groups(&loaded.keys).groups.saturating_mul(4).min(rows);
+            platform::check_fits_in_memory(scratch(rows, groups), &format!("--input {}", path.display()))?;
             let label = match &column {
                 Some(c) => format!("{} ({c})", path.display()),
                 None => path.display().to_string(),

@@ -106,7 +106,13 @@ pub(super) fn aggregate(
     exec: &dyn Executor,
     memory: &dyn Memory,
 ) -> Result<Outcome, GroupByError> {
-    let limits = thresholds(config);
+    // With more threads partitioning gets faster and the single-threaded tables do not: their
+    // ranges shrink accordingly.
+    let limits = {
+        let full = thresholds(config);
+        let threads = exec.threads().max(1) as u64;
+        Thresholds { naive_groups: full.naive_groups / threads, single_table_groups: full.single_table_groups / threads }
+    };
     let cache = crate::size::format_bytes(config.cache_bytes);
     let choice = |kernel: Kernel, estimated_groups: u64, sampled_rows: u64, reason: String| AdaptiveChoice {
         kernel: kernel.name().into(),

@@ -222,8 +222,8 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
         Kernel::Radix => rows * 16 * 2 + groups * 40,
         // One key per row plus per-thread padding and buffers (see tuned.rs), tables in cache.
         Kernel::Tuned => rows * 8 + threads * partitions * 128 + (64 << 20),
-        // The table at most half full, and the old one while growing.
-        Kernel::Prefetch => (groups * 2).next_power_of_two() * 16 * 3 / 2,
+        // The table at most 3/5 full, and the old one while growing.
+        Kernel::Prefetch => (groups * 5 / 3).next_power_of_two() * 16 * 3 / 2,
         Kernel::Adaptive => [Kernel::Tuned, Kernel::Prefetch]
             .into_iter()
             .map(|k| scratch_bytes(k, rows, groups, config, threads as usize))
