@@ -75,13 +75,14 @@ impl Kernel {
         match self {
             Self::Naive => "one hashbrown HashMap (ahash): the textbook, a cache miss per row",
             Self::Radix => "scatter (hash, key) into partitions by hash, one small hashbrown table each",
-            Self::Tuned => "histogram, write-combined partitioning, flat cache-sized table per partition",
+            Self::Tuned => "write-combined, non-temporal partitioning into pages, a flat cache-sized table per partition",
             Self::Prefetch => "one flat table, software prefetch rows ahead to overlap DRAM misses",
             Self::Adaptive => "tries naive, then one prefetched table, giving each up once the groups outgrow it; then tuned",
         }
     }
 
-    /// Whether the kernel splits its work over the executor's threads.
+    /// Whether the kernel may split its work over the executor's threads (adaptive does when it
+    /// picks tuned; [`Outcome::threads`] says what a run did).
     pub fn uses_threads(self) -> bool {
         matches!(self, Self::Radix | Self::Tuned | Self::Adaptive)
     }
@@ -222,8 +223,8 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
         Kernel::Radix => rows * 16 * 2 + groups * 40,
         // One key per row plus per-thread padding and buffers (see tuned.rs), tables in cache.
         Kernel::Tuned => rows * 8 + threads * partitions * 128 + (64 << 20),
-        // The table at most 3/5 full, and the old one while growing.
-        Kernel::Prefetch => (groups * 5 / 3).next_power_of_two() * 16 * 3 / 2,
+        // The table at most half full, and the old one while growing.
+        Kernel::Prefetch => (groups * 2).next_power_of_two() * 16 * 3 / 2,
         Kernel::Adaptive => [Kernel::Tuned, Kernel::Prefetch]
             .into_iter()
             .map(|k| scratch_bytes(k, rows, groups, config, threads as usize))
