@@ -63,7 +63,7 @@ fn pinned_and_thp_runs_record_what_they_got() {
     assert_eq!(ladder.pinned_cpu, Some(0));
     assert_eq!(ladder.huge_pages, "thp");
     let huge = ladder.points[0].huge_page_bytes.expect("verified from smaps");
-    assert!(huge <= 6 << 20 && huge % (2 << 20) == 0, "{huge}");
+    assert!(huge <= 6 << 20 && huge.is_multiple_of(2 << 20), "{huge}");
 }
 
 #[test]

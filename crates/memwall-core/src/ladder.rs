@@ -117,7 +117,7 @@ impl<'a> Ring<'a> {
     pub fn chase(&self, from: Cursor, hops: u64) -> Cursor {
         let offset = (from.0 as usize).wrapping_sub(self.first as usize);
         assert!(
-            offset < self.lines * LINE_BYTES && offset % LINE_BYTES == 0,
+            offset < self.lines * LINE_BYTES && offset.is_multiple_of(LINE_BYTES),
             "cursor from another ring"
         );
         // SAFETY: `from` is a line of this ring, and every line of the ring points to a line of
@@ -284,7 +284,6 @@ pub fn measure_point<A: Arena>(
     let mut buffer = arena.allocate(len).map_err(LadderError::Allocation)?;
     let ring = Ring::build(buffer.bytes_mut(), bytes, ring_seed(config.seed, bytes))?;
     let (loads_per_sample, samples) = measure_ring(&ring, clock, config);
-    drop(ring);
     let ns_per_load = Summary::of(&samples).unwrap_or(Summary { min: f64::NAN, median: f64::NAN, p90: f64::NAN, max: f64::NAN });
     Ok(LadderPoint {
         bytes,
