@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use memwall_report::KeyCount;
 
+use super::hash::fmix64;
+
 /// How many of the most frequent keys a result keeps.
 pub const TOP: usize = 10;
 
@@ -22,18 +24,13 @@ pub struct GroupResult {
 
 /// One group's share of the checksum.
 ///
-/// Two folded multiplies (the 64x64->128 product's halves xor-ed) mix key and count well enough
-/// that a wrong count or key changes the sum, and cost a few cycles: 17 million groups are
-/// summed on every clickbench run, so a heavier hash would show in the timings.
+/// Nested bijections of key and count, so a wrong key or a wrong count changes the term. It
+/// must be the same function on every target (a browser's checksum is compared with a native
+/// one), hence 64-bit multiplies only: a 128-bit product is a library call in wasm32, and 17
+/// million groups are summed on every clickbench run.
 #[inline(always)]
 fn checksum_term(key: i64, count: u64) -> u64 {
-    fold_mul(key as u64 ^ 0x243f_6a88_85a3_08d3, fold_mul(count ^ 0x1319_8a2e_0370_7344, 0xa409_3822_299f_31d0) | 1)
-}
-
-#[inline(always)]
-pub(crate) fn fold_mul(a: u64, b: u64) -> u64 {
-    let product = u128::from(a) * u128::from(b);
-    (product as u64) ^ ((product >> 64) as u64)
+    fmix64(fmix64(key as u64 ^ 0x243f_6a88_85a3_08d3) ^ count.wrapping_mul(0xa409_3822_299f_31d1))
 }
 
 /// `a` ranks above `b`: more rows, or as many and a smaller key.
