@@ -10,7 +10,7 @@ export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 step "native: unit and CLI tests"
-cargo test --locked
+cargo test --locked --workspace
 
 step "lints"
 cargo clippy --locked --all-targets -- -D warnings
