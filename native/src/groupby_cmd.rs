@@ -2,18 +2,20 @@
 //! kernel over generated or real keys.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::arch::Line;
-use memwall_core::clock::{Clock, time_ns};
+use memwall_core::clock::Clock;
+use memwall_core::groupby::race::{RaceEvent, Racer, median_sample};
 use memwall_core::exec::Executor;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::{self, GroupByConfig, GroupResult, Kernel, LineBuffer, Memory, Outcome};
+use memwall_core::groupby::{self, GroupByConfig, Kernel, LineBuffer, Memory};
 use memwall_core::size::format_bytes;
-use memwall_report::{Counters, Dataset, Generator, GroupBy, GroupByRun, Host, Input, Report, Source, Summary};
+use memwall_report::{Counters, Dataset, Generator, GroupBy, Host, Input, Report, Source};
 
 use crate::arena::{HugePages, MappedBuffer, MmapArena};
 use crate::counters::CounterSession;
@@ -337,73 +339,42 @@ pub struct Race<'a> {
     pub counters: bool,
 }
 
-/// Times every kernel over `data`, kernels taking turns, and checks that they all agree.
+/// Times every kernel over `data` (the core's race: kernels take turns and must agree), with a
+/// progress bar and, if asked, hardware counters around each timed run.
 pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<GroupBy> {
-    let rows = data.keys.len();
     let runs = race.runs.max(1);
     let bar = ProgressBar::new(u64::from(runs) * race.kernels.len() as u64).with_style(
         ProgressStyle::with_template("{spinner} group by [{bar:30}] {pos}/{len} {msg} ({elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let mut samples: Vec<Vec<(f64, Option<Counters>)>> = vec![Vec::new(); race.kernels.len()];
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; race.kernels.len()];
-    let mut expected: Option<(Kernel, GroupResult)> = None;
-    for run in 0..runs {
-        for (k, &kernel) in race.kernels.iter().enumerate() {
-            bar.set_message(format!("{} run {}/{runs}", kernel.name(), run + 1));
-            let session = race.counters.then(CounterSession::start);
-            let (ns, outcome) =
-                time_ns(clock, || groupby::run_in(kernel, &data.keys, &race.config, race.threads, race.memory));
-            let counters = session.map(CounterSession::stop);
-            let outcome = outcome.map_err(|e| CliError::runtime(format!("{}: {e}", kernel.name())))?;
-            match &expected {
-                None => expected = Some((kernel, outcome.result.clone())),
-                Some((first, result)) if *result != outcome.result => {
-                    return Err(CliError::runtime(format!(
-                        "{} and {} disagree on the result: a kernel is wrong",
-                        first.name(),
-                        kernel.name()
-                    )));
-                }
-                Some(_) => {}
+    let racer = Racer { kernels: race.kernels, config: race.config, exec: race.threads, memory: race.memory, clock, runs };
+    // Counters per kernel, one entry per run, in run order (the order of `samples_seconds`).
+    let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];
+    let mut session: Option<CounterSession> = None;
+    let on_event = &mut |event: RaceEvent| {
+        match event {
+            RaceEvent::Running { kernel, run, runs } => {
+                bar.set_message(format!("{} run {}/{runs}", kernel.name(), run + 1));
+                session = race.counters.then(CounterSession::start);
             }
-            samples[k].push((ns / 1e9, counters));
-            outcomes[k] = Some(outcome);
-            bar.inc(1);
+            RaceEvent::Timed { kernel, .. } => {
+                if let (Some(session), Some(k)) = (session.take(), race.kernels.iter().position(|&k| k == kernel)) {
+                    counters[k].push(session.stop());
+                }
+                bar.inc(1);
+            }
         }
-    }
+        ControlFlow::Continue(())
+    };
+    let result = racer.race(&data.keys, data.dataset.clone(), on_event);
     bar.finish_and_clear();
-
-    let mut runs_out = Vec::with_capacity(race.kernels.len());
-    for ((&kernel, samples), outcome) in race.kernels.iter().zip(samples).zip(outcomes) {
-        let outcome = outcome.expect("every kernel ran");
-        let seconds: Vec<f64> = samples.iter().map(|(s, _)| *s).collect();
-        let summary = Summary::of(&seconds).ok_or_else(|| CliError::runtime("a run took no measurable time"))?;
-        // The counters of the run closest to the median, as the run that stands for the rest.
-        let counters = samples
-            .iter()
-            .min_by(|a, b| (a.0 - summary.median).abs().total_cmp(&(b.0 - summary.median).abs()))
-            .and_then(|(_, c)| c.clone());
-        runs_out.push(GroupByRun {
-            kernel: kernel.name().into(),
-            threads: outcome.threads as u32,
-            partitions: outcome.partitions,
-            seconds: summary,
-            ns_per_row: summary.median * 1e9 / rows.max(1) as f64,
-            samples_seconds: seconds,
-            groups: outcome.result.groups,
-            checksum: memwall_report::checksum_hex(outcome.result.checksum),
-            top: outcome.result.top.clone(),
-            choice: outcome.choice,
-            counters,
-        });
+    let mut groupby = result.map_err(|e| CliError::runtime(e.to_string()))?;
+    for (run, counters) in groupby.runs.iter_mut().zip(counters) {
+        run.counters = median_sample(&run.samples_seconds, run.seconds.median).and_then(|i| counters.get(i).cloned());
     }
-    if let Some((_, result)) = &expected {
-        data.dataset.distinct_keys = result.groups;
-        data.dataset.max_rows_per_key = result.top.first().map(|kc| kc.count);
-    }
-    Ok(GroupBy { dataset: data.dataset.clone(), runs: runs_out, sweeps: Vec::new() })
+    data.dataset = groupby.dataset.clone();
+    Ok(groupby)
 }
 
 /// The race as a table, with each kernel's speedup over naive, then the top keys.

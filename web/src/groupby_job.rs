@@ -7,8 +7,9 @@ use memwall_core::clock::{self, Clock, time_ns};
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::sweep::{SweepEvent, Sweeper};
-use memwall_core::groupby::{self, GroupByConfig, GroupResult, HeapMemory, Kernel, Outcome};
-use memwall_report::{Dataset, Generator, GroupBy, GroupByRun, Summary, Sweep, SweepPoint};
+use memwall_core::groupby::race::{RaceEvent, Racer};
+use memwall_core::groupby::{self, GroupByConfig, HeapMemory, Kernel};
+use memwall_report::{Dataset, Generator, GroupBy, Sweep, SweepPoint};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::cross_origin_isolated;
@@ -104,7 +105,19 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
     };
     match &job.task {
         Task::Race { kernels: names, runs, .. } => {
-            let groupby = race(&kernels(names)?, &keys, &config, *runs, dataset, clock, post)?;
+            let kernels = kernels(names)?;
+            let racer = Racer { kernels: &kernels, config, exec: &Sequential, memory: &HeapMemory, clock, runs: *runs };
+            let groupby = racer
+                .race(&keys, dataset, &mut |event| {
+                    post(match event {
+                        RaceEvent::Running { kernel, run, runs } => {
+                            GroupByEvent::Running { kernel: kernel.name().into(), run, runs, x: None }
+                        }
+                        RaceEvent::Timed { kernel, run, seconds } => GroupByEvent::Timed { kernel: kernel.name().into(), run, seconds },
+                    });
+                    ControlFlow::Continue(())
+                })
+                .map_err(|e| e.to_string())?;
             post(GroupByEvent::RaceDone { groupby });
         }
         Task::SweepPartitions { kernels: names, partitions, runs } => {
@@ -130,60 +143,3 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
     Ok(())
 }
 
-/// Times every kernel `runs` times, kernels taking turns so that a change in the machine's load
-/// hits all alike, and checks that all agree exactly (as the CLI's race does).
-fn race(
-    kernels: &[Kernel],
-    keys: &[i64],
-    config: &GroupByConfig,
-    runs: u32,
-    mut dataset: Dataset,
-    clock: &dyn Clock,
-    post: &mut dyn FnMut(GroupByEvent),
-) -> Result<GroupBy, String> {
-    let runs = runs.max(1);
-    let mut seconds = vec![Vec::new(); kernels.len()];
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; kernels.len()];
-    let mut expected: Option<(Kernel, GroupResult)> = None;
-    for run in 0..runs {
-        for (k, &kernel) in kernels.iter().enumerate() {
-            post(GroupByEvent::Running { kernel: kernel.name().into(), run, runs, x: None });
-            let (ns, outcome) = time_ns(clock, || groupby::run(kernel, keys, config, &Sequential));
-            let outcome = outcome.map_err(|e| format!("{}: {e}", kernel.name()))?;
-            match &expected {
-                None => expected = Some((kernel, outcome.result.clone())),
-                Some((first, result)) if *result != outcome.result => {
-                    return Err(format!("{} and {} disagree on the result: a kernel is wrong", first.name(), kernel.name()));
-                }
-                Some(_) => {}
-            }
-            post(GroupByEvent::Timed { kernel: kernel.name().into(), run, seconds: ns / 1e9 });
-            seconds[k].push(ns / 1e9);
-            outcomes[k] = Some(outcome);
-        }
-    }
-    let rows = keys.len().max(1) as f64;
-    let mut out = Vec::with_capacity(kernels.len());
-    for ((&kernel, samples), outcome) in kernels.iter().zip(seconds).zip(outcomes) {
-        let outcome = outcome.ok_or("a kernel did not run")?;
-        let summary = Summary::of(&samples).ok_or("a run took no measurable time")?;
-        out.push(GroupByRun {
-            kernel: kernel.name().into(),
-            threads: 1,
-            partitions: outcome.partitions,
-            seconds: summary,
-            ns_per_row: summary.median * 1e9 / rows,
-            samples_seconds: samples,
-            groups: outcome.result.groups,
-            checksum: memwall_report::checksum_hex(outcome.result.checksum),
-            top: outcome.result.top.clone(),
-            choice: outcome.choice,
-            counters: None,
-        });
-    }
-    if let Some((_, result)) = &expected {
-        dataset.distinct_keys = result.groups;
-        dataset.max_rows_per_key = result.top.first().map(|kc| kc.count);
-    }
-    Ok(GroupBy { dataset, runs: out, sweeps: Vec::new() })
-}

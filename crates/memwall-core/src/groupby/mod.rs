@@ -25,6 +25,7 @@ mod flat;
 mod hash;
 mod naive;
 mod prefetch;
+pub mod race;
 mod radix;
 mod result;
 pub mod sweep;

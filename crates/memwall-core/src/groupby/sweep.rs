@@ -10,8 +10,9 @@ use core::ops::ControlFlow;
 use memwall_report::{Sweep, SweepPoint};
 
 use super::datagen::{self, DataError, DataSpec, Skew};
-use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Memory, run_in};
-use crate::clock::{Clock, time_ns};
+use super::race::{RaceError, RaceEvent, Racer, Timings};
+use super::{GroupByConfig, GroupByError, Kernel, Memory};
+use crate::clock::Clock;
 use crate::exec::Executor;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -118,8 +119,7 @@ impl Sweeper<'_> {
         })
     }
 
-    /// Times every kernel `runs` times over `keys`, the kernels taking turns so that a change in
-    /// the machine's load hits all of them alike, and checks that they agree.
+    /// Times every kernel at one point (the race's loop) and keeps each kernel's fastest run.
     fn measure(
         &self,
         keys: &[i64],
@@ -128,30 +128,24 @@ impl Sweeper<'_> {
         x: u64,
         on_event: &mut dyn FnMut(SweepEvent) -> ControlFlow<()>,
     ) -> Result<Vec<SweepPoint>, SweepError> {
-        let runs = self.runs.max(1);
-        let mut seconds = vec![Vec::with_capacity(runs as usize); kernels.len()];
-        let mut first: Option<(Kernel, GroupResult)> = None;
-        for run in 0..runs {
-            for (k, &kernel) in kernels.iter().enumerate() {
-                flow(on_event(SweepEvent::Running { x, kernel, run, runs }))?;
-                let (ns, outcome) = time_ns(self.clock, || run_in(kernel, keys, config, self.exec, self.memory));
-                let outcome = outcome?;
-                match &first {
-                    None => first = Some((kernel, outcome.result)),
-                    Some((by, expected)) if *expected != outcome.result => {
-                        return Err(SweepError::Mismatch { x, kernel: kernel.name(), first: by.name() });
-                    }
-                    Some(_) => {}
-                }
-                seconds[k].push(ns / 1e9);
-            }
-        }
+        let racer = Racer { kernels, config: *config, exec: self.exec, memory: self.memory, clock: self.clock, runs: self.runs };
+        let timings = racer
+            .time(keys, &mut |event| match event {
+                RaceEvent::Running { kernel, run, runs } => on_event(SweepEvent::Running { x, kernel, run, runs }),
+                RaceEvent::Timed { .. } => ControlFlow::Continue(()),
+            })
+            .map_err(|error| match error {
+                RaceError::GroupBy { error, .. } => SweepError::GroupBy(error),
+                RaceError::Mismatch { kernel, first } => SweepError::Mismatch { x, kernel, first },
+                RaceError::Cancelled => SweepError::Cancelled,
+                other => SweepError::Invalid(other.to_string()),
+            })?;
         let rows = keys.len().max(1) as f64;
-        let mut points = Vec::with_capacity(kernels.len());
-        for (samples, &kernel) in seconds.iter().zip(kernels) {
+        let mut points = Vec::with_capacity(timings.len());
+        for Timings { kernel, seconds, .. } in timings {
             // The fastest run: on a shared machine noise only ever adds time, and a sweep
             // compares kernels point by point, where a median of few runs swings by tens of %.
-            let best = samples.iter().copied().fold(f64::INFINITY, f64::min);
+            let best = seconds.iter().copied().fold(f64::INFINITY, f64::min);
             let point = SweepPoint { x, kernel: kernel.name().into(), ns_per_row: best * 1e9 / rows, seconds: best };
             flow(on_event(SweepEvent::Measured { x, kernel, ns_per_row: point.ns_per_row }))?;
             points.push(point);
