@@ -6,7 +6,8 @@ use std::ops::ControlFlow;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::groupby::datagen::{self, Skew};
-use memwall_core::groupby::sweep::{self, SweepError, SweepEvent, Sweeper};
+use memwall_core::groupby::race::Racer;
+use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
 use memwall_core::groupby::{self, GroupByConfig, Kernel};
 use memwall_report::{GroupBy, Report, Source, Sweep};
 
@@ -147,7 +148,7 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
     let needed = args.rows.saturating_mul(8).saturating_add(scratch.sum());
     platform::check_fits_in_memory(needed, &format!("--rows {} with --max-keys {most}", args.rows))?;
     let pool = ScratchPool::new(false);
-    let sweeper = Sweeper {
+    let sweeper = Racer {
         kernels: &args.kernel.0,
         config,
         exec: &threads,
@@ -185,7 +186,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
     };
     let data = groupby_cmd::load(&args.data, &threads, &scratch)?;
     let pool = ScratchPool::new(false);
-    let sweeper = Sweeper { kernels, config, exec: &threads, memory: &pool, clock: &clock, runs: args.common.runs };
+    let sweeper = Racer { kernels, config, exec: &threads, memory: &pool, clock: &clock, runs: args.common.runs };
     let bar = progress((counts.len() * kernels.iter().filter(|k| k.uses_partitions()).count()) as u64);
     let result = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar));
     bar.finish_and_clear();

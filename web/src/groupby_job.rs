@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 use memwall_core::clock::{self, Clock, time_ns};
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::sweep::{SweepEvent, Sweeper};
+use memwall_core::groupby::sweep::SweepEvent;
 use memwall_core::groupby::race::{RaceEvent, Racer};
 use memwall_core::groupby::{self, GroupByConfig, HeapMemory, Kernel};
 use memwall_report::{Dataset, Generator, GroupBy, Sweep, SweepPoint};
@@ -122,7 +122,7 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
         }
         Task::SweepPartitions { kernels: names, partitions, runs } => {
             let kernels = kernels(names)?;
-            let sweeper = Sweeper { kernels: &kernels, config, exec: &Sequential, memory: &HeapMemory, clock, runs: *runs };
+            let sweeper = Racer { kernels: &kernels, config, exec: &Sequential, memory: &HeapMemory, clock, runs: *runs };
             let sweep = sweeper
                 .partitions(&keys, partitions, &mut |event| {
                     match event {

@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 use memwall_core::clock::Clock;
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::sweep::Sweeper;
+use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::{self, GroupByConfig, HeapMemory, Kernel};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -87,7 +87,7 @@ fn generation_is_the_same_in_wasm() {
 fn a_cardinality_sweep_runs_in_the_browser() {
     let clock = PerformanceClock::new();
     let kernels = [Kernel::Naive, Kernel::Tuned, Kernel::Adaptive];
-    let sweeper = Sweeper {
+    let sweeper = Racer {
         kernels: &kernels,
         config: GroupByConfig::default(),
         exec: &Sequential,

@@ -11,9 +11,7 @@ use memwall_report::{Sweep, SweepPoint};
 
 use super::datagen::{self, DataError, DataSpec, Skew};
 use super::race::{RaceError, RaceEvent, Racer, Timings};
-use super::{GroupByConfig, GroupByError, Kernel, Memory};
-use crate::clock::Clock;
-use crate::exec::Executor;
+use super::{GroupByConfig, GroupByError, Kernel};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SweepError {
@@ -40,23 +38,6 @@ pub enum SweepEvent {
     Measured { x: u64, kernel: Kernel, ns_per_row: f64 },
 }
 
-/// What a sweep runs with.
-pub struct Sweeper<'a> {
-    pub kernels: &'a [Kernel],
-    pub config: GroupByConfig,
-    pub exec: &'a dyn Executor,
-    pub memory: &'a dyn Memory,
-    pub clock: &'a dyn Clock,
-    /// Timed runs per point; the point is the fastest.
-    pub runs: u32,
-}
-
-impl core::fmt::Debug for Sweeper<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Sweeper").field("kernels", &self.kernels).field("config", &self.config).field("runs", &self.runs).finish()
-    }
-}
-
 /// Powers of two from `min` (rounded up to one) to `max`.
 pub fn doublings(min: u64, max: u64) -> Vec<u64> {
     let mut x = min.max(1).checked_next_power_of_two().unwrap_or(1 << 63);
@@ -69,7 +50,8 @@ pub fn doublings(min: u64, max: u64) -> Vec<u64> {
     out
 }
 
-impl Sweeper<'_> {
+/// A racer sweeps too: the same kernels, clock and runs, raced at every point.
+impl Racer<'_> {
     /// ns per row as the number of distinct keys grows, at a fixed number of rows.
     pub fn cardinality(
         &self,
@@ -128,7 +110,7 @@ impl Sweeper<'_> {
         x: u64,
         on_event: &mut dyn FnMut(SweepEvent) -> ControlFlow<()>,
     ) -> Result<Vec<SweepPoint>, SweepError> {
-        let racer = Racer { kernels, config: *config, exec: self.exec, memory: self.memory, clock: self.clock, runs: self.runs };
+        let racer = Racer { kernels, config: *config, ..*self };
         let timings = racer
             .time(keys, &mut |event| match event {
                 RaceEvent::Running { kernel, run, runs } => on_event(SweepEvent::Running { x, kernel, run, runs }),
@@ -198,6 +180,7 @@ pub fn adaptive_max_slowdown(points: &[SweepPoint]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::Clock;
     use crate::exec::Sequential;
     use crate::groupby::HeapMemory;
     use std::cell::Cell;
@@ -259,7 +242,7 @@ mod tests {
     fn sweeps_produce_a_point_per_x_and_kernel() {
         let clock = Ticks(Cell::new(0.0));
         let kernels = [Kernel::Naive, Kernel::Radix, Kernel::Adaptive];
-        let sweeper = Sweeper {
+        let sweeper = Racer {
             kernels: &kernels,
             config: GroupByConfig::default(),
             exec: &Sequential,
