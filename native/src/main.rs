@@ -20,8 +20,8 @@ use clap::{Parser, Subcommand};
 
 /// See where the caches, the TLB and DRAM really are on this host, and what it costs a GROUP BY.
 ///
-/// Start with `memwall run`: it describes the host, measures the latency ladder and writes
-/// memwall-report.json, which the web front end opens.
+/// Start with `memwall run`: it describes the host, measures the latency ladder, races the GROUP
+/// BY kernels and writes memwall-report.json, which the web front end opens (`memwall serve`).
 #[derive(Debug, Parser)]
 #[command(name = "memwall", version, propagate_version = true, max_term_width = 100)]
 struct Cli {
@@ -31,7 +31,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// The main job: host info, the latency ladder (and the GROUP BY race), into one report.
+    /// The main job: host info, the latency ladder and a GROUP BY race, into one report.
     Run(run_cmd::RunArgs),
     /// Describe this host: CPU, caches as declared, hypervisor, pages, timer, core clock.
     Info(run_cmd::InfoArgs),
