@@ -15,6 +15,7 @@ cargo test --locked --workspace
 step "lints"
 cargo clippy --locked --all-targets -- -D warnings
 cargo clippy --locked -p memwall-web --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --locked -p memwall-core --target wasm32-unknown-unknown --tests -- -D warnings
 
 step "core as wasm, in headless Chromium"
 cargo test --locked -p memwall-core --target wasm32-unknown-unknown --test 'wasm_*'

@@ -399,5 +399,6 @@ pub fn detect_steps(points: &[LadderPoint]) -> Vec<Step> {
     steps
 }
 
-#[cfg(test)]
+// Property tests need proptest, which wasm32 lacks; tests/wasm_ladder.rs covers wasm.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;

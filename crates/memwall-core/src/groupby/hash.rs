@@ -1,43 +1,12 @@
 //! The hash of the tuned and prefetch kernels, and the partition a key falls in.
 
+use crate::arch::mix64;
+
 /// The kernels' hash: every output bit depends on every key bit, so the top bits (the
 /// partition) and the low bits (the slot in a partition's table) are both well spread.
-///
-/// Where a 64x64->128-bit multiply is one instruction (64-bit targets), one folded multiply:
-/// the product's halves xor-ed, one `mul` and one `xor`; the kernels hash every row twice, and
-/// a heavier hash (ahash's fallback is several multiplies) is measurable at 100 M rows.
-/// wasm32 has only 64-bit multiplies, so there a 128-bit product is a library call; murmur3's
-/// finalizer, two plain 64-bit multiplies, is cheaper there. Which hash a platform uses changes
-/// which partition a key lands in, never a result.
 #[inline(always)]
 pub(crate) fn hash(key: i64) -> u64 {
-    #[cfg(target_pointer_width = "64")]
-    {
-        fold_mul(key as u64 ^ 0x9e37_79b9_7f4a_7c15, 0xd6e8_feb8_6659_fd93)
-    }
-    #[cfg(not(target_pointer_width = "64"))]
-    {
-        fmix64(key as u64 ^ 0x9e37_79b9_7f4a_7c15)
-    }
-}
-
-/// One folded multiply: the 128-bit product of `a` and `b`, its halves xor-ed.
-#[cfg(target_pointer_width = "64")]
-#[inline(always)]
-pub(crate) fn fold_mul(a: u64, b: u64) -> u64 {
-    let product = u128::from(a) * u128::from(b);
-    (product as u64) ^ ((product >> 64) as u64)
-}
-
-/// MurmurHash3's 64-bit finalizer: a bijection whose every output bit depends on every input
-/// bit, from 64-bit multiplies and shifts only, so it costs the same on every target.
-#[inline(always)]
-pub(crate) fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
+    mix64(key as u64 ^ 0x9e37_79b9_7f4a_7c15)
 }
 
 /// log2 of a partition count already checked to be a power of two.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use memwall_report::KeyCount;
 
-use super::hash::fmix64;
+use crate::arch::fmix64;
 
 /// How many of the most frequent keys a result keeps.
 pub const TOP: usize = 10;
