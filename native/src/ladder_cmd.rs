@@ -41,6 +41,11 @@ pub struct LadderArgs {
     /// timer is coarse).
     #[arg(long, default_value_t = 5.0, allow_negative_numbers = true, value_parser = parse_sample_ms)]
     pub sample_ms: f64,
+    /// Measurements a working set gets at most: one whose samples spread more than 3% (median
+    /// over min: another tenant or an interrupt storm got in) is measured again, and the least
+    /// disturbed attempt is kept. 1 measures every size once.
+    #[arg(long, default_value_t = ladder::DEFAULT_ATTEMPTS, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub attempts: u32,
     /// Seed of the random cycle.
     #[arg(long, default_value_t = 0x6d65_6d77_616c_6c)]
     pub seed: u64,
@@ -93,6 +98,7 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         samples: args.runs,
         warmup: true,
         seed: args.seed,
+        attempts: args.attempts,
     };
     let started = clock.now_ns();
     let bar = ProgressBar::new(sizes.len() as u64).with_style(
@@ -157,6 +163,7 @@ fn row(point: &LadderPoint) -> Vec<String> {
         format!("{:.2}", ns.p90),
         point.cycles_per_load.map_or("-".into(), |c| format!("{c:.1}")),
         format!("{:.1}%", ns.spread() * 100.0),
+        point.attempts.to_string(),
     ];
     if let Some(huge) = point.huge_page_bytes.filter(|&b| b > 0) {
         row.push(format!("{:.0}%", huge as f64 / point.bytes as f64 * 100.0));
@@ -166,7 +173,7 @@ fn row(point: &LadderPoint) -> Vec<String> {
     row
 }
 
-const HEADER: [&str; 7] = ["working set", "ns min", "ns median", "ns p90", "cycles", "spread", "huge pages"];
+const HEADER: [&str; 8] = ["working set", "ns min", "ns median", "ns p90", "cycles", "spread", "attempts", "huge pages"];
 
 pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
@@ -178,6 +185,14 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
             "cycles unavailable: {}",
             ladder.cycles_unavailable.as_deref().unwrap_or("core clock unknown")
         )?,
+    }
+    let remeasured = ladder.points.iter().filter(|p| p.attempts > 1).count();
+    if remeasured > 0 {
+        writeln!(
+            out,
+            "{remeasured} size(s) spread over {:.0}% (disturbed) and were measured again; the least disturbed attempt is shown",
+            ladder::SETTLED_SPREAD * 100.0
+        )?;
     }
     writeln!(out, "{}", steps_summary(&ladder.steps))?;
     if !declared.is_empty() {

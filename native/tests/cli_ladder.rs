@@ -29,6 +29,7 @@ fn ladder_json_on_stdout_is_a_valid_report_and_nothing_else() {
     let ladder = report.ladder.unwrap();
     assert_eq!(ladder.points.iter().map(|p| p.bytes).collect::<Vec<_>>(), [16384, 24576, 32768]);
     assert!(ladder.points.iter().all(|p| p.samples == 3 && p.ns_per_load.min > 0.0));
+    assert!(ladder.points.iter().all(|p| (1..=3).contains(&p.attempts)));
     assert_eq!(ladder.huge_pages, "off");
     // The table went to stderr instead.
     assert!(String::from_utf8_lossy(&out.stderr).contains("working set"));
@@ -78,6 +79,7 @@ fn bad_input_is_refused_in_one_line() {
     assert_refused(&["ladder", "--huge-pages", "maybe"], "huge-pages");
     assert_refused(&["ladder", "--min", "64", "--max", "1KiB"], "two cache lines");
     assert_refused(&["ladder", "--sample-ms", "-1"], "sample-ms");
+    assert_refused(&["ladder", "--attempts", "0"], "attempts");
     assert_refused(&["frobnicate"], "unrecognized subcommand");
 }
 

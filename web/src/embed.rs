@@ -174,6 +174,7 @@ mod tests {
                 loads_per_sample: 1000,
                 samples: 3,
                 samples_ns_per_load: vec![1.0, 1.1, 1.3],
+                attempts: 1,
                 huge_page_bytes: None,
             }],
             steps: vec![],

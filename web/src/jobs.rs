@@ -93,7 +93,7 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
         samples,
         cross_origin_isolated: cross_origin_isolated(),
     });
-    let config = SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed };
+    let config = SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed, attempts: ladder::DEFAULT_ATTEMPTS };
     let started = clock.now_ns();
     let result = ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, None, &mut |event| {
         match event {
@@ -147,6 +147,7 @@ mod tests {
             loads_per_sample: 1000,
             samples: 3,
             samples_ns_per_load: vec![1.0, 1.1, 1.3],
+            attempts: 1,
             huge_page_bytes: None,
         };
         let event = WorkerEvent::LadderPoint { index: 0, total: 2, point };

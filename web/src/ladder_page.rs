@@ -523,6 +523,7 @@ impl LadderPage {
                     <thead><tr>
                         <th scope="col">{ "working set" }</th><th scope="col">{ "ns min" }</th><th scope="col">{ "ns median" }</th>
                         <th scope="col">{ "ns p90" }</th><th scope="col">{ "ns max" }</th><th scope="col">{ "spread" }</th>
+                        <th scope="col" title="a size whose samples spread over 3% is measured again, keeping the least disturbed attempt">{ "attempts" }</th>
                         <th scope="col">{ "samples" }</th><th scope="col">{ "loads per sample" }</th>
                     </tr></thead>
                     <tbody>
@@ -533,7 +534,7 @@ impl LadderPage {
                                 <td>{ format!("{:.2}", ns.p90) }</td><td>{ format!("{:.2}", ns.max) }</td>
                                 // A sample below zero (the N-hop timing was disturbed) makes the spread meaningless.
                                 <td>{ if ns.min > 0.0 { format!("{:.1}%", ns.spread() * 100.0) } else { "–".into() } }</td>
-                                <td>{ p.samples }</td><td>{ p.loads_per_sample }</td>
+                                <td>{ p.attempts }</td><td>{ p.samples }</td><td>{ p.loads_per_sample }</td>
                             </tr>
                         }}) }
                     </tbody>

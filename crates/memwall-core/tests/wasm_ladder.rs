@@ -56,6 +56,7 @@ fn ladder_runs_in_the_browser() {
         samples: 3,
         warmup: true,
         seed: 7,
+        attempts: 1,
     };
     let sizes = ladder::ladder_sizes(16 * 1024, 256 * 1024, 1).unwrap();
     let mut measured = 0;

@@ -4,14 +4,14 @@
 use crate::LadderPoint;
 
 /// The columns of [`LadderPoint::csv_row`].
-pub const LADDER_CSV_HEADER: &str = "bytes,ns_per_load_min,ns_per_load_median,ns_per_load_p90,ns_per_load_max,cycles_per_load,loads_per_sample,samples,huge_page_bytes";
+pub const LADDER_CSV_HEADER: &str = "bytes,ns_per_load_min,ns_per_load_median,ns_per_load_p90,ns_per_load_max,cycles_per_load,loads_per_sample,samples,huge_page_bytes,attempts";
 
 impl LadderPoint {
     /// One CSV row (no newline); unknown values are empty fields.
     pub fn csv_row(&self) -> String {
         let ns = &self.ns_per_load;
         format!(
-            "{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{}",
             self.bytes,
             ns.min,
             ns.median,
@@ -21,6 +21,7 @@ impl LadderPoint {
             self.loads_per_sample,
             self.samples,
             self.huge_page_bytes.map_or(String::new(), |b| b.to_string()),
+            self.attempts,
         )
     }
 }
@@ -38,9 +39,10 @@ mod tests {
             loads_per_sample: 1000,
             samples: 15,
             samples_ns_per_load: vec![],
+            attempts: 2,
             huge_page_bytes: Some(0),
         };
-        assert_eq!(point.csv_row(), "16384,1,1.5,2,3,,1000,15,0");
+        assert_eq!(point.csv_row(), "16384,1,1.5,2,3,,1000,15,0,2");
         assert_eq!(point.csv_row().split(',').count(), LADDER_CSV_HEADER.split(',').count());
     }
 }

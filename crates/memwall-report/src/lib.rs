@@ -189,9 +189,17 @@ pub struct LadderPoint {
     /// Every kept sample, in the order measured.
     #[serde(default)]
     pub samples_ns_per_load: Vec<f64>,
+    /// How many times the working set was measured: more than one when an attempt's samples
+    /// spread too far (a disturbed run); the samples are those of the least disturbed attempt.
+    #[serde(default = "one")]
+    pub attempts: u32,
     /// Bytes of the buffer the kernel reported as backed by transparent huge pages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub huge_page_bytes: Option<u64>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// A rise in latency between two adjacent plateaus of the ladder.

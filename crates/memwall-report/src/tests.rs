@@ -46,6 +46,7 @@ fn full_report() -> Report {
             loads_per_sample: 4_000_000,
             samples: 3,
             samples_ns_per_load: vec![1.2, 1.25, 1.3],
+            attempts: 2,
             huge_page_bytes: Some(0),
         }],
         steps: vec![Step {
@@ -196,4 +197,12 @@ fn counters_round_trip_available_and_unavailable() {
     // A report written before these fields existed still reads.
     let old = r#"{"available": false, "unavailable": "x", "cycles": null}"#;
     assert_eq!(serde_json::from_str::<Counters>(old).unwrap(), Counters::unavailable("x"));
+}
+
+#[test]
+fn a_point_written_before_attempts_were_recorded_was_measured_once() {
+    let mut value: serde_json::Value = serde_json::from_str(&full_report().to_json_pretty()).unwrap();
+    value["ladder"]["points"][0].as_object_mut().unwrap().remove("attempts");
+    let report = Report::from_json(&value.to_string()).unwrap();
+    assert_eq!(report.ladder.unwrap().points[0].attempts, 1);
 }

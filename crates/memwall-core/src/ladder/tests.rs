@@ -110,6 +110,7 @@ fn point(bytes: u64, ns: f64) -> LadderPoint {
         loads_per_sample: 1,
         samples: 1,
         samples_ns_per_load: vec![ns],
+        attempts: 1,
         huge_page_bytes: None,
     }
 }
@@ -140,7 +141,7 @@ fn noise_is_not_a_step() {
 #[test]
 fn measures_a_small_ring_with_a_real_clock() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig { target_sample_ns: 200_000.0, samples: 5, warmup: true, seed: 1 };
+    let config = SampleConfig { target_sample_ns: 200_000.0, samples: 5, warmup: true, seed: 1, attempts: 1 };
     let point = measure_point(&mut HeapArena, &clock, 16 * 1024, &config, Some(3.0)).unwrap();
     assert_eq!(point.samples, 5);
     assert_eq!(point.samples_ns_per_load.len(), 5);
@@ -153,7 +154,7 @@ fn measures_a_small_ring_with_a_real_clock() {
 #[test]
 fn a_run_can_be_cancelled_and_reports_progress() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig { target_sample_ns: 50_000.0, samples: 2, warmup: false, seed: 1 };
+    let config = SampleConfig { target_sample_ns: 50_000.0, samples: 2, warmup: false, seed: 1, attempts: 1 };
     let sizes = [4096, 8192, 16384];
     let mut seen = Vec::new();
     let points = run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| {
@@ -194,4 +195,25 @@ fn ghz_from_a_chain_of_known_speed() {
 fn target_sample_scales_with_the_timer() {
     assert_eq!(target_sample_ns(20.0, 5e6), 5e6);
     assert_eq!(target_sample_ns(100_000.0, 2e6), 5e7);
+}
+
+#[test]
+fn a_disturbed_working_set_is_measured_again_and_the_least_disturbed_attempt_kept() {
+    let noisy = vec![1.0, 1.5, 1.6, 1.4, 1.0];
+    let clean = vec![1.0, 1.01, 1.0, 1.02, 1.0];
+    // Settled at once: one attempt.
+    let (kept, made) = least_disturbed(3, |_| (100, clean.clone()));
+    assert_eq!((made, kept.samples), (1, clean.clone()));
+    // Disturbed, then settled: the second attempt is kept.
+    let (kept, made) = least_disturbed(3, |a| (100 + u64::from(a), if a == 0 { noisy.clone() } else { clean.clone() }));
+    assert_eq!((made, kept.loads_per_sample, kept.samples), (2, 101, clean.clone()));
+    // Never settles: every attempt is made and the lowest median kept.
+    let medians = [1.5, 1.2, 1.4];
+    let (kept, made) = least_disturbed(3, |a| (1, vec![1.0, medians[a as usize], 2.0]));
+    assert_eq!((made, kept.ns_per_load.median), (3, 1.2));
+    // One attempt allowed: no retry however noisy; zero means one.
+    assert_eq!(least_disturbed(1, |_| (1, noisy.clone())).1, 1);
+    assert_eq!(least_disturbed(0, |_| (1, noisy.clone())).1, 1);
+    // A sample at or below zero (a coarse browser timer) never counts as settled.
+    assert_eq!(least_disturbed(2, |_| (1, vec![0.0, 0.0, 0.0])).1, 2);
 }
