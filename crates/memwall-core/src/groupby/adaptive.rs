@@ -86,13 +86,15 @@ pub struct Thresholds {
     pub single_table_groups: u64,
 }
 
-/// Thresholds for `config.cache_bytes` (the per-core L2). Measured on this project's reference
-/// VM (1 MiB L2, 32 MiB L3; `memwall sweep cardinality`): hashbrown was fastest up to 65,536
-/// groups (16 bytes of cache per group), the prefetching table from there to 262,144 (four times
-/// as many), tuned from 524,288 on.
+/// Thresholds for `config.cache_bytes` (the per-core L2). hashbrown keeps at most 7/8 of its
+/// buckets full and doubles them, so `g` groups of 16 bytes take up to 32g bytes: naive is kept
+/// while that fits the cache. Measured on this project's reference VM (1 MiB L2;
+/// `memwall sweep cardinality --rows 16Mi --max-keys 16Mi --runs 2`): naive was fastest up to
+/// 32,768 groups and 10% behind the prefetching table at 65,536, which led up to 262,144 (a
+/// quarter of the cache in groups), tuned from 524,288 on.
 pub fn thresholds(config: &GroupByConfig) -> Thresholds {
     let cache = config.cache_bytes.max(1 << 16);
-    Thresholds { naive_groups: cache / 16, single_table_groups: cache / 4 }
+    Thresholds { naive_groups: cache / 32, single_table_groups: cache / 4 }
 }
 
 /// Partitions for tuned so that each partition's table (16-byte slots, a quarter full) takes
@@ -211,7 +213,7 @@ mod tests {
     #[test]
     fn thresholds_and_partitions_follow_the_cache() {
         let config = GroupByConfig { cache_bytes: 1 << 20, ..GroupByConfig::default() };
-        assert_eq!(thresholds(&config), Thresholds { naive_groups: 65_536, single_table_groups: 262_144 });
+        assert_eq!(thresholds(&config), Thresholds { naive_groups: 32_768, single_table_groups: 262_144 });
         assert_eq!(partitions_for(17_630_976, &config), 4096);
         assert_eq!(partitions_for(1_000_000, &config), 512);
         assert_eq!(partitions_for(3_222_051, &config), 2048);
