@@ -8,33 +8,11 @@ use yew::prelude::*;
 
 use crate::groupby_page::GroupByPage;
 use crate::ladder_page::LadderPage;
+use crate::reports::{LoadedReport, Reports, report_label};
 use crate::reports_page::ReportsPage;
 use crate::theme::Theme;
 use crate::util;
 
-/// A report the user opened, with where it came from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadedReport {
-    /// Stable while the page lives; also picks the report's color.
-    pub id: u32,
-    pub label: String,
-    /// "memwall-report.json", a URL, "this browser", "shared link", ...
-    pub origin: String,
-    pub report: Rc<Report>,
-}
-
-pub type Reports = Rc<Vec<LoadedReport>>;
-
-/// A short name for a report: the host's name, else its CPU, else where it ran.
-pub fn report_label(report: &Report) -> String {
-    report
-        .host
-        .name
-        .clone()
-        .filter(|n| !n.trim().is_empty())
-        .or_else(|| report.host.cpu_model.clone())
-        .unwrap_or_else(|| format!("{:?} report", report.source).to_lowercase())
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Page {

@@ -12,7 +12,7 @@ use memwall_core::size::format_bytes;
 use memwall_report::{GroupBy, Host, Report, Source, Sweep, SweepPoint};
 use yew::prelude::*;
 
-use crate::app::Reports;
+use crate::reports::Reports;
 use crate::chart::{self, Bar, BarChart, LineChart, Marker, Point, Series, XFormat, format_number};
 use crate::embed::EmbedPanel;
 use crate::groupby_job::{self, DataJob, GroupByEvent, GroupByJob, Task};

@@ -9,8 +9,8 @@ use memwall_core::size::{format_bytes, parse_size};
 use memwall_report::{Host, Ladder, LadderPoint, Report, Source};
 use yew::prelude::*;
 
-use crate::app::Reports;
-use crate::chart::{self, Band, LineChart, Marker, Point, Series, XFormat};
+use crate::reports::{LoadedReport, Reports, cache_markers, source_name, to_points};
+use crate::chart::{self, Band, LineChart, Series, XFormat};
 use crate::embed::EmbedPanel;
 use crate::jobs::{DEFAULT_SEED, Job, LadderJob, WorkerEvent};
 use crate::theme::Palette;
@@ -383,8 +383,8 @@ impl LadderPage {
     fn timer_note(&self) -> Html {
         match &self.calibration {
             Some(c) => {
-                let resolution = format_duration(c.timer_resolution_ns);
-                let sample = format_duration(c.target_sample_ns);
+                let resolution = util::format_duration(c.timer_resolution_ns);
+                let sample = util::format_duration(c.target_sample_ns);
                 html! {
                     <p class={classes!("timer-note", (!c.cross_origin_isolated).then_some("warn"))}>
                         { format!("Timer resolution {resolution} · {} · each sample ≥ {sample} (500 ticks or more), {} samples per size.",
@@ -407,7 +407,7 @@ impl LadderPage {
     }
 
     /// Reports that carry a ladder, except the one this page added itself (same points).
-    fn comparable(&self, ctx: &Context<Self>) -> Vec<crate::app::LoadedReport> {
+    fn comparable(&self, ctx: &Context<Self>) -> Vec<LoadedReport> {
         ctx.props()
             .reports
             .iter()
@@ -416,7 +416,7 @@ impl LadderPage {
             .collect()
     }
 
-    fn caches_report(&self, ctx: &Context<Self>) -> Option<crate::app::LoadedReport> {
+    fn caches_report(&self, ctx: &Context<Self>) -> Option<LoadedReport> {
         let reports = &ctx.props().reports;
         match self.caches_from {
             Some(id) => reports.iter().find(|r| r.id == id).cloned(),
@@ -541,43 +541,5 @@ impl LadderPage {
                 </table>
             </div>
         }
-    }
-}
-
-pub fn to_points(points: &[LadderPoint]) -> Vec<Point> {
-    points
-        .iter()
-        .map(|p| Point { x: p.bytes as f64, y: p.ns_per_load.median, lo: Some(p.ns_per_load.min), hi: Some(p.ns_per_load.max) })
-        .collect()
-}
-
-/// Vertical lines at the data and unified caches a host declared ("L1d 48 KiB", "L2 2 MiB").
-pub fn cache_markers(host: &Host) -> Vec<Marker> {
-    let mut seen = HashSet::new();
-    host.caches
-        .iter()
-        .filter(|c| c.kind != "Instruction" && seen.insert((c.level, c.size_bytes)))
-        .map(|c| Marker {
-            x: c.size_bytes as f64,
-            label: format!("L{}{} {}", c.level, if c.kind == "Data" { "d" } else { "" }, format_bytes(c.size_bytes)),
-        })
-        .collect()
-}
-
-pub fn source_name(source: Source) -> &'static str {
-    match source {
-        Source::Native => "native",
-        Source::Browser => "browser",
-    }
-}
-
-/// "5 µs", "100 µs", "2.5 ms", "40 ns".
-pub fn format_duration(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{} ms", chart::format_number(ns / 1e6))
-    } else if ns >= 1e3 {
-        format!("{} µs", chart::format_number(ns / 1e3))
-    } else {
-        format!("{} ns", chart::format_number(ns))
     }
 }

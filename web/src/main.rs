@@ -10,6 +10,7 @@ mod groupby_page;
 mod jobs;
 mod ladder_page;
 mod radix_viz;
+mod reports;
 mod reports_page;
 mod theme;
 mod util;

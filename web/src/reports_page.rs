@@ -8,10 +8,9 @@ use memwall_core::size::format_bytes;
 use memwall_report::{Host, Report, Source};
 use yew::prelude::*;
 
-use crate::app::{LoadedReport, Reports};
 use crate::chart::{self, Bar, BarChart, LineChart, Point, Series, XFormat, format_number};
 use crate::embed::EmbedPanel;
-use crate::ladder_page::{cache_markers, format_duration, source_name, to_points};
+use crate::reports::{LoadedReport, Reports, cache_markers, source_name, to_points};
 use crate::theme::Palette;
 use crate::util;
 
@@ -411,7 +410,7 @@ fn host_rows(host: &Host, report: &Report) -> Vec<(&'static str, String)> {
         "Core clock",
         host.core_ghz.map(|g| format!("{g:.2} GHz (add chain)")).or_else(|| host.core_ghz_unavailable.as_ref().map(|w| format!("unknown: {w}"))),
     );
-    add("Timer resolution", host.timer_resolution_ns.map(format_duration));
+    add("Timer resolution", host.timer_resolution_ns.map(util::format_duration));
     add("Cross-origin isolated", host.cross_origin_isolated.map(|b| if b { "yes".into() } else { "no".into() }));
     add("User agent", host.user_agent.clone());
     if let Some(ladder) = &report.ladder {

@@ -205,3 +205,14 @@ pub fn format_date(unix_s: u64) -> String {
     let date = js_sys::Date::new(&JsValue::from_f64(unix_s as f64 * 1000.0));
     String::from(date.to_locale_string("default", &JsValue::UNDEFINED))
 }
+
+/// "5 µs", "100 µs", "2.5 ms", "40 ns".
+pub fn format_duration(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{} ms", crate::chart::format_number(ns / 1e6))
+    } else if ns >= 1e3 {
+        format!("{} µs", crate::chart::format_number(ns / 1e3))
+    } else {
+        format!("{} ns", crate::chart::format_number(ns))
+    }
+}

@@ -1,0 +1,63 @@
+//! The reports the page holds (opened files, links, this browser's runs), and how a report's
+//! ladder and host turn into chart data. The pages share these; none of them owns them.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use memwall_core::size::format_bytes;
+use memwall_report::{Host, LadderPoint, Report, Source};
+
+use crate::chart::{Marker, Point};
+
+/// A report the user opened, with where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedReport {
+    /// Stable while the page lives; also picks the report's color.
+    pub id: u32,
+    pub label: String,
+    /// "memwall-report.json", a URL, "this browser", "shared link", ...
+    pub origin: String,
+    pub report: Rc<Report>,
+}
+
+/// Every report open in the page, oldest first.
+pub type Reports = Rc<Vec<LoadedReport>>;
+
+/// A short name for a report: the host's name, else its CPU, else where it ran.
+pub fn report_label(report: &Report) -> String {
+    report
+        .host
+        .name
+        .clone()
+        .filter(|n| !n.trim().is_empty())
+        .or_else(|| report.host.cpu_model.clone())
+        .unwrap_or_else(|| format!("{:?} report", report.source).to_lowercase())
+}
+
+/// A ladder as chart points: the median, with min and max as the whisker.
+pub fn to_points(points: &[LadderPoint]) -> Vec<Point> {
+    points
+        .iter()
+        .map(|p| Point { x: p.bytes as f64, y: p.ns_per_load.median, lo: Some(p.ns_per_load.min), hi: Some(p.ns_per_load.max) })
+        .collect()
+}
+
+/// Vertical lines at the data and unified caches a host declared ("L1d 48 KiB", "L2 2 MiB").
+pub fn cache_markers(host: &Host) -> Vec<Marker> {
+    let mut seen = HashSet::new();
+    host.caches
+        .iter()
+        .filter(|c| c.kind != "Instruction" && seen.insert((c.level, c.size_bytes)))
+        .map(|c| Marker {
+            x: c.size_bytes as f64,
+            label: format!("L{}{} {}", c.level, if c.kind == "Data" { "d" } else { "" }, format_bytes(c.size_bytes)),
+        })
+        .collect()
+}
+
+pub fn source_name(source: Source) -> &'static str {
+    match source {
+        Source::Native => "native",
+        Source::Browser => "browser",
+    }
+}
