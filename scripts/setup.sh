@@ -5,7 +5,8 @@
 #
 #   scripts/setup.sh          what building and running needs (wasm target, trunk, wasm-bindgen,
 #                             wasm-opt)
-#   scripts/setup.sh --test   also what the tests need (Chromium, chromedriver, e2e npm packages)
+#   scripts/setup.sh --test   also what the tests need (rustfmt, clippy, Chromium, chromedriver,
+#                             e2e npm packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -50,6 +51,12 @@ fi
 cargo fetch --locked --quiet
 
 if $want_test; then
+    for component in rustfmt clippy; do
+        if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+            say "adding the $component component (the tests lint and check formatting)"
+            rustup component add "$component"
+        fi
+    done
     if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
         say "installing Chromium and chromedriver from the system's packages"
         SUDO=""

@@ -13,6 +13,7 @@ step "native: unit and CLI tests"
 cargo test --locked --workspace
 
 step "lints"
+cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings
 cargo clippy --locked -p memwall-web --target wasm32-unknown-unknown -- -D warnings
 cargo clippy --locked -p memwall-core --target wasm32-unknown-unknown --tests -- -D warnings

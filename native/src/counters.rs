@@ -47,11 +47,7 @@ impl CounterSession {
 /// Whether this host can count at all: `Err` carries the reason in the OS's words.
 pub fn probe() -> Result<(), String> {
     let counters = CounterSession::start().stop();
-    if counters.available {
-        Ok(())
-    } else {
-        Err(counters.unavailable.unwrap_or_else(|| "counters unavailable".into()))
-    }
+    if counters.available { Ok(()) } else { Err(counters.unavailable.unwrap_or_else(|| "counters unavailable".into())) }
 }
 
 /// Fills the derived ratios from the raw counts.

@@ -101,9 +101,15 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     let (spec, preset) = args.data.spec()?;
     let ext = args.out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     if !matches!(ext.as_deref(), Some("parquet" | "parq" | "pq" | "bin")) {
-        return Err(CliError::usage(format!("--out {}: the file name must end in .parquet or .bin", args.out.display())));
+        return Err(CliError::usage(format!(
+            "--out {}: the file name must end in .parquet or .bin",
+            args.out.display()
+        )));
     }
-    platform::check_fits_in_memory(spec.bytes().saturating_add(WRITE_OVERHEAD_BYTES), &describe(&spec, preset.as_deref()))?;
+    platform::check_fits_in_memory(
+        spec.bytes().saturating_add(WRITE_OVERHEAD_BYTES),
+        &describe(&spec, preset.as_deref()),
+    )?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let exec = Threads::new(threads, None)?;
 
@@ -162,7 +168,10 @@ mod tests {
     fn presets_and_defaults_resolve_like_groupby() {
         let args = GenArgs { preset: Some("clickbench".into()), rows: None, keys: None, skew: None, seed: 5 };
         let (spec, preset) = args.spec().unwrap();
-        assert_eq!((spec.rows, spec.keys, spec.seed, preset.as_deref()), (99_997_497, 17_630_976, 5, Some("clickbench")));
+        assert_eq!(
+            (spec.rows, spec.keys, spec.seed, preset.as_deref()),
+            (99_997_497, 17_630_976, 5, Some("clickbench"))
+        );
         let none = GenArgs { preset: None, rows: None, keys: None, skew: None, seed: datagen::DEFAULT_SEED };
         assert_eq!(none.spec().unwrap().0, datagen::preset("small").unwrap());
     }
@@ -174,8 +183,9 @@ mod tests {
         assert!(err.message.starts_with("--rows 10 --keys 11: "), "{}", err.message);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("keys.csv");
-        let err = generate(GenerateArgs { data: gen_args(10, 3, 1), out: out.clone(), column: "key".into(), threads: None })
-            .unwrap_err();
+        let err =
+            generate(GenerateArgs { data: gen_args(10, 3, 1), out: out.clone(), column: "key".into(), threads: None })
+                .unwrap_err();
         assert_eq!(err.code, 2);
         assert!(!out.exists());
     }

@@ -10,9 +10,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::arch::Line;
 use memwall_core::clock::Clock;
-use memwall_core::groupby::race::{RaceEvent, Racer, median_sample};
 use memwall_core::exec::Executor;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
+use memwall_core::groupby::race::{RaceEvent, Racer, median_sample};
 use memwall_core::groupby::{self, GroupByConfig, Kernel, LineBuffer, Memory};
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Dataset, Generator, GroupBy, Host, Input, Report, Source};
@@ -348,7 +348,8 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<Gr
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let racer = Racer { kernels: race.kernels, config: race.config, exec: race.threads, memory: race.memory, clock, runs };
+    let racer =
+        Racer { kernels: race.kernels, config: race.config, exec: race.threads, memory: race.memory, clock, runs };
     // Counters per kernel, one entry per run, in run order (the order of `samples_seconds`).
     let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];
     let mut session: Option<CounterSession> = None;
@@ -483,7 +484,8 @@ pub fn default_race(host: &Host, clock: &dyn Clock) -> CliResult<(GroupBy, Strin
         json: None,
     };
     let (threads, config, pool, mut data) = prepare(&args, host)?;
-    let setup = Race { kernels: &args.kernel.0, config, threads: &threads, memory: &pool, runs: args.runs, counters: false };
+    let setup =
+        Race { kernels: &args.kernel.0, config, threads: &threads, memory: &pool, runs: args.runs, counters: false };
     let result = race(&setup, &mut data, clock)?;
     Ok((result, data.label))
 }
@@ -499,8 +501,14 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     {
         writeln!(out, "counters unavailable: {why}").ok();
     }
-    let race_setup =
-        Race { kernels: &args.kernel.0, config, threads: &threads, memory: &pool, runs: args.runs, counters: args.counters };
+    let race_setup = Race {
+        kernels: &args.kernel.0,
+        config,
+        threads: &threads,
+        memory: &pool,
+        runs: args.runs,
+        counters: args.counters,
+    };
     let result = race(&race_setup, &mut data, &clock)?;
     print_race(&mut *out, &result, &data.label).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(cpus) = threads.cpus() {

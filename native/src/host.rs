@@ -108,9 +108,7 @@ fn os() -> Option<String> {
         _ => None,
     };
     let distro = fs::read_to_string("/etc/os-release").ok().and_then(|text| {
-        text.lines()
-            .find_map(|l| l.strip_prefix("PRETTY_NAME="))
-            .map(|v| v.trim_matches('"').to_string())
+        text.lines().find_map(|l| l.strip_prefix("PRETTY_NAME=")).map(|v| v.trim_matches('"').to_string())
     });
     match (kernel, distro) {
         (Some(k), Some(d)) => Some(format!("{k} ({d})")),
@@ -138,7 +136,9 @@ mod tests {
     #[test]
     fn caches_from_a_fake_sysfs() {
         let dir = tempfile::tempdir().unwrap();
-        for (i, level, kind, size) in [(0, "1", "Data", "48K"), (1, "2", "Unified", "1024K"), (2, "3", "Unified", "32768K")] {
+        for (i, level, kind, size) in
+            [(0, "1", "Data", "48K"), (1, "2", "Unified", "1024K"), (2, "3", "Unified", "32768K")]
+        {
             let index = dir.path().join(format!("index{i}"));
             fs::create_dir(&index).unwrap();
             fs::write(index.join("level"), level).unwrap();

@@ -96,8 +96,7 @@ fn detect_format(path: &Path, file: &mut File, len: u64) -> Result<Format, CliEr
     }
     let mut magic = [0u8; 4];
     let has_magic = len >= 4 && {
-        file.read_exact(&mut magic)
-            .map_err(|e| CliError::runtime(format!("--input {}: {e}", path.display())))?;
+        file.read_exact(&mut magic).map_err(|e| CliError::runtime(format!("--input {}: {e}", path.display())))?;
         &magic == b"PAR1"
     };
     if has_magic {
@@ -121,11 +120,16 @@ fn detect_format(path: &Path, file: &mut File, len: u64) -> Result<Format, CliEr
 fn reserve_keys(path: &Path, rows: u64) -> Result<Vec<i64>, CliError> {
     let bytes = rows.saturating_mul(8);
     check_fits_in_memory(bytes, &format!("--input {} ({rows} rows)", path.display()))?;
-    let rows = usize::try_from(rows)
-        .map_err(|_| CliError::usage(format!("--input {}: {rows} rows exceed this platform's address space", path.display())))?;
+    let rows = usize::try_from(rows).map_err(|_| {
+        CliError::usage(format!("--input {}: {rows} rows exceed this platform's address space", path.display()))
+    })?;
     let mut keys = Vec::new();
     keys.try_reserve_exact(rows).map_err(|_| {
-        CliError::runtime(format!("--input {}: could not allocate {} for the keys", path.display(), format_bytes(bytes)))
+        CliError::runtime(format!(
+            "--input {}: could not allocate {} for the keys",
+            path.display(),
+            format_bytes(bytes)
+        ))
     })?;
     Ok(keys)
 }
@@ -334,10 +338,7 @@ fn write_parquet(file: File, keys: &[i64], column: &str) -> Result<(), String> {
     // Snappy: the fastest codec to decode in every engine the bench feeds, and random 64-bit
     // keys barely compress under any codec. Dictionary encoding is off because ~6 rows per key
     // would only overflow the dictionary page and fall back to plain anyway.
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_dictionary_enabled(false)
-        .build();
+    let props = WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).build();
     let mut writer = ArrowWriter::try_new(BufWriter::with_capacity(1 << 20, file), schema.clone(), Some(props))
         .map_err(|e| one_line(&e))?;
     for chunk in keys.chunks(WRITE_BATCH_ROWS) {

@@ -173,7 +173,8 @@ fn row(point: &LadderPoint) -> Vec<String> {
     row
 }
 
-const HEADER: [&str; 8] = ["working set", "ns min", "ns median", "ns p90", "cycles", "spread", "attempts", "huge pages"];
+const HEADER: [&str; 8] =
+    ["working set", "ns min", "ns median", "ns p90", "cycles", "spread", "attempts", "huge pages"];
 
 pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();

@@ -55,10 +55,7 @@ pub fn write_report(destination: &Destination, report: &Report) -> CliResult {
 
 /// Seconds since the Unix epoch, for `created_unix_s`.
 pub fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
 /// A fixed-width text table with right-aligned numeric columns.
@@ -89,7 +86,10 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 /// A GitHub-flavoured Markdown table.
 pub fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut out = format!("| {} |\n", header.join(" | "));
-    out += &format!("|{}\n", header.iter().enumerate().map(|(i, _)| if i == 0 { "---|" } else { "---:|" }).collect::<String>());
+    out += &format!(
+        "|{}\n",
+        header.iter().enumerate().map(|(i, _)| if i == 0 { "---|" } else { "---:|" }).collect::<String>()
+    );
     for row in rows {
         out += &format!("| {} |\n", row.join(" | "));
     }

@@ -63,7 +63,11 @@ pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
     writeln!(out, "memory:      {}", host.memory_bytes.map_or_else(unknown, format_bytes))?;
     writeln!(out, "page size:   {}", host.page_bytes.map_or_else(unknown, format_bytes))?;
     writeln!(out, "THP mode:    {}", host.thp.clone().unwrap_or_else(unknown))?;
-    writeln!(out, "timer:       {}", host.timer_resolution_ns.map_or_else(unknown, |ns| format!("{ns:.0} ns resolution")))?;
+    writeln!(
+        out,
+        "timer:       {}",
+        host.timer_resolution_ns.map_or_else(unknown, |ns| format!("{ns:.0} ns resolution"))
+    )?;
     match (host.core_ghz, &host.core_ghz_unavailable) {
         (Some(ghz), _) => writeln!(out, "core clock:  {ghz:.2} GHz (dependent add chain)")?,
         (None, why) => writeln!(out, "core clock:  unavailable: {}", why.as_deref().unwrap_or("unknown"))?,

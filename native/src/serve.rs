@@ -48,7 +48,13 @@ pub const DEFAULT_PORT: u16 = 8417;
 impl ServeArgs {
     /// What `memwall run --serve` serves: its fresh report, with every other setting default.
     pub fn for_report(report: PathBuf) -> Self {
-        Self { reports: vec![report], port: DEFAULT_PORT, bind: IpAddr::V4(Ipv4Addr::LOCALHOST), open: false, dist: None }
+        Self {
+            reports: vec![report],
+            port: DEFAULT_PORT,
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            open: false,
+            dist: None,
+        }
     }
 }
 
@@ -85,7 +91,11 @@ pub struct Served {
 
 impl std::fmt::Debug for Served {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Served").field("dist", &self.dist).field("reports", &self.reports).field("addr", &self.addr).finish()
+        f.debug_struct("Served")
+            .field("dist", &self.dist)
+            .field("reports", &self.reports)
+            .field("addr", &self.addr)
+            .finish()
     }
 }
 
@@ -100,10 +110,8 @@ impl Served {
         }
         let server = Server::http(SocketAddr::new(args.bind, args.port))
             .map_err(|e| CliError::runtime(format!("cannot listen on {}:{}: {e}", args.bind, args.port)))?;
-        let addr = server
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| CliError::runtime("the server is not on an IP address"))?;
+        let addr =
+            server.server_addr().to_ip().ok_or_else(|| CliError::runtime("the server is not on an IP address"))?;
         Ok(Self { server: Arc::new(server), dist, reports: args.reports.clone(), addr })
     }
 
@@ -190,7 +198,8 @@ impl Served {
             .iter()
             .enumerate()
             .map(|(i, path)| {
-                let name = path.file_name().map_or_else(|| format!("report-{i}.json"), |n| n.to_string_lossy().into_owned());
+                let name =
+                    path.file_name().map_or_else(|| format!("report-{i}.json"), |n| n.to_string_lossy().into_owned());
                 serde_json::json!({ "name": name, "url": format!("reports/{i}/{}", percent_encode(&name)) })
             })
             .collect();
@@ -325,7 +334,10 @@ pub fn find_dist(given: Option<&Path>) -> CliResult<PathBuf> {
         return if has_index(dir) {
             Ok(dir.to_path_buf())
         } else {
-            Err(CliError::usage(format!("--dist {}: no index.html there (build the front end with `trunk build --release`)", dir.display())))
+            Err(CliError::usage(format!(
+                "--dist {}: no index.html there (build the front end with `trunk build --release`)",
+                dir.display()
+            )))
         };
     }
     let mut candidates = vec![PathBuf::from("dist")];
@@ -454,7 +466,11 @@ mod tests {
     }
 
     fn report_file(dir: &Path) -> PathBuf {
-        let report = Report::new(memwall_report::Source::Native, 1, memwall_report::Host { name: Some("test-host".into()), ..Default::default() });
+        let report = Report::new(
+            memwall_report::Source::Native,
+            1,
+            memwall_report::Host { name: Some("test-host".into()), ..Default::default() },
+        );
         let path = dir.join("memwall-report.json");
         std::fs::write(&path, report.to_json_pretty()).unwrap();
         path
@@ -502,7 +518,10 @@ mod tests {
         let url = index["reports"][0]["url"].as_str().unwrap();
         let (status, _, body) = get(addr, &format!("/{url}"));
         assert_eq!(status, 200);
-        assert_eq!(Report::from_json(&String::from_utf8(body).unwrap()).unwrap().host.name.as_deref(), Some("test-host"));
+        assert_eq!(
+            Report::from_json(&String::from_utf8(body).unwrap()).unwrap().host.name.as_deref(),
+            Some("test-host")
+        );
         assert_eq!(get(addr, "/reports/7/x.json").0, 404);
     }
 

@@ -144,18 +144,13 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         )));
     }
     let most = *distinct.last().unwrap_or(&1);
-    let scratch = args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, &config, args.common.threads));
+    let scratch =
+        args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, &config, args.common.threads));
     let needed = args.rows.saturating_mul(8).saturating_add(scratch.sum());
     platform::check_fits_in_memory(needed, &format!("--rows {} with --max-keys {most}", args.rows))?;
     let pool = ScratchPool::new(false);
-    let sweeper = Racer {
-        kernels: &args.kernel.0,
-        config,
-        exec: &threads,
-        memory: &pool,
-        clock: &clock,
-        runs: args.common.runs,
-    };
+    let sweeper =
+        Racer { kernels: &args.kernel.0, config, exec: &threads, memory: &pool, clock: &clock, runs: args.common.runs };
     let bar = progress((distinct.len() * args.kernel.0.len()) as u64);
     let result = sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar));
     bar.finish_and_clear();
@@ -178,11 +173,23 @@ fn partitions(args: PartitionsArgs) -> CliResult {
     for (flag, p) in [("--min", args.min), ("--max", args.max)] {
         groupby::check_partitions(p).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
     }
-    let counts: Vec<u32> = sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
+    let counts: Vec<u32> =
+        sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
     let config = groupby_cmd::groupby_config(args.min, &host)?;
     let kernels = &args.kernel.0;
     let scratch = |rows: u64, groups: u64| -> u64 {
-        kernels.iter().map(|&k| groupby::scratch_bytes(k, rows, groups, &GroupByConfig { partitions: args.max, ..config }, args.common.threads)).sum()
+        kernels
+            .iter()
+            .map(|&k| {
+                groupby::scratch_bytes(
+                    k,
+                    rows,
+                    groups,
+                    &GroupByConfig { partitions: args.max, ..config },
+                    args.common.threads,
+                )
+            })
+            .sum()
     };
     let data = groupby_cmd::load(&args.data, &threads, &scratch)?;
     let pool = ScratchPool::new(false);
@@ -194,7 +201,13 @@ fn partitions(args: PartitionsArgs) -> CliResult {
     finish(&args.common, host, data.dataset, result, "partitions")
 }
 
-fn finish(common: &CommonArgs, host: memwall_report::Host, dataset: memwall_report::Dataset, sweep: Sweep, x_name: &str) -> CliResult {
+fn finish(
+    common: &CommonArgs,
+    host: memwall_report::Host,
+    dataset: memwall_report::Dataset,
+    sweep: Sweep,
+    x_name: &str,
+) -> CliResult {
     let json_on_stdout = common.json == Some(Destination::Stdout);
     let mut out = output::human(json_on_stdout);
     print_sweep(&mut *out, &sweep, x_name).map_err(|e| CliError::runtime(e.to_string()))?;

@@ -47,7 +47,12 @@ fn generated_files_group_like_the_generator() {
         assert_eq!(from_file.dataset.rows, 200000);
         assert_eq!(from_file.dataset.input.as_ref().unwrap().format, format);
         for r in &from_file.runs {
-            assert_eq!((r.groups, &r.checksum, &r.top), (reference.groups, &reference.checksum, &reference.top), "{name} {}", r.kernel);
+            assert_eq!(
+                (r.groups, &r.checksum, &r.top),
+                (reference.groups, &reference.checksum, &reference.top),
+                "{name} {}",
+                r.kernel
+            );
         }
     }
 }
@@ -56,7 +61,20 @@ fn generated_files_group_like_the_generator() {
 /// path a VM without a PMU takes).
 #[test]
 fn counters_are_real_or_explained() {
-    let groupby = groupby_json(&["groupby", "--rows", "100000", "--keys", "1000", "--kernel", "naive", "--runs", "1", "--counters", "--json", "-"]);
+    let groupby = groupby_json(&[
+        "groupby",
+        "--rows",
+        "100000",
+        "--keys",
+        "1000",
+        "--kernel",
+        "naive",
+        "--runs",
+        "1",
+        "--counters",
+        "--json",
+        "-",
+    ]);
     let counters = groupby.runs[0].counters.as_ref().expect("--counters records counters");
     if counters.available {
         assert!(counters.cycles.is_some() || counters.instructions.is_some(), "{counters:?}");
@@ -70,13 +88,29 @@ fn counters_are_real_or_explained() {
 fn bad_generate_and_input_flags_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("keys.csv");
-    assert_refused(&["generate", "--rows", "10", "--keys", "5", "--out", csv.to_str().unwrap()], "must end in .parquet or .bin");
+    assert_refused(
+        &["generate", "--rows", "10", "--keys", "5", "--out", csv.to_str().unwrap()],
+        "must end in .parquet or .bin",
+    );
     assert!(!csv.exists());
     let parquet = dir.path().join("k.parquet");
-    assert_refused(&["generate", "--rows", "10", "--keys", "11", "--out", parquet.to_str().unwrap()], "11 keys cannot fit in 10 rows");
+    assert_refused(
+        &["generate", "--rows", "10", "--keys", "11", "--out", parquet.to_str().unwrap()],
+        "11 keys cannot fit in 10 rows",
+    );
     assert_refused(&["generate", "--preset", "huge", "--out", parquet.to_str().unwrap()], "unknown preset");
 
-    let out = memwall(&["generate", "--rows", "1000", "--keys", "10", "--out", parquet.to_str().unwrap(), "--column", "UserID"]);
+    let out = memwall(&[
+        "generate",
+        "--rows",
+        "1000",
+        "--keys",
+        "10",
+        "--out",
+        parquet.to_str().unwrap(),
+        "--column",
+        "UserID",
+    ]);
     assert!(out.status.success());
     let p = parquet.to_str().unwrap();
     assert_refused(&["groupby", "--input", p, "--column", "WatchID"], "no column \"WatchID\"; the file has: UserID");

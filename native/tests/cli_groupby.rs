@@ -28,8 +28,23 @@ fn assert_refused(args: &[&str], needle: &str) {
 #[test]
 fn all_kernels_agree_and_the_json_says_so() {
     let out = memwall(&[
-        "groupby", "--rows", "300000", "--keys", "50000", "--skew", "zipf:0.8", "--seed", "5", "--kernel", "all",
-        "--threads", "2", "--runs", "2", "--json", "-",
+        "groupby",
+        "--rows",
+        "300000",
+        "--keys",
+        "50000",
+        "--skew",
+        "zipf:0.8",
+        "--seed",
+        "5",
+        "--kernel",
+        "all",
+        "--threads",
+        "2",
+        "--runs",
+        "2",
+        "--json",
+        "-",
     ]);
     let report = report_from(&out);
     let groupby = report.groupby.unwrap();
@@ -42,7 +57,12 @@ fn all_kernels_agree_and_the_json_says_so() {
     let first = &groupby.runs[0];
     assert_eq!(groupby.dataset.max_rows_per_key, Some(first.top[0].count));
     for run in &groupby.runs {
-        assert_eq!((run.groups, &run.checksum, &run.top), (first.groups, &first.checksum, &first.top), "{}", run.kernel);
+        assert_eq!(
+            (run.groups, &run.checksum, &run.top),
+            (first.groups, &first.checksum, &first.top),
+            "{}",
+            run.kernel
+        );
         assert_eq!(run.samples_seconds.len(), 2);
         assert!(run.seconds.min > 0.0 && run.seconds.min <= run.seconds.median && run.ns_per_row > 0.0);
         // Adaptive runs on threads only when it picks tuned.
@@ -61,7 +81,19 @@ fn all_kernels_agree_and_the_json_says_so() {
 
 #[test]
 fn table_on_stdout_with_speedups() {
-    let out = memwall(&["groupby", "--rows", "100K", "--keys", "10K", "--kernel", "naive,tuned", "--partitions", "256", "--runs", "1"]);
+    let out = memwall(&[
+        "groupby",
+        "--rows",
+        "100K",
+        "--keys",
+        "10K",
+        "--kernel",
+        "naive,tuned",
+        "--partitions",
+        "256",
+        "--runs",
+        "1",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("100000 rows, 10000 distinct keys"), "{stdout}");
@@ -72,7 +104,20 @@ fn table_on_stdout_with_speedups() {
 
 #[test]
 fn counters_are_recorded_or_explained() {
-    let out = memwall(&["groupby", "--rows", "50000", "--keys", "5000", "--kernel", "tuned", "--runs", "1", "--counters", "--json", "-"]);
+    let out = memwall(&[
+        "groupby",
+        "--rows",
+        "50000",
+        "--keys",
+        "5000",
+        "--kernel",
+        "tuned",
+        "--runs",
+        "1",
+        "--counters",
+        "--json",
+        "-",
+    ]);
     let report = report_from(&out);
     let counters = report.groupby.unwrap().runs[0].counters.clone().expect("--counters records counters");
     if counters.available {
@@ -89,7 +134,17 @@ fn binary_input_is_grouped() {
     let path = dir.path().join("keys.bin");
     let keys: Vec<i64> = (0..20_000i64).map(|i| (i % 777) * 1_000_000_007 - 5).collect();
     std::fs::write(&path, keys.iter().flat_map(|k| k.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
-    let out = memwall(&["groupby", "--input", path.to_str().unwrap(), "--kernel", "naive,tuned", "--runs", "1", "--json", "-"]);
+    let out = memwall(&[
+        "groupby",
+        "--input",
+        path.to_str().unwrap(),
+        "--kernel",
+        "naive,tuned",
+        "--runs",
+        "1",
+        "--json",
+        "-",
+    ]);
     let groupby = report_from(&out).groupby.unwrap();
     assert_eq!((groupby.dataset.rows, groupby.dataset.distinct_keys), (20_000, 777));
     let input = groupby.dataset.input.unwrap();
@@ -112,14 +167,27 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_refused(&["groupby", "--rows", "ten", "--keys", "1"], "invalid count");
     assert_refused(&["groupby", "--input", "/nonexistent/keys.parquet", "--column", "UserID"], "no such file");
     assert_refused(&["sweep", "partitions", "--rows", "100", "--keys", "10", "--min", "3"], "power of two");
-    assert_refused(&["sweep", "cardinality", "--rows", "100", "--min-keys", "200", "--max-keys", "300"], "no power of two");
+    assert_refused(
+        &["sweep", "cardinality", "--rows", "100", "--min-keys", "200", "--max-keys", "300"],
+        "no power of two",
+    );
 }
 
 #[test]
 fn sweeps_report_points() {
     let out = memwall(&[
-        "sweep", "cardinality", "--rows", "20000", "--min-keys", "16", "--max-keys", "4096", "--kernel", "naive,radix,adaptive",
-        "--json", "-",
+        "sweep",
+        "cardinality",
+        "--rows",
+        "20000",
+        "--min-keys",
+        "16",
+        "--max-keys",
+        "4096",
+        "--kernel",
+        "naive,radix,adaptive",
+        "--json",
+        "-",
     ]);
     let sweep = report_from(&out).groupby.unwrap().sweeps.remove(0);
     assert_eq!(sweep.kind, "cardinality");
@@ -127,7 +195,20 @@ fn sweeps_report_points() {
     assert!(sweep.adaptive_max_slowdown.is_some_and(|s| s > 0.0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("distinct keys"));
 
-    let out = memwall(&["sweep", "partitions", "--rows", "20000", "--keys", "2000", "--min", "16", "--max", "64", "--json", "-"]);
+    let out = memwall(&[
+        "sweep",
+        "partitions",
+        "--rows",
+        "20000",
+        "--keys",
+        "2000",
+        "--min",
+        "16",
+        "--max",
+        "64",
+        "--json",
+        "-",
+    ]);
     let sweep = report_from(&out).groupby.unwrap().sweeps.remove(0);
     let xs: Vec<(u64, &str)> = sweep.points.iter().map(|p| (p.x, p.kernel.as_str())).collect();
     assert_eq!(xs, [(16, "radix"), (16, "tuned"), (32, "radix"), (32, "tuned"), (64, "radix"), (64, "tuned")]);
@@ -138,7 +219,17 @@ fn run_can_skip_the_race() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");
     let out = memwall(&[
-        "run", "--out", path.to_str().unwrap(), "--min", "16KiB", "--max", "16KiB", "--runs", "2", "--sample-ms", "1",
+        "run",
+        "--out",
+        path.to_str().unwrap(),
+        "--min",
+        "16KiB",
+        "--max",
+        "16KiB",
+        "--runs",
+        "2",
+        "--sample-ms",
+        "1",
         "--no-groupby",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -22,7 +22,8 @@ fn assert_refused(args: &[&str], needle: &str) {
 
 #[test]
 fn ladder_json_on_stdout_is_a_valid_report_and_nothing_else() {
-    let out = memwall(&["ladder", "--min", "16KiB", "--max", "32KiB", "--runs", "3", "--sample-ms", "1", "--json", "-"]);
+    let out =
+        memwall(&["ladder", "--min", "16KiB", "--max", "32KiB", "--runs", "3", "--sample-ms", "1", "--json", "-"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report = Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap();
     assert_eq!(report.source, Source::Native);
@@ -41,8 +42,19 @@ fn single_size_csv_and_markdown() {
     let csv = dir.path().join("l.csv");
     let md = dir.path().join("l.md");
     let out = memwall(&[
-        "ladder", "--min", "64KiB", "--max", "64KiB", "--runs", "2", "--sample-ms", "1",
-        "--csv", csv.to_str().unwrap(), "--markdown", md.to_str().unwrap(),
+        "ladder",
+        "--min",
+        "64KiB",
+        "--max",
+        "64KiB",
+        "--runs",
+        "2",
+        "--sample-ms",
+        "1",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -56,8 +68,21 @@ fn single_size_csv_and_markdown() {
 #[test]
 fn pinned_and_thp_runs_record_what_they_got() {
     let out = memwall(&[
-        "ladder", "--min", "4MiB", "--max", "4MiB", "--runs", "2", "--sample-ms", "1", "--pin", "0",
-        "--huge-pages", "thp", "--json", "-",
+        "ladder",
+        "--min",
+        "4MiB",
+        "--max",
+        "4MiB",
+        "--runs",
+        "2",
+        "--sample-ms",
+        "1",
+        "--pin",
+        "0",
+        "--huge-pages",
+        "thp",
+        "--json",
+        "-",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let ladder = Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap().ladder.unwrap();

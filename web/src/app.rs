@@ -13,7 +13,6 @@ use crate::reports_page::ReportsPage;
 use crate::theme::Theme;
 use crate::util;
 
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Page {
     Ladder,
@@ -69,9 +68,16 @@ pub enum Msg {
     Navigate(Page),
     ToggleTheme,
     /// JSON text to parse as a report; `origin` names where it came from in messages.
-    Load { text: String, origin: String, show: bool },
+    Load {
+        text: String,
+        origin: String,
+        show: bool,
+    },
     /// A report measured in this browser.
-    Add { report: Box<Report>, origin: String },
+    Add {
+        report: Box<Report>,
+        origin: String,
+    },
     Remove(u32),
     Error(String),
     DismissError,
@@ -212,9 +218,15 @@ impl Component for App {
 
         if let Some(embed) = self.embed {
             let widget = match embed {
-                Embed::Ladder => html! { <LadderPage {palette} reports={self.reports.clone()} on_add={on_add} compact=true /> },
-                Embed::GroupBy => html! { <GroupByPage {palette} reports={self.reports.clone()} on_add={on_add} compact=true /> },
-                Embed::Report => html! { <ReportsPage {palette} reports={self.reports.clone()} {on_load} {on_remove} {on_error} compact=true /> },
+                Embed::Ladder => {
+                    html! { <LadderPage {palette} reports={self.reports.clone()} on_add={on_add} compact=true /> }
+                }
+                Embed::GroupBy => {
+                    html! { <GroupByPage {palette} reports={self.reports.clone()} on_add={on_add} compact=true /> }
+                }
+                Embed::Report => {
+                    html! { <ReportsPage {palette} reports={self.reports.clone()} {on_load} {on_remove} {on_error} compact=true /> }
+                }
             };
             return html! {
                 <main class="embed" data-theme={self.theme.name()}>
@@ -291,7 +303,10 @@ impl App {
         // Two reports from one host (or two runs) must still be told apart in legends.
         let base = report_label(&report);
         let taken = |label: &str| self.reports.iter().any(|r| r.label == label);
-        let label = (1..).map(|n| if n == 1 { base.clone() } else { format!("{base} ({n})") }).find(|l| !taken(l)).unwrap_or(base);
+        let label = (1..)
+            .map(|n| if n == 1 { base.clone() } else { format!("{base} ({n})") })
+            .find(|l| !taken(l))
+            .unwrap_or(base);
         Rc::make_mut(&mut self.reports).push(LoadedReport { id, label, origin, report: Rc::new(report) });
     }
 }

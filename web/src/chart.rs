@@ -123,7 +123,8 @@ struct Scale {
 
 impl Scale {
     fn map(&self, v: f64) -> f64 {
-        let (a, b, v) = if self.log { (self.d0.log2(), self.d1.log2(), v.max(1e-300).log2()) } else { (self.d0, self.d1, v) };
+        let (a, b, v) =
+            if self.log { (self.d0.log2(), self.d1.log2(), v.max(1e-300).log2()) } else { (self.d0, self.d1, v) };
         let t = if b > a { (v - a) / (b - a) } else { 0.5 };
         self.r0 + t * (self.r1 - self.r0)
     }
@@ -197,7 +198,8 @@ pub fn line_chart(props: &LineChartProps) -> Html {
     let legend_rows = props.series.len().div_ceil(per_row).max(1);
     let top = 34.0 + legend_rows as f64 * 18.0;
 
-    let all: Vec<Point> = props.series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.y.is_finite()).collect();
+    let all: Vec<Point> =
+        props.series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| p.y.is_finite()).collect();
     let (mut x0, mut x1) = props.x_range.unwrap_or_else(|| {
         let xs = all.iter().map(|p| p.x).chain(props.markers.iter().map(|m| m.x));
         xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)))
@@ -214,7 +216,8 @@ pub fn line_chart(props: &LineChartProps) -> Html {
 
     // The axis follows the medians; whiskers (min..max of the samples) are clipped to it, so one
     // disturbed sample cannot squash every line flat.
-    let (y_lo, y_hi) = all.iter().map(|p| p.y).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+    let (y_lo, y_hi) =
+        all.iter().map(|p| p.y).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
     let log_y = props.log_y && y_lo > 0.0 && y_lo.is_finite();
     let (yd0, yd1) = if !y_lo.is_finite() {
         (1.0, 100.0)
@@ -416,7 +419,8 @@ pub fn line_chart(props: &LineChartProps) -> Html {
     let live_text = readout
         .as_ref()
         .map(|(x, rows)| {
-            let parts: Vec<String> = rows.iter().map(|(l, _, y)| format!("{l} {} {}", format_number(*y), props.y_unit)).collect();
+            let parts: Vec<String> =
+                rows.iter().map(|(l, _, y)| format!("{l} {} {}", format_number(*y), props.y_unit)).collect();
             format!("{}: {}", props.x_format.format(*x), parts.join(", "))
         })
         .unwrap_or_default();
@@ -488,7 +492,9 @@ pub fn bar_chart(props: &BarChartProps) -> Html {
     let scale_max = ticks.last().copied().unwrap_or(1.0).max(max);
     let x_of = |v: f64| label_w + v / scale_max * (view_w - RIGHT - label_w - text_room);
     let bar_h = if narrow { 16.0 } else { row_h - 12.0 };
-    let text_at = |y: f64, v: f64| if narrow { (label_w, y + 6.0 + bar_h + 14.0) } else { (x_of(v) + 8.0, y + row_h / 2.0 + 4.0) };
+    let text_at = |y: f64, v: f64| {
+        if narrow { (label_w, y + 6.0 + bar_h + 14.0) } else { (x_of(v) + 8.0, y + row_h / 2.0 + 4.0) }
+    };
     let axis_y = top + props.bars.len().max(1) as f64 * row_h + 4.0;
     let rows = props.bars.iter().enumerate().map(|(i, b)| {
         let y = top + i as f64 * row_h;

@@ -55,7 +55,10 @@ pub fn compact_report(report: &Report) -> Report {
 }
 
 fn encode_query(params: &[(String, String)]) -> String {
-    params.iter().map(|(k, v)| format!("&{}={}", js_sys::encode_uri_component(k), js_sys::encode_uri_component(v))).collect()
+    params
+        .iter()
+        .map(|(k, v)| format!("&{}={}", js_sys::encode_uri_component(k), js_sys::encode_uri_component(v)))
+        .collect()
 }
 
 impl Component for EmbedPanel {

@@ -6,8 +6,8 @@ use core::ops::ControlFlow;
 use memwall_core::clock::{self, Clock, time_ns};
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::sweep::SweepEvent;
 use memwall_core::groupby::race::{RaceEvent, Racer};
+use memwall_core::groupby::sweep::SweepEvent;
 use memwall_core::groupby::{self, GroupByConfig, HeapMemory, Kernel};
 use memwall_report::{Dataset, Generator, GroupBy, Sweep, SweepPoint};
 use serde::{Deserialize, Serialize};
@@ -67,7 +67,8 @@ pub fn kernels(names: &[String]) -> Result<Vec<Kernel>, String> {
 /// The most memory a job may need, so that the page can refuse a plan that cannot fit in a
 /// browser's wasm memory before generating anything.
 pub fn bytes_needed(data: &DataJob, kernels: &[Kernel], config: &GroupByConfig) -> u64 {
-    let scratch = kernels.iter().map(|&k| groupby::scratch_bytes(k, data.rows, data.keys, config, 1)).max().unwrap_or(0);
+    let scratch =
+        kernels.iter().map(|&k| groupby::scratch_bytes(k, data.rows, data.keys, config, 1)).max().unwrap_or(0);
     data.rows.saturating_mul(8).saturating_add(scratch)
 }
 
@@ -113,7 +114,9 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
                         RaceEvent::Running { kernel, run, runs } => {
                             GroupByEvent::Running { kernel: kernel.name().into(), run, runs, x: None }
                         }
-                        RaceEvent::Timed { kernel, run, seconds } => GroupByEvent::Timed { kernel: kernel.name().into(), run, seconds },
+                        RaceEvent::Timed { kernel, run, seconds } => {
+                            GroupByEvent::Timed { kernel: kernel.name().into(), run, seconds }
+                        }
                     });
                     ControlFlow::Continue(())
                 })
@@ -122,7 +125,8 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
         }
         Task::SweepPartitions { kernels: names, partitions, runs } => {
             let kernels = kernels(names)?;
-            let sweeper = Racer { kernels: &kernels, config, exec: &Sequential, memory: &HeapMemory, clock, runs: *runs };
+            let sweeper =
+                Racer { kernels: &kernels, config, exec: &Sequential, memory: &HeapMemory, clock, runs: *runs };
             let sweep = sweeper
                 .partitions(&keys, partitions, &mut |event| {
                     match event {
@@ -130,7 +134,12 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
                             post(GroupByEvent::Running { kernel: kernel.name().into(), run, runs, x: Some(x) });
                         }
                         SweepEvent::Measured { x, kernel, ns_per_row } => post(GroupByEvent::SweepPoint {
-                            point: SweepPoint { x, kernel: kernel.name().into(), ns_per_row, seconds: ns_per_row * spec.rows as f64 / 1e9 },
+                            point: SweepPoint {
+                                x,
+                                kernel: kernel.name().into(),
+                                ns_per_row,
+                                seconds: ns_per_row * spec.rows as f64 / 1e9,
+                            },
                         }),
                         SweepEvent::Generating { .. } => {}
                     }
@@ -142,4 +151,3 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
     }
     Ok(())
 }
-

@@ -12,12 +12,12 @@ use memwall_core::size::format_bytes;
 use memwall_report::{GroupBy, Host, Report, Source, Sweep, SweepPoint};
 use yew::prelude::*;
 
-use crate::reports::Reports;
 use crate::chart::{self, Bar, BarChart, LineChart, Marker, Point, Series, XFormat, format_number};
 use crate::embed::EmbedPanel;
 use crate::groupby_job::{self, DataJob, GroupByEvent, GroupByJob, Task};
 use crate::jobs::{Job, WorkerEvent};
 use crate::radix_viz::{RadixViz, group_digits};
+use crate::reports::Reports;
 use crate::theme::Palette;
 use crate::util;
 use crate::worker::{self, WorkerHandle};
@@ -146,7 +146,11 @@ impl Component for GroupByPage {
             }
             Msg::Sweep => {
                 // Every other power of two over the kernels' whole range: the U shows at a glance.
-                let partitions: Vec<u32> = doublings(16, u64::from(groupby::MAX_PARTITIONS)).into_iter().step_by(2).map(|p| p as u32).collect();
+                let partitions: Vec<u32> = doublings(16, u64::from(groupby::MAX_PARTITIONS))
+                    .into_iter()
+                    .step_by(2)
+                    .map(|p| p as u32)
+                    .collect();
                 let task = Task::SweepPartitions { kernels: vec!["radix".into(), "tuned".into()], partitions, runs: 3 };
                 if self.start(ctx, task, Running::Sweep) {
                     self.sweep_points.clear();
@@ -172,7 +176,11 @@ impl Component for GroupByPage {
             }
             Msg::SaveJson => {
                 if let Some(report) = self.report() {
-                    self.notify(util::download_text("memwall-browser-groupby.json", "application/json", &report.to_json_pretty()));
+                    self.notify(util::download_text(
+                        "memwall-browser-groupby.json",
+                        "application/json",
+                        &report.to_json_pretty(),
+                    ));
                 }
             }
             Msg::AddToReports => {
@@ -197,12 +205,18 @@ impl Component for GroupByPage {
         let link = ctx.link();
         let running = self.worker.as_ref().map(|(_, r)| *r);
         let race_button = match running {
-            Some(_) => html! { <button type="button" class="danger" onclick={link.callback(|_| Msg::Cancel)}>{ "Cancel" }</button> },
-            None => html! { <button type="button" class="primary" onclick={link.callback(|_| Msg::Race)} disabled={self.form_error.is_some() || self.kernels.is_empty()}>{ "Run the race" }</button> },
+            Some(_) => {
+                html! { <button type="button" class="danger" onclick={link.callback(|_| Msg::Cancel)}>{ "Cancel" }</button> }
+            }
+            None => {
+                html! { <button type="button" class="primary" onclick={link.callback(|_| Msg::Race)} disabled={self.form_error.is_some() || self.kernels.is_empty()}>{ "Run the race" }</button> }
+            }
         };
-        let phase = (!self.phase.is_empty()).then(|| html! { <p class="muted" aria-live="polite">{ self.phase.clone() }</p> });
+        let phase =
+            (!self.phase.is_empty()).then(|| html! { <p class="muted" aria-live="polite">{ self.phase.clone() }</p> });
         let error = self.error.as_ref().map(|e| html! { <div class="alert" role="alert">{ e.clone() }</div> });
-        let form_error = self.form_error.as_ref().map(|e| html! { <p class="field-error" role="alert">{ e.clone() }</p> });
+        let form_error =
+            self.form_error.as_ref().map(|e| html! { <p class="field-error" role="alert">{ e.clone() }</p> });
 
         if props.compact {
             return html! {
@@ -214,9 +228,17 @@ impl Component for GroupByPage {
             };
         }
         let on_text = |f: fn(String) -> Msg| {
-            link.callback(move |e: InputEvent| f(chart::target::<web_sys::HtmlInputElement>(&e).map(|i| i.value()).unwrap_or_default()))
+            link.callback(move |e: InputEvent| {
+                f(chart::target::<web_sys::HtmlInputElement>(&e).map(|i| i.value()).unwrap_or_default())
+            })
         };
-        let skews = [("uniform".to_string(), "uniform".to_string()), (Skew::Zipf(datagen::CLICKBENCH_ZIPF).name(), format!("ClickBench-like (Zipf {})", datagen::CLICKBENCH_ZIPF))];
+        let skews = [
+            ("uniform".to_string(), "uniform".to_string()),
+            (
+                Skew::Zipf(datagen::CLICKBENCH_ZIPF).name(),
+                format!("ClickBench-like (Zipf {})", datagen::CLICKBENCH_ZIPF),
+            ),
+        ];
         let (keys_n, seed) = self.data().map(|d| (d.keys, d.seed)).unwrap_or((0, datagen::DEFAULT_SEED));
         let caches = props
             .reports
@@ -436,11 +458,20 @@ impl GroupByPage {
                     Bar {
                         label: kernel.clone(),
                         value: Some(seconds * 1e9 / rows),
-                        text: format!("{} ms · {} ns/row{speedup}", format_number(seconds * 1e3), format_number(seconds * 1e9 / rows)),
+                        text: format!(
+                            "{} ms · {} ns/row{speedup}",
+                            format_number(seconds * 1e3),
+                            format_number(seconds * 1e9 / rows)
+                        ),
                         color: i,
                     }
                 }
-                None => Bar { label: kernel.clone(), value: None, text: if running { "waiting…".into() } else { "not run".into() }, color: i },
+                None => Bar {
+                    label: kernel.clone(),
+                    value: None,
+                    text: if running { "waiting…".into() } else { "not run".into() },
+                    color: i,
+                },
             })
             .collect();
         if bars.is_empty() {
@@ -492,7 +523,12 @@ impl GroupByPage {
                 label: (*k).to_string(),
                 color: i + 1,
                 dashed: false,
-                points: self.sweep_points.iter().filter(|p| p.kernel == *k).map(|p| Point { x: p.x as f64, y: p.ns_per_row, lo: None, hi: None }).collect(),
+                points: self
+                    .sweep_points
+                    .iter()
+                    .filter(|p| p.kernel == *k)
+                    .map(|p| Point { x: p.x as f64, y: p.ns_per_row, lo: None, hi: None })
+                    .collect(),
             })
             .collect();
         let markers = vec![Marker { x: f64::from(self.partitions), label: format!("slider: {}", self.partitions) }];

@@ -42,29 +42,12 @@ pub enum Job {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event")]
 pub enum WorkerEvent {
-    LadderStarted {
-        timer_resolution_ns: f64,
-        target_sample_ns: f64,
-        samples: u32,
-        cross_origin_isolated: bool,
-    },
-    LadderMeasuring {
-        index: usize,
-        total: usize,
-        bytes: u64,
-    },
-    LadderPoint {
-        index: usize,
-        total: usize,
-        point: LadderPoint,
-    },
-    LadderDone {
-        ladder: Ladder,
-    },
+    LadderStarted { timer_resolution_ns: f64, target_sample_ns: f64, samples: u32, cross_origin_isolated: bool },
+    LadderMeasuring { index: usize, total: usize, bytes: u64 },
+    LadderPoint { index: usize, total: usize, point: LadderPoint },
+    LadderDone { ladder: Ladder },
     GroupBy(crate::groupby_job::GroupByEvent),
-    Failed {
-        message: String,
-    },
+    Failed { message: String },
 }
 
 pub fn run(job: Job, post: &mut dyn FnMut(WorkerEvent)) {
@@ -93,11 +76,14 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
         samples,
         cross_origin_isolated: cross_origin_isolated(),
     });
-    let config = SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed, attempts: ladder::DEFAULT_ATTEMPTS };
+    let config =
+        SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed, attempts: ladder::DEFAULT_ATTEMPTS };
     let started = clock.now_ns();
     let result = ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, None, &mut |event| {
         match event {
-            LadderEvent::Measuring { index, total, bytes } => post(WorkerEvent::LadderMeasuring { index, total, bytes }),
+            LadderEvent::Measuring { index, total, bytes } => {
+                post(WorkerEvent::LadderMeasuring { index, total, bytes })
+            }
             LadderEvent::Measured { index, total, point } => {
                 post(WorkerEvent::LadderPoint { index, total, point: point.clone() });
             }
@@ -158,7 +144,10 @@ mod tests {
     fn the_bootstrap_s_failure_message_parses_as_an_event() {
         // worker.rs's JavaScript bootstrap writes this shape by hand when the module fails to load.
         let text = r#"{"event":"Failed","message":"the measuring worker stopped: boom"}"#;
-        assert_eq!(serde_json::from_str::<WorkerEvent>(text).unwrap(), WorkerEvent::Failed { message: "the measuring worker stopped: boom".into() });
+        assert_eq!(
+            serde_json::from_str::<WorkerEvent>(text).unwrap(),
+            WorkerEvent::Failed { message: "the measuring worker stopped: boom".into() }
+        );
     }
 
     #[test]

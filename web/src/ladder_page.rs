@@ -9,10 +9,10 @@ use memwall_core::size::{format_bytes, parse_size};
 use memwall_report::{Host, Ladder, LadderPoint, Report, Source};
 use yew::prelude::*;
 
-use crate::reports::{LoadedReport, Reports, cache_markers, source_name, to_points};
 use crate::chart::{self, Band, LineChart, Series, XFormat};
 use crate::embed::EmbedPanel;
 use crate::jobs::{DEFAULT_SEED, Job, LadderJob, WorkerEvent};
+use crate::reports::{LoadedReport, Reports, cache_markers, source_name, to_points};
 use crate::theme::Palette;
 use crate::util;
 use crate::worker::{self, WorkerHandle};
@@ -154,8 +154,14 @@ impl Component for LadderPage {
                     return false;
                 }
                 match event {
-                    WorkerEvent::LadderStarted { timer_resolution_ns, target_sample_ns, samples, cross_origin_isolated } => {
-                        self.calibration = Some(Calibration { timer_resolution_ns, target_sample_ns, samples, cross_origin_isolated });
+                    WorkerEvent::LadderStarted {
+                        timer_resolution_ns,
+                        target_sample_ns,
+                        samples,
+                        cross_origin_isolated,
+                    } => {
+                        self.calibration =
+                            Some(Calibration { timer_resolution_ns, target_sample_ns, samples, cross_origin_isolated });
                     }
                     WorkerEvent::LadderMeasuring { bytes, .. } => self.measuring = Some(bytes),
                     WorkerEvent::LadderPoint { point, .. } => self.points.push(point),
@@ -182,7 +188,11 @@ impl Component for LadderPage {
             Msg::ToggleLogY => self.log_y = !self.log_y,
             Msg::SaveJson => {
                 if let Some(report) = self.report() {
-                    self.notify(util::download_text("memwall-browser-report.json", "application/json", &report.to_json_pretty()));
+                    self.notify(util::download_text(
+                        "memwall-browser-report.json",
+                        "application/json",
+                        &report.to_json_pretty(),
+                    ));
                 }
             }
             Msg::AddToReports => {
@@ -264,7 +274,9 @@ impl Component for LadderPage {
         }
 
         let on_input = |f: fn(String) -> Msg| {
-            link.callback(move |e: InputEvent| f(chart::target::<web_sys::HtmlInputElement>(&e).map(|i| i.value()).unwrap_or_default()))
+            link.callback(move |e: InputEvent| {
+                f(chart::target::<web_sys::HtmlInputElement>(&e).map(|i| i.value()).unwrap_or_default())
+            })
         };
         let on_samples = link.callback(|e: Event| {
             Msg::SetSamples(chart::target::<web_sys::HtmlSelectElement>(&e).map(|s| s.value()).unwrap_or_default())
@@ -345,8 +357,16 @@ impl LadderPage {
                 format_bytes(MAX_BROWSER_BYTES)
             ));
         }
-        let ppo: u32 = self.points_per_octave.trim().parse().map_err(|_| "points per doubling must be a whole number".to_string())?;
-        let sizes = ladder::ladder_sizes(min, max, ppo).map_err(|e| e.replace("--min", "the smallest size").replace("--max", "the largest").replace("--points-per-octave", "points per doubling"))?;
+        let ppo: u32 = self
+            .points_per_octave
+            .trim()
+            .parse()
+            .map_err(|_| "points per doubling must be a whole number".to_string())?;
+        let sizes = ladder::ladder_sizes(min, max, ppo).map_err(|e| {
+            e.replace("--min", "the smallest size")
+                .replace("--max", "the largest")
+                .replace("--points-per-octave", "points per doubling")
+        })?;
         let samples = if self.samples == "auto" { 0 } else { self.samples.parse().unwrap_or(0) };
         Ok(LadderJob { sizes, samples, seed: DEFAULT_SEED })
     }
@@ -427,7 +447,8 @@ impl LadderPage {
     fn overlay_controls(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
         let comparable = self.comparable(ctx);
-        let with_caches: Vec<_> = ctx.props().reports.iter().filter(|r| !r.report.host.caches.is_empty()).cloned().collect();
+        let with_caches: Vec<_> =
+            ctx.props().reports.iter().filter(|r| !r.report.host.caches.is_empty()).cloned().collect();
         let selected = self.caches_report(ctx).map(|r| r.id);
         html! {
             <div class="overlay-controls">
@@ -464,7 +485,12 @@ impl LadderPage {
         let props = ctx.props();
         let mut series = Vec::new();
         if !self.points.is_empty() || self.worker.is_some() {
-            series.push(Series { label: format!("{} (this run)", self.label.trim()), color: 0, dashed: false, points: to_points(&self.points) });
+            series.push(Series {
+                label: format!("{} (this run)", self.label.trim()),
+                color: 0,
+                dashed: false,
+                points: to_points(&self.points),
+            });
         }
         for r in self.comparable(ctx) {
             if self.hidden.contains(&r.id) {
@@ -484,7 +510,11 @@ impl LadderPage {
         };
         let bands: Vec<Band> = ladder::detect_steps(&self.points)
             .iter()
-            .map(|s| Band { x0: s.from_bytes as f64, x1: s.to_bytes as f64, label: format!("×{:.1}", s.ns_per_load_after / s.ns_per_load_before) })
+            .map(|s| Band {
+                x0: s.from_bytes as f64,
+                x1: s.to_bytes as f64,
+                label: format!("×{:.1}", s.ns_per_load_after / s.ns_per_load_before),
+            })
             .collect();
         let x_range = match (self.planned.first(), self.planned.last()) {
             (Some(&a), Some(&b)) => Some((a as f64, b as f64)),

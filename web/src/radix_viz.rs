@@ -91,11 +91,8 @@ impl Component for RadixViz {
 
     fn create(ctx: &Context<Self>) -> Self {
         let p = ctx.props();
-        let reduced_motion = util::window()
-            .match_media("(prefers-reduced-motion: reduce)")
-            .ok()
-            .flatten()
-            .is_some_and(|m| m.matches());
+        let reduced_motion =
+            util::window().match_media("(prefers-reduced-motion: reduce)").ok().flatten().is_some_and(|m| m.matches());
         let link = ctx.link().clone();
         let mut this = Self {
             counts: Counts::count(p.keys, p.seed, p.partitions),
@@ -377,7 +374,8 @@ impl RadixViz {
         let top = 30.0;
         let h = top + items.len() as f64 * row + 36.0;
         let x_of = |b: f64| left + (b.max(min).log2() - min.log2()) / (max.log2() - min.log2()) * (w - left - 20.0);
-        let markers: Vec<(String, u64)> = [(l1, "L1d"), (l2, "L2"), (l3, "L3")].into_iter().filter_map(|(s, n)| Some((n.to_string(), s?))).collect();
+        let markers: Vec<(String, u64)> =
+            [(l1, "L1d"), (l2, "L2"), (l3, "L3")].into_iter().filter_map(|(s, n)| Some((n.to_string(), s?))).collect();
         let palette = p.palette;
 
         // The scatter keeps one line per partition being filled; those lines must stay cached, in
@@ -394,13 +392,24 @@ impl RadixViz {
                         if streams > l1 { format!("; L1d, {}, holds only {} of them", format_bytes(l1), l1 / LINE_BYTES as u64) } else { String::new() }));
                 }
             }
-            _ => verdicts.push("Open a native report on the Reports page to set these sizes against the caches of a real host.".into()),
+            _ => verdicts.push(
+                "Open a native report on the Reports page to set these sizes against the caches of a real host.".into(),
+            ),
         }
         if let Some(l3) = l3 {
             verdicts.push(if big_table > l3 {
-                format!("One big table needs at least {}: {:.1}× the L3 ({}), so nearly every row waits for DRAM.", format_bytes(big_table), big_table as f64 / l3 as f64, format_bytes(l3))
+                format!(
+                    "One big table needs at least {}: {:.1}× the L3 ({}), so nearly every row waits for DRAM.",
+                    format_bytes(big_table),
+                    big_table as f64 / l3 as f64,
+                    format_bytes(l3)
+                )
             } else {
-                format!("One big table ({}) fits in L3 ({}): at this size partitioning has little to win.", format_bytes(big_table), format_bytes(l3))
+                format!(
+                    "One big table ({}) fits in L3 ({}): at this size partitioning has little to win.",
+                    format_bytes(big_table),
+                    format_bytes(l3)
+                )
             });
         }
         html! {

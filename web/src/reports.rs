@@ -38,7 +38,12 @@ pub fn report_label(report: &Report) -> String {
 pub fn to_points(points: &[LadderPoint]) -> Vec<Point> {
     points
         .iter()
-        .map(|p| Point { x: p.bytes as f64, y: p.ns_per_load.median, lo: Some(p.ns_per_load.min), hi: Some(p.ns_per_load.max) })
+        .map(|p| Point {
+            x: p.bytes as f64,
+            y: p.ns_per_load.median,
+            lo: Some(p.ns_per_load.min),
+            hi: Some(p.ns_per_load.max),
+        })
         .collect()
 }
 

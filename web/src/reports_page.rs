@@ -282,17 +282,28 @@ impl ReportsPage {
             let naive = groupby.runs.iter().find(|run| run.kernel == "naive").map(|run| run.seconds.median);
             for run in &groupby.runs {
                 let speedup = naive.map(|n| format!(" · {:.1}× naive", n / run.seconds.median)).unwrap_or_default();
-                let label = if reports.len() > 1 { format!("{}: {}", short(&r.label, 12), run.kernel) } else { run.kernel.clone() };
+                let label = if reports.len() > 1 {
+                    format!("{}: {}", short(&r.label, 12), run.kernel)
+                } else {
+                    run.kernel.clone()
+                };
                 bars.push(Bar {
                     label,
                     value: Some(run.ns_per_row),
-                    text: format!("{} ms · {} ns/row{speedup}", format_number(run.seconds.median * 1e3), format_number(run.ns_per_row)),
+                    text: format!(
+                        "{} ms · {} ns/row{speedup}",
+                        format_number(run.seconds.median * 1e3),
+                        format_number(run.ns_per_row)
+                    ),
                     color: r.id as usize,
                 });
             }
         }
         let title = match reports.first().and_then(|r| r.report.groupby.as_ref()) {
-            Some(g) if reports.len() == 1 => format!("GROUP BY, {} rows, {} distinct keys: ns per row (shorter is faster)", g.dataset.rows, g.dataset.distinct_keys),
+            Some(g) if reports.len() == 1 => format!(
+                "GROUP BY, {} rows, {} distinct keys: ns per row (shorter is faster)",
+                g.dataset.rows, g.dataset.distinct_keys
+            ),
             _ => "GROUP BY: ns per row (shorter is faster)".to_string(),
         };
         html! { <BarChart id={id} title={title} value_label="ns per row (median run)" bars={Rc::new(bars)} palette={props.palette} /> }
@@ -408,7 +419,9 @@ fn host_rows(host: &Host, report: &Report) -> Vec<(&'static str, String)> {
     add("Transparent huge pages", host.thp.clone());
     add(
         "Core clock",
-        host.core_ghz.map(|g| format!("{g:.2} GHz (add chain)")).or_else(|| host.core_ghz_unavailable.as_ref().map(|w| format!("unknown: {w}"))),
+        host.core_ghz
+            .map(|g| format!("{g:.2} GHz (add chain)"))
+            .or_else(|| host.core_ghz_unavailable.as_ref().map(|w| format!("unknown: {w}"))),
     );
     add("Timer resolution", host.timer_resolution_ns.map(util::format_duration));
     add("Cross-origin isolated", host.cross_origin_isolated.map(|b| if b { "yes".into() } else { "no".into() }));
@@ -427,14 +440,23 @@ fn host_rows(host: &Host, report: &Report) -> Vec<(&'static str, String)> {
         );
     }
     if let Some(g) = &report.groupby {
-        add("GROUP BY", Some(format!("{} rows, {} distinct keys, {} kernels", g.dataset.rows, g.dataset.distinct_keys, g.runs.len())));
+        add(
+            "GROUP BY",
+            Some(format!(
+                "{} rows, {} distinct keys, {} kernels",
+                g.dataset.rows,
+                g.dataset.distinct_keys,
+                g.runs.len()
+            )),
+        );
     }
     rows
 }
 
 /// One row per working set, one column of median ns per report.
 fn ladder_table(reports: &[&LoadedReport]) -> Html {
-    let sizes: BTreeSet<u64> = reports.iter().flat_map(|r| r.report.ladder.iter().flat_map(|l| l.points.iter().map(|p| p.bytes))).collect();
+    let sizes: BTreeSet<u64> =
+        reports.iter().flat_map(|r| r.report.ladder.iter().flat_map(|l| l.points.iter().map(|p| p.bytes))).collect();
     let median = |r: &LoadedReport, bytes: u64| {
         r.report.ladder.as_ref()?.points.iter().find(|p| p.bytes == bytes).map(|p| p.ns_per_load.median)
     };

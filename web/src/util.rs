@@ -68,9 +68,8 @@ pub async fn pack(text: &str) -> Result<String, String> {
 }
 
 pub async fn unpack(data: &str) -> Result<String, String> {
-    let text = inflate_from_base64url(data)
-        .await
-        .map_err(|e| format!("the link's report is damaged: {}", js_error(e)))?;
+    let text =
+        inflate_from_base64url(data).await.map_err(|e| format!("the link's report is damaged: {}", js_error(e)))?;
     text.as_string().ok_or_else(|| "the link's report is damaged".into())
 }
 

@@ -89,8 +89,9 @@ pub fn spawn(job: &Job, on_event: Callback<WorkerEvent>) -> Result<WorkerHandle,
     let events = on_event.clone();
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |message: web_sys::MessageEvent| {
         let event = match message.data().as_string() {
-            Some(text) => serde_json::from_str::<WorkerEvent>(&text)
-                .unwrap_or_else(|e| WorkerEvent::Failed { message: format!("unreadable message from the worker: {e}") }),
+            Some(text) => serde_json::from_str::<WorkerEvent>(&text).unwrap_or_else(|e| WorkerEvent::Failed {
+                message: format!("unreadable message from the worker: {e}"),
+            }),
             None => WorkerEvent::Failed { message: "unreadable message from the worker".into() },
         };
         events.emit(event);

@@ -116,10 +116,7 @@ impl<'a> Ring<'a> {
     /// Follows `hops` pointers from `from` and returns where it ended.
     pub fn chase(&self, from: Cursor, hops: u64) -> Cursor {
         let offset = (from.0 as usize).wrapping_sub(self.first as usize);
-        assert!(
-            offset < self.lines * LINE_BYTES && offset.is_multiple_of(LINE_BYTES),
-            "cursor from another ring"
-        );
+        assert!(offset < self.lines * LINE_BYTES && offset.is_multiple_of(LINE_BYTES), "cursor from another ring");
         // SAFETY: `from` is a line of this ring, and every line of the ring points to a line of
         // the ring; the buffer is borrowed for the ring's lifetime, so nothing else writes it.
         Cursor(unsafe { chase_raw(from.0, hops) })
@@ -166,8 +163,22 @@ unsafe fn chase_raw(mut p: *const u8, hops: u64) -> *const u8 {
     }
     let mut blocks = hops / 16;
     while blocks != 0 {
-        hop!(); hop!(); hop!(); hop!(); hop!(); hop!(); hop!(); hop!();
-        hop!(); hop!(); hop!(); hop!(); hop!(); hop!(); hop!(); hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
+        hop!();
         blocks -= 1;
     }
     for _ in 0..hops % 16 {
@@ -296,8 +307,9 @@ pub fn measure_point<A: Arena>(
     // The ring is warm after the first attempt, so later ones skip the warm-up pass (which
     // over a 1 GiB ring is seconds).
     let again = SampleConfig { warmup: false, ..config.clone() };
-    let (kept, attempts) =
-        least_disturbed(config.attempts, |attempt| measure_ring(&ring, clock, if attempt == 0 { config } else { &again }));
+    let (kept, attempts) = least_disturbed(config.attempts, |attempt| {
+        measure_ring(&ring, clock, if attempt == 0 { config } else { &again })
+    });
     let Attempt { loads_per_sample, samples, ns_per_load } = kept;
     Ok(LadderPoint {
         bytes,

@@ -65,7 +65,11 @@ fn kernels_equal_the_reference_on_adversarial_keys() {
 
 #[wasm_bindgen_test]
 fn kernels_equal_the_reference_on_generated_keys() {
-    for (rows, keys, skew) in [(100_000, 20_000, Skew::Zipf(datagen::CLICKBENCH_ZIPF)), (70_000, 70_000, Skew::Uniform), (50_000, 5, Skew::Zipf(2.0))] {
+    for (rows, keys, skew) in [
+        (100_000, 20_000, Skew::Zipf(datagen::CLICKBENCH_ZIPF)),
+        (70_000, 70_000, Skew::Uniform),
+        (50_000, 5, Skew::Zipf(2.0)),
+    ] {
         let data = datagen::generate(&DataSpec { rows, keys, skew, seed: 3 }).unwrap();
         check(&data);
         assert_eq!(groupby::reference(&data).groups, keys);
@@ -95,9 +99,8 @@ fn a_cardinality_sweep_runs_in_the_browser() {
         clock: &clock,
         runs: 1,
     };
-    let sweep = sweeper
-        .cardinality(200_000, &[1024, 65536], Skew::Uniform, 1, &mut |_| ControlFlow::Continue(()))
-        .unwrap();
+    let sweep =
+        sweeper.cardinality(200_000, &[1024, 65536], Skew::Uniform, 1, &mut |_| ControlFlow::Continue(())).unwrap();
     assert_eq!(sweep.points.len(), 6);
     assert!(sweep.points.iter().all(|p| p.seconds >= 0.0 && p.ns_per_row.is_finite()), "{:?}", sweep.points);
 }

@@ -393,8 +393,7 @@ impl Report {
     /// Parses a report, checking the version before the shape so that a report from a newer
     /// memwall says so instead of failing on whichever field changed.
     pub fn from_json(text: &str) -> Result<Self, ReportError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ReportError::Malformed(e.to_string()))?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ReportError::Malformed(e.to_string()))?;
         let Some(object) = value.as_object() else {
             return Err(ReportError::Malformed("the top level is not a JSON object".into()));
         };

@@ -49,12 +49,7 @@ fn full_report() -> Report {
             attempts: 2,
             huge_page_bytes: Some(0),
         }],
-        steps: vec![Step {
-            from_bytes: 32768,
-            to_bytes: 65536,
-            ns_per_load_before: 1.2,
-            ns_per_load_after: 3.4,
-        }],
+        steps: vec![Step { from_bytes: 32768, to_bytes: 65536, ns_per_load_before: 1.2, ns_per_load_after: 3.4 }],
     });
     report.groupby = Some(GroupBy {
         dataset: Dataset {

@@ -199,9 +199,8 @@ fn nulls_are_refused_without_statistics_too() {
     let path = dir.path().join("nostats.parquet");
     let array: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), None]));
     let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, true)]));
-    let props = WriterProperties::builder()
-        .set_statistics_enabled(parquet::file::properties::EnabledStatistics::None)
-        .build();
+    let props =
+        WriterProperties::builder().set_statistics_enabled(parquet::file::properties::EnabledStatistics::None).build();
     let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), schema.clone(), Some(props)).unwrap();
     writer.write(&RecordBatch::try_new(schema, vec![array]).unwrap()).unwrap();
     writer.close().unwrap();
@@ -256,7 +255,9 @@ fn garbage_is_refused() {
 #[test]
 fn empty_inputs_are_refused() {
     let dir = dir();
-    for (name, expected) in [("e.bin", "empty: no keys"), ("e.parquet", "empty, not a Parquet file"), ("e", "unknown format")] {
+    for (name, expected) in
+        [("e.bin", "empty: no keys"), ("e.parquet", "empty, not a Parquet file"), ("e", "unknown format")]
+    {
         let path = dir.path().join(name);
         std::fs::write(&path, b"").unwrap();
         let (text, code) = message(load_keys(&path, None));

@@ -51,7 +51,8 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
         // Keys seen once and twice: Chao's bound d + f1 (f1 - 1) / (2 (f2 + 1)) ignores the
         // keys seen more often, so a few hot keys (skew) cannot drag it down the way they drag
         // the uniform model; take whichever says more.
-        let (f1, f2) = slots.iter().fold((0u64, 0u64), |(f1, f2), s| (f1 + u64::from(s[1] == 1), f2 + u64::from(s[1] == 2)));
+        let (f1, f2) =
+            slots.iter().fold((0u64, 0u64), |(f1, f2), s| (f1 + u64::from(s[1] == 1), f2 + u64::from(s[1] == 2)));
         let chao = distinct + f1 * f1.saturating_sub(1) / (2 * (f2 + 1));
         groups_from_sample(distinct, sampled as u64, rows as u64).max(chao.min(rows as u64))
     };
@@ -122,7 +123,10 @@ pub(super) fn aggregate(
     let limits = {
         let full = thresholds(config);
         let threads = exec.threads().max(1) as u64;
-        Thresholds { naive_groups: full.naive_groups / threads, single_table_groups: full.single_table_groups / threads }
+        Thresholds {
+            naive_groups: full.naive_groups / threads,
+            single_table_groups: full.single_table_groups / threads,
+        }
     };
     let cache = crate::size::format_bytes(config.cache_bytes);
     let choice = |kernel: Kernel, estimated_groups: u64, sampled_rows: u64, reason: String| AdaptiveChoice {
@@ -188,7 +192,8 @@ mod tests {
 
     #[test]
     fn the_model_inverts() {
-        for (groups, sampled, rows) in [(1000u64, 4096u64, 1_000_000u64), (17_000_000, 65_536, 100_000_000), (50_000, 8192, 10_000_000)]
+        for (groups, sampled, rows) in
+            [(1000u64, 4096u64, 1_000_000u64), (17_000_000, 65_536, 100_000_000), (50_000, 8192, 10_000_000)]
         {
             let g = groups as f64;
             let distinct = (-g * (-(sampled as f64) / g).exp_m1()).round() as u64;

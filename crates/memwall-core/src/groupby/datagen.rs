@@ -39,10 +39,9 @@ impl Skew {
         if text.eq_ignore_ascii_case("uniform") {
             return Ok(Self::Uniform);
         }
-        let exponent = text
-            .strip_prefix("zipf:")
-            .and_then(|s| s.parse::<f64>().ok())
-            .ok_or_else(|| format!("invalid skew '{text}': expected 'uniform' or 'zipf:<exponent>', e.g. zipf:0.575"))?;
+        let exponent = text.strip_prefix("zipf:").and_then(|s| s.parse::<f64>().ok()).ok_or_else(|| {
+            format!("invalid skew '{text}': expected 'uniform' or 'zipf:<exponent>', e.g. zipf:0.575")
+        })?;
         if !(exponent.is_finite() && (0.0..=10.0).contains(&exponent)) {
             return Err(format!("invalid skew '{text}': the Zipf exponent must be between 0 and 10"));
         }
@@ -285,7 +284,8 @@ mod tests {
         let s = spec(200_000, 30_000, Skew::Zipf(0.8));
         let keys = generate(&s).unwrap();
         assert_eq!(keys.len(), 200_000);
-        let mut expected: Vec<(i64, u64)> = RowsPerKey::new(&s).unwrap().iter().map(|(i, c)| (key_at(i, 7), c)).collect();
+        let mut expected: Vec<(i64, u64)> =
+            RowsPerKey::new(&s).unwrap().iter().map(|(i, c)| (key_at(i, 7), c)).collect();
         expected.sort_unstable();
         let mut seen = std::collections::BTreeMap::new();
         for &k in &keys {
@@ -296,7 +296,12 @@ mod tests {
         // rows rarely repeat a key.
         let hot = key_at(0, 7);
         let positions: Vec<usize> = keys.iter().enumerate().filter(|&(_, &k)| k == hot).map(|(i, _)| i).collect();
-        assert!(positions[0] < 20_000 && *positions.last().unwrap() > 180_000, "{} .. {}", positions[0], positions.last().unwrap());
+        assert!(
+            positions[0] < 20_000 && *positions.last().unwrap() > 180_000,
+            "{} .. {}",
+            positions[0],
+            positions.last().unwrap()
+        );
         let repeats = keys.windows(2).filter(|w| w[0] == w[1]).count();
         assert!(repeats < 2_000, "{repeats} adjacent repeats");
         // Full range, both signs.

@@ -76,9 +76,13 @@ impl Kernel {
         match self {
             Self::Naive => "one hashbrown HashMap (ahash): the textbook, a cache miss per row",
             Self::Radix => "scatter (hash, key) into partitions by hash, one small hashbrown table each",
-            Self::Tuned => "write-combined, non-temporal partitioning into pages, a flat cache-sized table per partition",
+            Self::Tuned => {
+                "write-combined, non-temporal partitioning into pages, a flat cache-sized table per partition"
+            }
             Self::Prefetch => "one flat table, software prefetch rows ahead to overlap DRAM misses",
-            Self::Adaptive => "tries naive, then one prefetched table, giving each up once the groups outgrow it; then tuned",
+            Self::Adaptive => {
+                "tries naive, then one prefetched table, giving each up once the groups outgrow it; then tuned"
+            }
         }
     }
 
@@ -194,7 +198,8 @@ pub fn run_in(
     memory: &dyn Memory,
 ) -> Result<Outcome, GroupByError> {
     config.validate()?;
-    let single = |groups: result::Groups| Outcome { result: groups.finish(), choice: None, partitions: None, threads: 1 };
+    let single =
+        |groups: result::Groups| Outcome { result: groups.finish(), choice: None, partitions: None, threads: 1 };
     let partitioned = |groups: result::Groups| Outcome {
         result: groups.finish(),
         choice: None,

@@ -55,7 +55,11 @@ pub struct Racer<'a> {
 
 impl core::fmt::Debug for Racer<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Racer").field("kernels", &self.kernels).field("config", &self.config).field("runs", &self.runs).finish()
+        f.debug_struct("Racer")
+            .field("kernels", &self.kernels)
+            .field("config", &self.config)
+            .field("runs", &self.runs)
+            .finish()
     }
 }
 
@@ -161,7 +165,14 @@ mod tests {
     }
 
     fn dataset(rows: usize) -> Dataset {
-        Dataset { rows: rows as u64, distinct_keys: 0, generator: None, input: None, seed: None, max_rows_per_key: None }
+        Dataset {
+            rows: rows as u64,
+            distinct_keys: 0,
+            generator: None,
+            input: None,
+            seed: None,
+            max_rows_per_key: None,
+        }
     }
 
     fn racer<'a>(kernels: &'a [Kernel], clock: &'a Ticks, runs: u32) -> Racer<'a> {
@@ -188,7 +199,9 @@ mod tests {
         for (i, pair) in events.chunks(2).enumerate() {
             let (round, kernel) = ((i / Kernel::ALL.len()) as u32, Kernel::ALL[i % Kernel::ALL.len()]);
             assert_eq!(pair[0], RaceEvent::Running { kernel, run: round, runs: 3 });
-            assert!(matches!(pair[1], RaceEvent::Timed { kernel: k, run, seconds } if k == kernel && run == round && seconds > 0.0));
+            assert!(
+                matches!(pair[1], RaceEvent::Timed { kernel: k, run, seconds } if k == kernel && run == round && seconds > 0.0)
+            );
         }
         assert_eq!(groupby.runs.len(), Kernel::ALL.len());
         for (run, kernel) in groupby.runs.iter().zip(Kernel::ALL) {

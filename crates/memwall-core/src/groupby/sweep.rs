@@ -62,7 +62,9 @@ impl Racer<'_> {
         on_event: &mut dyn FnMut(SweepEvent) -> ControlFlow<()>,
     ) -> Result<Sweep, SweepError> {
         if let Some(&too_many) = distinct.iter().find(|&&d| d > rows || d == 0) {
-            return Err(SweepError::Invalid(format!("{too_many} distinct keys do not fit {rows} rows, at least one each")));
+            return Err(SweepError::Invalid(format!(
+                "{too_many} distinct keys do not fit {rows} rows, at least one each"
+            )));
         }
         let mut points = Vec::new();
         for &x in distinct {
@@ -148,7 +150,8 @@ pub fn crossover(points: &[SweepPoint], fast: Kernel, slow: Kernel) -> Option<u6
     let mut xs: Vec<u64> = points.iter().map(|p| p.x).collect();
     xs.sort_unstable();
     xs.dedup();
-    let time = |x: u64, kernel: Kernel| points.iter().find(|p| p.x == x && p.kernel == kernel.name()).map(|p| p.ns_per_row);
+    let time =
+        |x: u64, kernel: Kernel| points.iter().find(|p| p.x == x && p.kernel == kernel.name()).map(|p| p.ns_per_row);
     let mut from = None;
     for &x in xs.iter().rev() {
         match (time(x, fast), time(x, slow)) {
@@ -264,7 +267,10 @@ mod tests {
 
         let keys = datagen::generate(&DataSpec { rows: 3000, keys: 500, skew: Skew::Uniform, seed: 3 }).unwrap();
         let sweep = sweeper.partitions(&keys, &[16, 256], &mut |_| ControlFlow::Continue(())).unwrap();
-        assert_eq!(sweep.points.iter().map(|p| (p.x, p.kernel.as_str())).collect::<Vec<_>>(), [(16, "radix"), (256, "radix")]);
+        assert_eq!(
+            sweep.points.iter().map(|p| (p.x, p.kernel.as_str())).collect::<Vec<_>>(),
+            [(16, "radix"), (256, "radix")]
+        );
 
         let cancelled = sweeper.cardinality(5000, &[10], Skew::Uniform, 1, &mut |_| ControlFlow::Break(()));
         assert_eq!(cancelled.unwrap_err(), SweepError::Cancelled);

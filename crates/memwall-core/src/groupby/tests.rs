@@ -63,7 +63,14 @@ fn check_all(keys: &[i64], partitions: &[u32]) {
             let execs: [&dyn Executor; 3] = [&Sequential, &Backwards, &Threads(2)];
             for exec in execs {
                 let outcome = run_in(kernel, keys, &config, exec, &DirtyMemory).unwrap();
-                assert_eq!(outcome.result, expected, "{} with P = {p}, {} threads, {} rows", kernel.name(), exec.threads(), keys.len());
+                assert_eq!(
+                    outcome.result,
+                    expected,
+                    "{} with P = {p}, {} threads, {} rows",
+                    kernel.name(),
+                    exec.threads(),
+                    keys.len()
+                );
                 assert_eq!(outcome.choice.is_some(), kernel == Kernel::Adaptive);
             }
         }
@@ -85,7 +92,11 @@ fn same_top_bits(radix: bool, count: usize) -> Vec<i64> {
         h >> 52
     };
     let target = top(0);
-    (0i64..).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as i64)).filter(|&k| top(k) == target).take(count).collect()
+    (0i64..)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15_u64 as i64))
+        .filter(|&k| top(k) == target)
+        .take(count)
+        .collect()
 }
 
 #[test]
@@ -116,7 +127,9 @@ fn adversarial_inputs() {
 #[test]
 fn generated_data_at_several_sizes() {
     use datagen::{DataSpec, Skew};
-    for (rows, keys, skew) in [(200_000, 40_000, Skew::Zipf(0.575)), (150_000, 150_000, Skew::Uniform), (100_000, 3, Skew::Zipf(2.0))] {
+    for (rows, keys, skew) in
+        [(200_000, 40_000, Skew::Zipf(0.575)), (150_000, 150_000, Skew::Uniform), (100_000, 3, Skew::Zipf(2.0))]
+    {
         let data = datagen::generate(&DataSpec { rows, keys, skew, seed: 9 }).unwrap();
         check_all(&data, &[64, 4096, 16384]);
     }

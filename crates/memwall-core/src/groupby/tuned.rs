@@ -317,7 +317,8 @@ mod tests {
         let (bits, page_words) = (2, WC_WORDS);
         let mut region = vec![Line::ZERO; (keys.len() / page_words + 4) * page_words / Line::WORDS];
         let scattered = scatter(&keys, bits, page_words, &mut region);
-        let mut seen: Vec<u64> = (0..4).flat_map(|p| scattered.pages(p).flatten().copied().collect::<Vec<_>>()).collect();
+        let mut seen: Vec<u64> =
+            (0..4).flat_map(|p| scattered.pages(p).flatten().copied().collect::<Vec<_>>()).collect();
         assert_eq!((0..4).map(|p| scattered.rows(p)).sum::<usize>(), keys.len());
         for p in 0..4 {
             assert!(scattered.pages(p).flatten().all(|&k| partition_of_hash(hash(k as i64), bits) == p));

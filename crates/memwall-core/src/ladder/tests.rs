@@ -80,10 +80,7 @@ fn cursors_do_not_cross_rings() {
 #[test]
 fn sizes_cover_octaves_evenly() {
     let k = 1024;
-    assert_eq!(
-        ladder_sizes(16 * k, 128 * k, 2).unwrap(),
-        [16, 24, 32, 48, 64, 96, 128].map(|s| s * k)
-    );
+    assert_eq!(ladder_sizes(16 * k, 128 * k, 2).unwrap(), [16, 24, 32, 48, 64, 96, 128].map(|s| s * k));
     assert_eq!(ladder_sizes(16 * k, 32 * k, 4).unwrap(), [16, 20, 24, 28, 32].map(|s| s * k));
     // Odd ends are kept, rounded to whole lines.
     assert_eq!(ladder_sizes(20 * k, 40 * k + 5, 1).unwrap(), vec![20 * k, 32 * k, 40 * k]);
@@ -119,9 +116,22 @@ fn point(bytes: u64, ns: f64) -> LadderPoint {
 fn steps_are_found_between_plateaus() {
     let k = 1024u64;
     let curve = [
-        (16, 1.2), (24, 1.2), (32, 1.25), (48, 3.0), (64, 3.4), (96, 3.5), (128, 3.4),
-        (1024, 3.6), (1536, 9.0), (2048, 11.0), (3072, 11.5), (32768, 12.0), (49152, 40.0),
-        (65536, 80.0), (98304, 95.0), (131072, 100.0),
+        (16, 1.2),
+        (24, 1.2),
+        (32, 1.25),
+        (48, 3.0),
+        (64, 3.4),
+        (96, 3.5),
+        (128, 3.4),
+        (1024, 3.6),
+        (1536, 9.0),
+        (2048, 11.0),
+        (3072, 11.5),
+        (32768, 12.0),
+        (49152, 40.0),
+        (65536, 80.0),
+        (98304, 95.0),
+        (131072, 100.0),
     ];
     let points: Vec<_> = curve.iter().map(|&(kib, ns)| point(kib * k, ns)).collect();
     let steps = detect_steps(&points);
