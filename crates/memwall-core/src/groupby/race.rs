@@ -151,18 +151,9 @@ fn flow(control: ControlFlow<()>) -> Result<(), RaceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::Ticks;
     use crate::exec::Sequential;
     use crate::groupby::{HeapMemory, reference};
-    use std::cell::Cell;
-
-    /// A clock that advances 1 µs per reading: timings are fake, the plumbing is real.
-    struct Ticks(Cell<f64>);
-    impl Clock for Ticks {
-        fn now_ns(&self) -> f64 {
-            self.0.set(self.0.get() + 1000.0);
-            self.0.get()
-        }
-    }
 
     fn dataset(rows: usize) -> Dataset {
         Dataset {
@@ -185,7 +176,7 @@ mod tests {
         let mut keys: Vec<i64> = (0..5000).map(|i| i % 700 - 350).collect();
         keys.extend([i64::MIN, i64::MAX, 0, 0, i64::MIN]);
         let expected = reference(&keys);
-        let clock = Ticks(Cell::new(0.0));
+        let clock = Ticks::default();
         let mut events = Vec::new();
         let groupby = racer(&Kernel::ALL, &clock, 3)
             .race(&keys, dataset(keys.len()), &mut |event| {
@@ -220,7 +211,7 @@ mod tests {
 
     #[test]
     fn empty_input_races_to_zero_groups() {
-        let clock = Ticks(Cell::new(0.0));
+        let clock = Ticks::default();
         let groupby = racer(&Kernel::ALL, &clock, 1).race(&[], dataset(0), &mut |_| ControlFlow::Continue(())).unwrap();
         assert!(groupby.runs.iter().all(|r| r.groups == 0 && r.top.is_empty() && r.ns_per_row.is_finite()));
         assert_eq!(groupby.dataset.max_rows_per_key, None);
@@ -228,7 +219,7 @@ mod tests {
 
     #[test]
     fn breaking_cancels_the_race() {
-        let clock = Ticks(Cell::new(0.0));
+        let clock = Ticks::default();
         let mut timed = 0;
         let result = racer(&[Kernel::Naive, Kernel::Tuned], &clock, 5).race(&[1, 2, 3], dataset(3), &mut |event| {
             if matches!(event, RaceEvent::Timed { .. }) {

@@ -183,19 +183,9 @@ pub fn adaptive_max_slowdown(points: &[SweepPoint]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::Clock;
+    use crate::clock::Ticks;
     use crate::exec::Sequential;
     use crate::groupby::HeapMemory;
-    use std::cell::Cell;
-
-    /// A clock that advances 1 µs per reading: timings are fake, the plumbing is real.
-    struct Ticks(Cell<f64>);
-    impl Clock for Ticks {
-        fn now_ns(&self) -> f64 {
-            self.0.set(self.0.get() + 1000.0);
-            self.0.get()
-        }
-    }
 
     fn point(x: u64, kernel: Kernel, ns: f64) -> SweepPoint {
         SweepPoint { x, kernel: kernel.name().into(), ns_per_row: ns, seconds: ns }
@@ -243,7 +233,7 @@ mod tests {
 
     #[test]
     fn sweeps_produce_a_point_per_x_and_kernel() {
-        let clock = Ticks(Cell::new(0.0));
+        let clock = Ticks::default();
         let kernels = [Kernel::Naive, Kernel::Radix, Kernel::Adaptive];
         let sweeper = Racer {
             kernels: &kernels,
