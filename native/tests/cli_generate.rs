@@ -1,30 +1,15 @@
 //! `memwall generate` and `memwall groupby --input` as a user meets them: real processes, real
 //! files, real exit codes.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{assert_refused, memwall};
 use memwall_report::{GroupBy, Report};
-
-fn memwall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memwall")).args(args).output().expect("memwall runs")
-}
 
 fn groupby_json(args: &[&str]) -> GroupBy {
     let out = memwall(args);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap().groupby.unwrap()
-}
-
-/// Bad input: exit 2, one error line on stderr, nothing on stdout, no panic.
-fn assert_refused(args: &[&str], needle: &str) {
-    let out = memwall(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: expected {needle:?} in {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
-    let lines = stderr.lines().filter(|l| l.starts_with("memwall: error") || l.starts_with("error:")).count();
-    assert_eq!(lines, 1, "{args:?}: {stderr}");
 }
 
 /// The file `generate` writes holds exactly the keys `groupby` generates from the same flags:

@@ -1,28 +1,15 @@
 //! `memwall groupby` and `memwall sweep` as a user meets them: real processes, exit codes, JSON.
 
-use std::process::{Command, Output};
+mod common;
 
+use std::process::Output;
+
+use common::{assert_refused, memwall};
 use memwall_report::Report;
-
-fn memwall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memwall")).args(args).output().expect("memwall runs")
-}
 
 fn report_from(out: &Output) -> Report {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     Report::from_json(&String::from_utf8(out.stdout.clone()).unwrap()).expect("stdout is only the JSON report")
-}
-
-/// Bad input: exit 2, one error line on stderr, nothing on stdout, no panic.
-fn assert_refused(args: &[&str], needle: &str) {
-    let out = memwall(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: expected {needle:?} in {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
-    let lines = stderr.lines().filter(|l| l.starts_with("memwall: error") || l.starts_with("error:")).count();
-    assert_eq!(lines, 1, "{args:?}: {stderr}");
 }
 
 #[test]

@@ -1,24 +1,9 @@
 //! The `memwall` binary as a user meets it: real processes, real exit codes, real JSON.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{assert_refused, memwall};
 use memwall_report::{Report, Source};
-
-fn memwall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memwall")).args(args).output().expect("memwall runs")
-}
-
-/// Bad input: exit 2, one line on stderr that says what is wrong, nothing on stdout, no panic.
-fn assert_refused(args: &[&str], needle: &str) {
-    let out = memwall(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: expected {needle:?} in {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
-    let lines = stderr.lines().filter(|l| l.starts_with("memwall: error") || l.starts_with("error:")).count();
-    assert_eq!(lines, 1, "{args:?}: {stderr}");
-}
 
 #[test]
 fn ladder_json_on_stdout_is_a_valid_report_and_nothing_else() {

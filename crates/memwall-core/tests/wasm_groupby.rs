@@ -7,30 +7,17 @@
 
 use std::ops::ControlFlow;
 
-use memwall_core::clock::Clock;
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::{self, GroupByConfig, HeapMemory, Kernel};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
+mod common;
+
+use common::PerformanceClock;
+
 wasm_bindgen_test_configure!(run_in_browser);
-
-struct PerformanceClock(js_sys::Function, js_sys::wasm_bindgen::JsValue);
-
-impl PerformanceClock {
-    fn new() -> Self {
-        let performance = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).unwrap();
-        let now = js_sys::Reflect::get(&performance, &"now".into()).unwrap();
-        Self(now.into(), performance)
-    }
-}
-
-impl Clock for PerformanceClock {
-    fn now_ns(&self) -> f64 {
-        self.0.call0(&self.1).unwrap().as_f64().unwrap() * 1e6
-    }
-}
 
 fn check(keys: &[i64]) {
     let expected = groupby::reference(keys);

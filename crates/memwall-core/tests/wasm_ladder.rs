@@ -4,28 +4,15 @@
 
 use std::ops::ControlFlow;
 
-use memwall_core::clock::{self, Clock};
+use memwall_core::clock;
 use memwall_core::ladder::{self, HeapArena, LadderEvent, Ring, SampleConfig};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
+mod common;
+
+use common::PerformanceClock;
+
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// `performance.now()`, the only clock a page has.
-struct PerformanceClock(js_sys::Function, js_sys::wasm_bindgen::JsValue);
-
-impl PerformanceClock {
-    fn new() -> Self {
-        let performance = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).unwrap();
-        let now = js_sys::Reflect::get(&performance, &"now".into()).unwrap();
-        Self(now.into(), performance)
-    }
-}
-
-impl Clock for PerformanceClock {
-    fn now_ns(&self) -> f64 {
-        self.0.call0(&self.1).unwrap().as_f64().unwrap() * 1e6
-    }
-}
 
 #[wasm_bindgen_test]
 fn ring_is_one_cycle_in_wasm() {
