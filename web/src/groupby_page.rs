@@ -9,7 +9,7 @@ use memwall_core::groupby::datagen::{self, Skew};
 use memwall_core::groupby::sweep::doublings;
 use memwall_core::groupby::{self, GroupByConfig, Kernel};
 use memwall_core::size::format_bytes;
-use memwall_report::{GroupBy, Host, Report, Source, Sweep, SweepPoint};
+use memwall_report::{GroupBy, Report, Source, Sweep, SweepPoint};
 use yew::prelude::*;
 
 use crate::chart::{self, Bar, BarChart, LineChart, Marker, Point, Series, XFormat, format_number};
@@ -17,7 +17,7 @@ use crate::embed::EmbedPanel;
 use crate::groupby_job::{self, DataJob, GroupByEvent, GroupByJob, Task};
 use crate::jobs::{Job, WorkerEvent};
 use crate::radix_viz::{RadixViz, group_digits};
-use crate::reports::Reports;
+use crate::reports::{Reports, browser_host};
 use crate::theme::Palette;
 use crate::util;
 use crate::worker::{self, WorkerHandle};
@@ -425,15 +425,7 @@ impl GroupByPage {
         let mut groupby = self.result.clone()?;
         groupby.sweeps.extend(self.sweep.clone());
         let (resolution, isolated) = self.timer.unwrap_or((f64::NAN, false));
-        let navigator = util::window().navigator();
-        let host = Host {
-            name: Some(util::browser_name()),
-            logical_cpus: Some(navigator.hardware_concurrency() as u32).filter(|&n| n > 0),
-            timer_resolution_ns: Some(resolution).filter(|r| r.is_finite()),
-            user_agent: Some(util::user_agent()),
-            cross_origin_isolated: Some(isolated),
-            ..Host::default()
-        };
+        let host = browser_host(Some(util::browser_name()), Some(resolution).filter(|r| r.is_finite()), Some(isolated));
         let mut report = Report::new(Source::Browser, util::unix_now(), host);
         report.groupby = Some(groupby);
         Some(report)

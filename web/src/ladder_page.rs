@@ -12,7 +12,7 @@ use yew::prelude::*;
 use crate::chart::{self, Band, LineChart, Series, XFormat};
 use crate::embed::EmbedPanel;
 use crate::jobs::{DEFAULT_SEED, Job, LadderJob, WorkerEvent};
-use crate::reports::{LoadedReport, Reports, cache_markers, source_name, to_points};
+use crate::reports::{LoadedReport, Reports, browser_host, cache_markers, source_name, to_points};
 use crate::theme::Palette;
 use crate::util;
 use crate::worker::{self, WorkerHandle};
@@ -385,15 +385,13 @@ impl LadderPage {
     fn report(&self) -> Option<Report> {
         let ladder = self.ladder.clone()?;
         let calibration = self.calibration.clone();
-        let navigator = util::window().navigator();
         let host = Host {
-            name: Some(self.label.trim().to_string()).filter(|n| !n.is_empty()),
-            logical_cpus: Some(navigator.hardware_concurrency() as u32).filter(|&n| n > 0),
             core_ghz_unavailable: ladder.cycles_unavailable.clone(),
-            timer_resolution_ns: ladder.timer_resolution_ns,
-            user_agent: Some(util::user_agent()),
-            cross_origin_isolated: calibration.map(|c| c.cross_origin_isolated),
-            ..Host::default()
+            ..browser_host(
+                Some(self.label.trim().to_string()).filter(|n| !n.is_empty()),
+                ladder.timer_resolution_ns,
+                calibration.map(|c| c.cross_origin_isolated),
+            )
         };
         let mut report = Report::new(Source::Browser, util::unix_now(), host);
         report.ladder = Some(ladder);

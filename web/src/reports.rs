@@ -8,6 +8,7 @@ use memwall_core::size::format_bytes;
 use memwall_report::{Host, LadderPoint, Report, Source};
 
 use crate::chart::{Marker, Point};
+use crate::util;
 
 /// A report the user opened, with where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,5 +65,22 @@ pub fn source_name(source: Source) -> &'static str {
     match source {
         Source::Native => "native",
         Source::Browser => "browser",
+    }
+}
+
+/// This browser as a report's host: what a page may know about the machine it runs on.
+pub fn browser_host(
+    name: Option<String>,
+    timer_resolution_ns: Option<f64>,
+    cross_origin_isolated: Option<bool>,
+) -> Host {
+    let navigator = util::window().navigator();
+    Host {
+        name,
+        logical_cpus: Some(navigator.hardware_concurrency() as u32).filter(|&n| n > 0),
+        timer_resolution_ns,
+        user_agent: Some(util::user_agent()),
+        cross_origin_isolated,
+        ..Host::default()
     }
 }
