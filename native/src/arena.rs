@@ -96,6 +96,21 @@ impl MmapArena {
     }
 }
 
+impl memwall_core::groupby::ChunkSource for MmapArena {
+    fn map(&self, bytes: usize) -> Result<Box<dyn memwall_core::groupby::Chunk>, String> {
+        Ok(Box::new(MmapArena::map(self, bytes)?))
+    }
+}
+
+impl memwall_core::groupby::Chunk for MappedBuffer {
+    fn bytes(&mut self) -> &mut [u8] {
+        self.as_mut_slice()
+    }
+    fn huge_page_bytes(&self) -> Option<u64> {
+        MappedBuffer::huge_page_bytes(self)
+    }
+}
+
 impl Arena for MmapArena {
     type Buffer = MappedBuffer;
     fn allocate(&mut self, bytes: usize) -> Result<MappedBuffer, String> {

@@ -4,20 +4,18 @@
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use memwall_core::arch::Line;
 use memwall_core::clock::Clock;
 use memwall_core::exec::Executor;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::race::{RaceEvent, Racer, median_sample};
-use memwall_core::groupby::{self, GroupByConfig, Kernel, LineBuffer, Memory};
+use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
+use memwall_core::groupby::{self, GroupByConfig, Kernel, MemoryPolicy, summary};
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Dataset, Generator, GroupBy, Host, Input, Report, Source};
 
-use crate::arena::{HugePages, MappedBuffer, MmapArena};
+use crate::arena::{HugePages, MmapArena};
 use crate::counters::CounterSession;
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
@@ -74,14 +72,52 @@ pub struct GroupByArgs {
     /// offers them; otherwise say why and carry on.
     #[arg(long)]
     pub counters: bool,
-    /// Map fresh scratch memory for every run instead of reusing the last run's (as an engine's
-    /// buffer pool would); every run then pays the page faults of its partition buffer.
-    #[arg(long)]
-    pub fresh_memory: bool,
+    #[command(flatten)]
+    pub rules: RuleArgs,
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
 }
+
+/// The rules every kernel of a race is measured under.
+#[derive(Debug, Clone, Args)]
+pub struct RuleArgs {
+    /// Scratch memory, the same for every kernel: warm (one pool of transparent-huge-page
+    /// mappings, reused from run to run, faulted in by an untimed warm-up run of each kernel, as
+    /// a long-running engine's allocator hands out memory) or cold (every run maps and faults
+    /// its scratch inside its timer, as a one-off query does).
+    #[arg(long, default_value = "warm", value_parser = parse_policy)]
+    pub memory: MemoryPolicy,
+    /// Check every run against a sort-and-count reference computed outside the timer (the
+    /// default below 20,000,000 rows). Row totals, known key counts and agreement between
+    /// kernels are always checked.
+    #[arg(long, conflicts_with = "no_verify")]
+    pub verify: bool,
+    /// Skip the reference check (the other checks still run).
+    #[arg(long)]
+    pub no_verify: bool,
+}
+
+impl RuleArgs {
+    /// The rules for the default race of `memwall run`.
+    pub fn defaults() -> Self {
+        Self { memory: MemoryPolicy::Warm, verify: false, no_verify: false }
+    }
+
+    /// What is checked on data of `rows` rows, `generated_groups` known when generated.
+    pub fn truth(&self, rows: u64, generated_groups: Option<u64>) -> Truth {
+        let by_default = Truth::by_default(rows, generated_groups);
+        Truth { reference: (by_default.reference || self.verify) && !self.no_verify, ..by_default }
+    }
+}
+
+fn parse_policy(name: &str) -> Result<MemoryPolicy, String> {
+    MemoryPolicy::parse(name).ok_or_else(|| format!("unknown memory policy '{name}': expected warm or cold"))
+}
+
+/// The scratch pool's regions: transparent huge pages, for every kernel alike (a partition
+/// buffer or a big table in 4 KiB pages would miss the TLB on nearly every line).
+pub const SCRATCH: MmapArena = MmapArena { huge_pages: HugePages::Thp };
 
 /// Kernels in the order given, without repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,83 +174,6 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
         return Err(bad());
     }
     Ok(scaled as u64)
-}
-
-/// Scratch memory for the kernels: transparent-huge-page mappings (a partition buffer of
-/// hundreds of MB in 4 KiB pages would miss the TLB on nearly every line written), handed back
-/// to a free list when a run ends and reused by the next run that fits, unless `fresh`.
-pub struct ScratchPool {
-    arena: MmapArena,
-    fresh: bool,
-    /// Buffers not in use, with their length in bytes.
-    free: Mutex<Vec<(usize, MappedBuffer)>>,
-}
-
-impl std::fmt::Debug for ScratchPool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ScratchPool").field("fresh", &self.fresh).finish_non_exhaustive()
-    }
-}
-
-impl ScratchPool {
-    pub fn new(fresh: bool) -> Self {
-        Self { arena: MmapArena { huge_pages: HugePages::Thp }, fresh, free: Mutex::new(Vec::new()) }
-    }
-
-    /// Bytes kept for reuse, and how many of them the kernel backs with huge pages.
-    pub fn kept_bytes(&self) -> (u64, Option<u64>) {
-        let free = self.free.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let total = free.iter().map(|(bytes, _)| *bytes as u64).sum();
-        // A mapping may reach past the window it serves (see `MmapArena`): count the window.
-        let huge = free.iter().map(|(bytes, buffer)| buffer.huge_page_bytes().map(|h| h.min(*bytes as u64))).sum();
-        (total, huge)
-    }
-
-    fn take_free(&self, bytes: usize) -> Option<MappedBuffer> {
-        let mut free = self.free.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        // The smallest free buffer that fits, so a big one stays for the kernel that needs it.
-        let best = (0..free.len()).filter(|&i| free[i].0 >= bytes).min_by_key(|&i| free[i].0)?;
-        Some(free.swap_remove(best).1)
-    }
-}
-
-struct Pooled<'a> {
-    pool: &'a ScratchPool,
-    buffer: Option<MappedBuffer>,
-    lines: usize,
-}
-
-impl LineBuffer for Pooled<'_> {
-    fn lines(&mut self) -> &mut [Line] {
-        let bytes = self.buffer.as_mut().expect("held until dropped").as_mut_slice();
-        // SAFETY: `Line` is plain old data (any bit pattern is valid) and the mapping is page
-        // aligned, so the middle part is the whole buffer; `prefix` is checked empty below.
-        let (prefix, lines, _) = unsafe { bytes.align_to_mut::<Line>() };
-        assert!(prefix.is_empty(), "mappings are page aligned");
-        &mut lines[..self.lines]
-    }
-}
-
-impl Drop for Pooled<'_> {
-    fn drop(&mut self) {
-        if let Some(mut buffer) = self.buffer.take()
-            && !self.pool.fresh
-        {
-            let bytes = buffer.as_mut_slice().len();
-            self.pool.free.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((bytes, buffer));
-        }
-    }
-}
-
-impl Memory for ScratchPool {
-    fn lines(&self, lines: usize) -> Result<Box<dyn LineBuffer + '_>, String> {
-        let bytes = lines.checked_mul(size_of::<Line>()).ok_or("scratch size overflows")?.max(1);
-        let buffer = match self.take_free(bytes) {
-            Some(buffer) => buffer,
-            None => self.arena.map(bytes)?,
-        };
-        Ok(Box::new(Pooled { pool: self, buffer: Some(buffer), lines }))
-    }
 }
 
 /// The keys to aggregate and what the report says about them.
@@ -334,7 +293,8 @@ pub struct Race<'a> {
     pub kernels: &'a [Kernel],
     pub config: GroupByConfig,
     pub threads: &'a Threads,
-    pub memory: &'a dyn Memory,
+    pub policy: MemoryPolicy,
+    pub truth: Truth,
     pub runs: u32,
     pub counters: bool,
 }
@@ -348,13 +308,23 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<Gr
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let racer =
-        Racer { kernels: race.kernels, config: race.config, exec: race.threads, memory: race.memory, clock, runs };
+    let racer = Racer {
+        kernels: race.kernels,
+        config: race.config,
+        exec: race.threads,
+        memory: &SCRATCH,
+        policy: race.policy,
+        clock,
+        runs,
+        truth: race.truth,
+    };
     // Counters per kernel, one entry per run, in run order (the order of `samples_seconds`).
     let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];
     let mut session: Option<CounterSession> = None;
     let on_event = &mut |event: RaceEvent| {
         match event {
+            RaceEvent::Checking => bar.set_message("computing the reference result (untimed)"),
+            RaceEvent::WarmingUp { kernel } => bar.set_message(format!("{} warm-up (untimed)", kernel.name())),
             RaceEvent::Running { kernel, run, runs } => {
                 bar.set_message(format!("{} run {}/{runs}", kernel.name(), run + 1));
                 session = race.counters.then(CounterSession::start);
@@ -378,7 +348,8 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<Gr
     Ok(groupby)
 }
 
-/// The race as a table, with each kernel's speedup over naive, then the top keys.
+/// The race as a table, with each kernel's speedup over naive, the rules it was measured
+/// under and how it was checked, then the top keys.
 pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::io::Result<()> {
     let d = &groupby.dataset;
     writeln!(
@@ -388,7 +359,6 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
         d.distinct_keys,
         d.max_rows_per_key.map_or(String::new(), |m| format!(", most frequent key {m} rows"))
     )?;
-    let naive = groupby.runs.iter().find(|r| r.kernel == Kernel::Naive.name()).map(|r| r.seconds.median);
     let rows: Vec<Vec<String>> = groupby
         .runs
         .iter()
@@ -397,18 +367,26 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
                 r.kernel.clone(),
                 r.threads.to_string(),
                 r.partitions.map_or("-".into(), |p| p.to_string()),
+                r.first_run_seconds.map_or("-".into(), |s| format!("{s:.3}")),
                 format!("{:.3}", r.seconds.min),
                 format!("{:.3}", r.seconds.median),
                 format!("{:.3}", r.seconds.max),
                 format!("{:.2}", r.ns_per_row),
-                naive.map_or("-".into(), |n| format!("{:.2}x", n / r.seconds.median)),
+                summary::speedup_over_naive(groupby, r).map_or("-".into(), |x| format!("{x:.2}x")),
+                r.scratch_bytes.map_or("-".into(), format_bytes),
                 r.groups.to_string(),
                 r.checksum.clone(),
             ]
         })
         .collect();
-    let header = ["kernel", "threads", "P", "min s", "median s", "max s", "ns/row", "vs naive", "groups", "checksum"];
+    let header = [
+        "kernel", "threads", "P", "first s", "min s", "median s", "max s", "ns/row", "vs naive", "scratch", "groups",
+        "checksum",
+    ];
     write!(out, "{}", output::table(&header, &rows))?;
+    for line in summary::rules(groupby, false) {
+        writeln!(out, "{line}")?;
+    }
     for run in &groupby.runs {
         if let Some(choice) = &run.choice {
             writeln!(out, "{} chose {}: {}", run.kernel, choice.kernel, choice.reason)?;
@@ -445,24 +423,31 @@ fn counters_line(c: &Counters) -> String {
 }
 
 /// Threads, config, pool and data for a race from the command line's arguments.
-pub fn prepare(args: &GroupByArgs, host: &Host) -> CliResult<(Threads, GroupByConfig, ScratchPool, Data)> {
+pub fn prepare(args: &GroupByArgs, host: &Host) -> CliResult<(Threads, GroupByConfig, Data)> {
     let threads = Threads::new(args.threads, args.pin)?;
     let config = groupby_config(args.partitions, host)?;
     let kernels = &args.kernel.0;
     let scratch = |rows: u64, groups: u64| -> u64 {
+        // One pool serves every kernel, each run from its start: it holds the largest kernel's
+        // scratch. The reference sorts a copy of the keys.
         let each = kernels.iter().map(|&k| groupby::scratch_bytes(k, rows, groups, &config, args.threads));
-        // Reused buffers stay mapped between runs, so every kernel's scratch may be held at once.
-        if args.fresh_memory { each.max().unwrap_or(0) } else { each.sum() }
+        let reference = if args.rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
+        each.max().unwrap_or(0).saturating_add(reference)
     };
     let data = load(&args.data, &threads, &scratch)?;
     if data.keys.is_empty() {
         return Err(CliError::usage("no rows to group"));
     }
-    Ok((threads, config, ScratchPool::new(args.fresh_memory), data))
+    Ok((threads, config, data))
+}
+
+/// What is known of the right answer: the generator's key count, when the keys were generated.
+pub fn truth(rules: &RuleArgs, dataset: &Dataset) -> Truth {
+    rules.truth(dataset.rows, dataset.generator.as_ref().map(|_| dataset.distinct_keys))
 }
 
 /// The race `memwall run` includes: the small preset, every kernel, one thread (on the CPU the
-/// caller is pinned to, if it is).
+/// caller is pinned to, if it is), under the default rules.
 pub fn default_race(host: &Host, clock: &dyn Clock) -> CliResult<(GroupBy, String)> {
     let args = GroupByArgs {
         data: DataArgs {
@@ -480,12 +465,19 @@ pub fn default_race(host: &Host, clock: &dyn Clock) -> CliResult<(GroupBy, Strin
         pin: None,
         runs: 3,
         counters: false,
-        fresh_memory: false,
+        rules: RuleArgs::defaults(),
         json: None,
     };
-    let (threads, config, pool, mut data) = prepare(&args, host)?;
-    let setup =
-        Race { kernels: &args.kernel.0, config, threads: &threads, memory: &pool, runs: args.runs, counters: false };
+    let (threads, config, mut data) = prepare(&args, host)?;
+    let setup = Race {
+        kernels: &args.kernel.0,
+        config,
+        threads: &threads,
+        policy: args.rules.memory,
+        truth: truth(&args.rules, &data.dataset),
+        runs: args.runs,
+        counters: false,
+    };
     let result = race(&setup, &mut data, clock)?;
     Ok((result, data.label))
 }
@@ -494,7 +486,7 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     let clock = NativeClock::new();
     let json_on_stdout = args.json == Some(Destination::Stdout);
     let host = if args.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
-    let (threads, config, pool, mut data) = prepare(&args, &host)?;
+    let (threads, config, mut data) = prepare(&args, &host)?;
     let mut out = output::human(json_on_stdout);
     if args.counters
         && let Err(why) = crate::counters::probe()
@@ -505,7 +497,8 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
         kernels: &args.kernel.0,
         config,
         threads: &threads,
-        memory: &pool,
+        policy: args.rules.memory,
+        truth: truth(&args.rules, &data.dataset),
         runs: args.runs,
         counters: args.counters,
     };
@@ -514,16 +507,6 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     if let Some(cpus) = threads.cpus() {
         let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
         writeln!(out, "threads pinned to CPUs {}", list.join(",")).ok();
-    }
-    let (kept, huge) = pool.kept_bytes();
-    if kept > 0 {
-        let share = huge.map_or("unknown".into(), |h| format!("{:.0}%", h as f64 * 100.0 / kept as f64));
-        writeln!(
-            out,
-            "scratch: {} kept between runs (the first run of each kernel paid its page faults), {share} on huge pages",
-            format_bytes(kept)
-        )
-        .ok();
     }
     if let Some(destination) = &args.json {
         let mut report = Report::new(Source::Native, output::unix_now(), host);
@@ -560,20 +543,14 @@ mod tests {
     }
 
     #[test]
-    fn the_pool_reuses_and_can_be_told_not_to() {
-        let pool = ScratchPool::new(false);
-        let first = {
-            let mut a = pool.lines(1000).unwrap();
-            a.lines()[999] = Line([9; 8]);
-            a.lines().as_ptr()
-        };
-        let mut b = pool.lines(500).unwrap();
-        assert_eq!(b.lines().as_ptr(), first, "a freed buffer that fits is reused");
-        assert_eq!(b.lines().len(), 500);
-        let mut c = pool.lines(100).unwrap();
-        assert_ne!(c.lines().as_ptr(), first, "a buffer in use is not handed out twice");
-        let fresh = ScratchPool::new(true);
-        drop(fresh.lines(10).unwrap());
-        assert!(fresh.free.lock().unwrap().is_empty());
+    fn rules_decide_the_reference_check() {
+        let auto = RuleArgs::defaults();
+        assert!(auto.truth(1000, None).reference);
+        assert!(!auto.truth(100_000_000, Some(5)).reference);
+        assert_eq!(auto.truth(100_000_000, Some(5)).groups, Some(5));
+        assert!(RuleArgs { verify: true, ..RuleArgs::defaults() }.truth(100_000_000, None).reference);
+        assert!(!RuleArgs { no_verify: true, ..RuleArgs::defaults() }.truth(1000, None).reference);
+        assert_eq!(parse_policy("COLD"), Ok(MemoryPolicy::Cold));
+        assert!(parse_policy("hot").unwrap_err().contains("warm or cold"));
     }
 }

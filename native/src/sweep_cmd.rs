@@ -11,7 +11,7 @@ use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
 use memwall_core::groupby::{self, GroupByConfig, Kernel};
 use memwall_report::{GroupBy, Report, Source, Sweep};
 
-use crate::groupby_cmd::{self, DataArgs, KernelList, ScratchPool, parse_count, parse_kernels};
+use crate::groupby_cmd::{self, DataArgs, KernelList, RuleArgs, SCRATCH, parse_count, parse_kernels};
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
 use crate::threads::Threads;
@@ -48,6 +48,8 @@ pub struct CommonArgs {
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
+    #[command(flatten)]
+    pub rules: RuleArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -146,11 +148,21 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
     let most = *distinct.last().unwrap_or(&1);
     let scratch =
         args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, &config, args.common.threads));
-    let needed = args.rows.saturating_mul(8).saturating_add(scratch.sum());
+    // The keys, the one pool's largest kernel, and the reference's sorted copy if it runs.
+    let truth = args.common.rules.truth(args.rows, None);
+    let reference = if truth.reference { args.rows.saturating_mul(8) } else { 0 };
+    let needed = args.rows.saturating_mul(8).saturating_add(scratch.max().unwrap_or(0)).saturating_add(reference);
     platform::check_fits_in_memory(needed, &format!("--rows {} with --max-keys {most}", args.rows))?;
-    let pool = ScratchPool::new(false);
-    let sweeper =
-        Racer { kernels: &args.kernel.0, config, exec: &threads, memory: &pool, clock: &clock, runs: args.common.runs };
+    let sweeper = Racer {
+        kernels: &args.kernel.0,
+        config,
+        exec: &threads,
+        memory: &SCRATCH,
+        policy: args.common.rules.memory,
+        clock: &clock,
+        runs: args.common.runs,
+        truth,
+    };
     let bar = progress((distinct.len() * args.kernel.0.len()) as u64);
     let result = sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar));
     bar.finish_and_clear();
@@ -177,23 +189,30 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
     let config = groupby_cmd::groupby_config(args.min, &host)?;
     let kernels = &args.kernel.0;
+    let rules = &args.common.rules;
     let scratch = |rows: u64, groups: u64| -> u64 {
-        kernels
+        let most = counts
             .iter()
-            .map(|&k| {
-                groupby::scratch_bytes(
-                    k,
-                    rows,
-                    groups,
-                    &GroupByConfig { partitions: args.max, ..config },
-                    args.common.threads,
-                )
+            .flat_map(|&p| {
+                let config = GroupByConfig { partitions: p, ..config };
+                kernels.iter().map(move |&k| groupby::scratch_bytes(k, rows, groups, &config, args.common.threads))
             })
-            .sum()
+            .max()
+            .unwrap_or(0);
+        let reference = if rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
+        most.saturating_add(reference)
     };
     let data = groupby_cmd::load(&args.data, &threads, &scratch)?;
-    let pool = ScratchPool::new(false);
-    let sweeper = Racer { kernels, config, exec: &threads, memory: &pool, clock: &clock, runs: args.common.runs };
+    let sweeper = Racer {
+        kernels,
+        config,
+        exec: &threads,
+        memory: &SCRATCH,
+        policy: rules.memory,
+        clock: &clock,
+        runs: args.common.runs,
+        truth: groupby_cmd::truth(rules, &data.dataset),
+    };
     let bar = progress((counts.len() * kernels.iter().filter(|k| k.uses_partitions()).count()) as u64);
     let result = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar));
     bar.finish_and_clear();
@@ -248,7 +267,7 @@ pub fn print_sweep(out: &mut dyn Write, sweep: &Sweep, x_name: &str) -> std::io:
     let mut header = vec![x_name.to_string()];
     header.extend(kernels.iter().map(|k| format!("{k} ns/row")));
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    writeln!(out, "{} rows per point; * marks the fastest", sweep.rows)?;
+    writeln!(out, "{} rows per point, each the fastest of its runs; * marks the fastest kernel", sweep.rows)?;
     write!(out, "{}", output::table(&header, &rows))?;
     if sweep.kind == "cardinality" {
         match sweep.crossover_distinct_keys {

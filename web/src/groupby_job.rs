@@ -6,9 +6,9 @@ use core::ops::ControlFlow;
 use memwall_core::clock::{self, Clock, time_ns};
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::race::{RaceEvent, Racer};
+use memwall_core::groupby::race::{RaceEvent, Racer, Truth};
 use memwall_core::groupby::sweep::SweepEvent;
-use memwall_core::groupby::{self, GroupByConfig, HeapMemory, Kernel};
+use memwall_core::groupby::{self, GroupByConfig, HeapChunks, Kernel, MemoryPolicy};
 use memwall_report::{Dataset, Generator, GroupBy, Sweep, SweepPoint};
 use serde::{Deserialize, Serialize};
 
@@ -50,13 +50,38 @@ pub struct GroupByJob {
 #[serde(tag = "kind")]
 pub enum GroupByEvent {
     Generating,
-    Generated { seconds: f64, timer_resolution_ns: f64, cross_origin_isolated: bool },
-    Running { kernel: String, run: u32, runs: u32, x: Option<u64> },
-    Timed { kernel: String, run: u32, seconds: f64 },
-    RaceDone { groupby: GroupBy },
-    SweepPoint { point: SweepPoint },
-    SweepDone { sweep: Sweep },
-    Failed { message: String },
+    Generated {
+        seconds: f64,
+        timer_resolution_ns: f64,
+        cross_origin_isolated: bool,
+    },
+    /// Untimed work before the timed runs: the reference result, a kernel's warm-up.
+    Preparing {
+        what: String,
+    },
+    Running {
+        kernel: String,
+        run: u32,
+        runs: u32,
+        x: Option<u64>,
+    },
+    Timed {
+        kernel: String,
+        run: u32,
+        seconds: f64,
+    },
+    RaceDone {
+        groupby: GroupBy,
+    },
+    SweepPoint {
+        point: SweepPoint,
+    },
+    SweepDone {
+        sweep: Sweep,
+    },
+    Failed {
+        message: String,
+    },
 }
 
 /// Kernels by name, refusing unknown ones.
@@ -69,7 +94,25 @@ pub fn kernels(names: &[String]) -> Result<Vec<Kernel>, String> {
 pub fn bytes_needed(data: &DataJob, kernels: &[Kernel], config: &GroupByConfig) -> u64 {
     let scratch =
         kernels.iter().map(|&k| groupby::scratch_bytes(k, data.rows, data.keys, config, 1)).max().unwrap_or(0);
-    data.rows.saturating_mul(8).saturating_add(scratch)
+    let reference = if Truth::by_default(data.rows, None).reference { data.rows.saturating_mul(8) } else { 0 };
+    data.rows.saturating_mul(8).saturating_add(scratch).saturating_add(reference)
+}
+
+/// The rules the browser races under, those of the native default: one warm scratch pool for
+/// every kernel (here wasm heap memory, reused from run to run), every run checked against the
+/// generator's key count, the row total, the other kernels and, below the native limit, the
+/// reference.
+fn rules<'a>(config: GroupByConfig, clock: &'a dyn Clock, spec: &DataSpec) -> Racer<'a> {
+    Racer {
+        kernels: &[],
+        config,
+        exec: &Sequential,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Warm,
+        clock,
+        runs: 1,
+        truth: Truth::by_default(spec.rows, Some(spec.keys)),
+    }
 }
 
 pub fn run(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEvent)) {
@@ -107,10 +150,16 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
     match &job.task {
         Task::Race { kernels: names, runs, .. } => {
             let kernels = kernels(names)?;
-            let racer = Racer { kernels: &kernels, config, exec: &Sequential, memory: &HeapMemory, clock, runs: *runs };
+            let racer = Racer { kernels: &kernels, memory: &HeapChunks, runs: *runs, ..rules(config, clock, &spec) };
             let groupby = racer
                 .race(&keys, dataset, &mut |event| {
                     post(match event {
+                        RaceEvent::Checking => {
+                            GroupByEvent::Preparing { what: "computing the reference result".into() }
+                        }
+                        RaceEvent::WarmingUp { kernel } => {
+                            GroupByEvent::Preparing { what: format!("warming up {}", kernel.name()) }
+                        }
                         RaceEvent::Running { kernel, run, runs } => {
                             GroupByEvent::Running { kernel: kernel.name().into(), run, runs, x: None }
                         }
@@ -125,8 +174,7 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
         }
         Task::SweepPartitions { kernels: names, partitions, runs } => {
             let kernels = kernels(names)?;
-            let sweeper =
-                Racer { kernels: &kernels, config, exec: &Sequential, memory: &HeapMemory, clock, runs: *runs };
+            let sweeper = Racer { kernels: &kernels, memory: &HeapChunks, runs: *runs, ..rules(config, clock, &spec) };
             let sweep = sweeper
                 .partitions(&keys, partitions, &mut |event| {
                     match event {

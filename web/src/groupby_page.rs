@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use memwall_core::groupby::datagen::{self, Skew};
 use memwall_core::groupby::sweep::doublings;
-use memwall_core::groupby::{self, GroupByConfig, Kernel};
+use memwall_core::groupby::{self, GroupByConfig, Kernel, summary};
 use memwall_core::size::format_bytes;
 use memwall_report::{GroupBy, Report, Source, Sweep, SweepPoint};
 use yew::prelude::*;
@@ -271,6 +271,7 @@ impl Component for GroupByPage {
                                 <strong>{ k.name() }</strong><span class="muted small">{ format!(" — {}", k.description()) }</span>
                             </label>
                         }) }
+                        <p class="muted small">{ format!("Here {}.", summary::WASM_CAVEAT) }</p>
                     </fieldset>
                     { for form_error }{ for phase }
                 </div>
@@ -296,7 +297,7 @@ impl Component for GroupByPage {
                 </div>
                 <div class="card">
                     <h2>{ "The trade-off, measured" }</h2>
-                    <p>{ "Times radix and tuned in this browser at partition counts from 16 to 65,536 over the data above (3 runs each, the median kept)." }</p>
+                    <p>{ "Times radix and tuned in this browser at partition counts from 16 to 65,536 over the data above (3 runs each, the fastest kept)." }</p>
                     <div class="row">
                         if running == Some(Running::Sweep) {
                             <button type="button" class="danger" onclick={link.callback(|_| Msg::Cancel)}>{ "Cancel" }</button>
@@ -381,6 +382,7 @@ impl GroupByPage {
                 self.timer = Some((timer_resolution_ns, cross_origin_isolated));
                 self.phase = format!("Generated the keys in {:.1} s.", seconds);
             }
+            GroupByEvent::Preparing { what } => self.phase = format!("Untimed: {what}…"),
             GroupByEvent::Running { kernel, run, runs, x } => {
                 self.phase = match x {
                     Some(p) => format!("Timing {kernel} with {p} partitions, run {} of {runs}…", run + 1),
@@ -394,7 +396,7 @@ impl GroupByPage {
             }
             GroupByEvent::RaceDone { groupby } => {
                 self.phase = format!(
-                    "Done: {} rows, {} distinct keys; every kernel found the same groups, top keys and checksum.",
+                    "Done: {} rows, {} distinct keys.",
                     group_digits(groupby.dataset.rows),
                     group_digits(groupby.dataset.distinct_keys)
                 );
@@ -477,13 +479,12 @@ impl GroupByPage {
 
     fn race_table(&self) -> Html {
         let Some(result) = &self.result else { return html! {} };
-        let naive = result.runs.iter().find(|r| r.kernel == "naive").map(|r| r.seconds.median);
         html! {
             <div class="table-wrap">
                 <table class="data" id="groupby-table">
                     <caption class="visually-hidden">{ "GROUP BY race in this browser" }</caption>
                     <thead><tr>
-                        <th scope="col">{ "kernel" }</th><th scope="col">{ "partitions" }</th><th scope="col">{ "min ms" }</th><th scope="col">{ "median ms" }</th>
+                        <th scope="col">{ "kernel" }</th><th scope="col">{ "partitions" }</th><th scope="col">{ "first ms" }</th><th scope="col">{ "min ms" }</th><th scope="col">{ "median ms" }</th>
                         <th scope="col">{ "max ms" }</th><th scope="col">{ "ns/row" }</th><th scope="col">{ "vs naive" }</th><th scope="col">{ "groups" }</th><th scope="col">{ "checksum" }</th>
                     </tr></thead>
                     <tbody>
@@ -491,9 +492,10 @@ impl GroupByPage {
                             <tr>
                                 <th scope="row">{ r.kernel.clone() }</th>
                                 <td>{ r.partitions.map_or("–".into(), |p| p.to_string()) }</td>
+                                <td>{ r.first_run_seconds.map_or("–".into(), |s| format_number(s * 1e3)) }</td>
                                 <td>{ format_number(r.seconds.min * 1e3) }</td><td>{ format_number(r.seconds.median * 1e3) }</td><td>{ format_number(r.seconds.max * 1e3) }</td>
                                 <td>{ format!("{:.2}", r.ns_per_row) }</td>
-                                <td>{ naive.map_or("–".into(), |n| format!("{:.2}×", n / r.seconds.median)) }</td>
+                                <td>{ summary::speedup_over_naive(result, r).map_or("–".into(), |x| format!("{x:.2}×")) }</td>
                                 <td>{ group_digits(r.groups) }</td><td><code>{ r.checksum.clone() }</code></td>
                             </tr>
                         }) }
@@ -502,6 +504,9 @@ impl GroupByPage {
                 if let Some(choice) = result.runs.iter().find_map(|r| r.choice.as_ref()) {
                     <p class="muted small">{ format!("adaptive chose {}: {}", choice.kernel, choice.reason) }</p>
                 }
+                <ul class="muted small" id="groupby-rules">
+                    { for summary::rules(result, true).into_iter().map(|line| html! { <li>{ line }</li> }) }
+                </ul>
             </div>
         }
     }

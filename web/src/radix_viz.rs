@@ -1,12 +1,15 @@
 //! How radix partitioning gets around the memory wall, drawn from the real thing: the distinct
 //! keys the core's generator makes, put in partitions by the core's `partition_of` (the top bits
-//! of the tuned kernel's hash). Every count shown is counted, and the sizes are the bytes those
-//! counts need at least (a key and a count per group), set against the caches a report declares.
+//! of the tuned kernel's hash). Every count shown is counted, and the sizes are the bytes the
+//! kernels take for those counts (tuned's tables and write-combining buffers, naive's hashbrown
+//! table), set against the caches a report declares.
 
 use std::rc::Rc;
 
 use memwall_core::groupby::datagen::key_at;
-use memwall_core::groupby::{MAX_PARTITIONS, MIN_PARTITIONS, partition_of};
+use memwall_core::groupby::{
+    MAX_PARTITIONS, MIN_PARTITIONS, TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION, partition_of,
+};
 use memwall_core::ladder::LINE_BYTES;
 use memwall_core::size::format_bytes;
 use memwall_report::Cache;
@@ -18,7 +21,7 @@ use crate::chart::{self, format_number};
 use crate::theme::{CHART_FONT, Palette};
 use crate::util;
 
-/// The least a group costs in a table: its key and its count.
+/// A hashbrown entry: a key and its count.
 const GROUP_BYTES: u64 = std::mem::size_of::<(i64, u64)>() as u64;
 /// The grid never draws more cells than this; beyond, a cell stands for several partitions.
 const MAX_CELLS: u32 = 4096;
@@ -353,20 +356,31 @@ impl RadixViz {
         let mut sorted = counts.clone();
         sorted.sort_unstable();
         let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0) as u64;
-        let partition_table = median * GROUP_BYTES;
-        let largest_table = largest * GROUP_BYTES;
-        let streams = u64::from(p.partitions) * LINE_BYTES as u64;
-        let big_table = self.counts.keys * GROUP_BYTES;
+        // What the kernels really use: tuned's flat table (16-byte slots, at most a quarter full)
+        // and its write-combining buffers; naive's hashbrown table (16-byte entries and a
+        // control byte per bucket, at most 7/8 full, buckets a power of two).
+        let partition_table = median * TABLE_BYTES_PER_GROUP;
+        let largest_table = largest * TABLE_BYTES_PER_GROUP;
+        let streams = u64::from(p.partitions) * WC_BYTES_PER_PARTITION;
+        let big_table = (self.counts.keys * 8 / 7 + 1).next_power_of_two() * (GROUP_BYTES + 1);
         let cache = |level: u8| -> Option<u64> {
             let (_, caches) = p.caches.as_ref()?;
             caches.iter().find(|c| c.level == level && c.kind != "Instruction").map(|c| c.size_bytes)
         };
         let (l1, l2, l3) = (cache(1), cache(2), cache(3));
         let items = [
-            (format!("one partition's table (median, {median} keys × {GROUP_BYTES} B)"), partition_table, 0usize),
-            (format!("largest partition's table ({largest} keys)"), largest_table, 0),
-            (format!("scatter write streams ({} partitions × {} B line)", p.partitions, LINE_BYTES), streams, 1),
-            (format!("one big table ({} keys × {GROUP_BYTES} B)", group_digits(self.counts.keys)), big_table, 2),
+            (
+                format!("tuned: one partition's table (median, {median} keys × {TABLE_BYTES_PER_GROUP} B)"),
+                partition_table,
+                0usize,
+            ),
+            (format!("tuned: largest partition's table ({largest} keys)"), largest_table, 0),
+            (
+                format!("tuned: write-combining buffers ({} partitions × {WC_BYTES_PER_PARTITION} B)", p.partitions),
+                streams,
+                1,
+            ),
+            (format!("naive: one hashbrown table ({} keys)", group_digits(self.counts.keys)), big_table, 2),
         ];
         let max = items.iter().map(|i| i.1).chain([l3.unwrap_or(0)]).max().unwrap_or(1).max(1 << 20) as f64 * 2.0;
         let min = LINE_BYTES as f64;

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
+use memwall_core::groupby::summary;
 use memwall_core::size::format_bytes;
 use memwall_report::{Host, Report, Source};
 use yew::prelude::*;
@@ -279,9 +280,9 @@ impl ReportsPage {
         let mut bars = Vec::new();
         for r in reports {
             let Some(groupby) = &r.report.groupby else { continue };
-            let naive = groupby.runs.iter().find(|run| run.kernel == "naive").map(|run| run.seconds.median);
             for run in &groupby.runs {
-                let speedup = naive.map(|n| format!(" · {:.1}× naive", n / run.seconds.median)).unwrap_or_default();
+                let speedup =
+                    summary::speedup_over_naive(groupby, run).map(|x| format!(" · {x:.1}× naive")).unwrap_or_default();
                 let label = if reports.len() > 1 {
                     format!("{}: {}", short(&r.label, 12), run.kernel)
                 } else {

@@ -10,7 +10,10 @@ use std::ops::ControlFlow;
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::Racer;
-use memwall_core::groupby::{self, GroupByConfig, HeapMemory, Kernel};
+use memwall_core::groupby::race::{Check, RaceError, Truth};
+use memwall_core::groupby::{
+    self, GroupByConfig, GroupByError, GroupResult, HeapChunks, Kernel, MemoryPolicy, Outcome, Scratch,
+};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 mod common;
@@ -82,12 +85,46 @@ fn a_cardinality_sweep_runs_in_the_browser() {
         kernels: &kernels,
         config: GroupByConfig::default(),
         exec: &Sequential,
-        memory: &HeapMemory,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Warm,
         clock: &clock,
         runs: 1,
+        truth: Truth { groups: None, reference: true },
     };
     let sweep =
         sweeper.cardinality(200_000, &[1024, 65536], Skew::Uniform, 1, &mut |_| ControlFlow::Continue(())).unwrap();
     assert_eq!(sweep.points.len(), 6);
     assert!(sweep.points.iter().all(|p| p.seconds >= 0.0 && p.ns_per_row.is_finite()), "{:?}", sweep.points);
+}
+
+#[wasm_bindgen_test]
+fn a_wrong_kernel_is_caught_in_the_browser() {
+    let clock = PerformanceClock::new();
+    let keys: Vec<i64> = (0..20_000).map(|i| i % 3000 - 1500).chain([i64::MIN, i64::MAX, 0]).collect();
+    let kernels = [Kernel::Tuned];
+    let racer = Racer {
+        kernels: &kernels,
+        config: GroupByConfig::default(),
+        exec: &Sequential,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Cold,
+        clock: &clock,
+        runs: 1,
+        truth: Truth { groups: Some(3003), reference: false },
+    };
+    let off_by_one = |kernel: Kernel,
+                      keys: &[i64],
+                      config: &GroupByConfig,
+                      exec: &dyn memwall_core::exec::Executor,
+                      scratch: &Scratch<'_>|
+     -> Result<Outcome, GroupByError> {
+        let mut outcome = groupby::run_in(kernel, keys, config, exec, scratch)?;
+        let GroupResult { groups, .. } = &mut outcome.result;
+        *groups += 1;
+        Ok(outcome)
+    };
+    let error = racer.time_with(&keys, &mut |_| ControlFlow::Continue(()), &off_by_one).unwrap_err();
+    assert!(matches!(error, RaceError::Wrong { check: Check::KnownGroups, .. }), "{error}");
+    // And the honest kernel passes the same checks.
+    assert!(racer.time(&keys, &mut |_| ControlFlow::Continue(())).is_ok());
 }

@@ -281,6 +281,33 @@ pub struct GroupByRun {
     pub choice: Option<AdaptiveChoice>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<Counters>,
+    /// The memory policy the run was timed under: "warm" (scratch reused from run to run,
+    /// already faulted in) or "cold" (every run maps and faults its scratch inside the timer).
+    /// Absent in reports from before the policy existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    /// The kernel's very first run: under "warm" the untimed warm-up that faulted its scratch
+    /// in, under "cold" the first of `samples_seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_run_seconds: Option<f64>,
+    /// The most scratch memory a timed run took (blocks as handed out): an upper bound of what
+    /// it touched beyond the keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_bytes: Option<u64>,
+    /// The most scratch a timed run had to map (and fault) inside its timer: all of it under
+    /// "cold", none under "warm" unless a run needed more than the warm-up did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapped_in_run_bytes: Option<u64>,
+    /// Share of the scratch pool backed by huge pages, 0 to 1, where the host can tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_page_share: Option<f64>,
+    /// How every run's result was checked: "reference" (equal to a sort-and-count reference),
+    /// "known-groups" (as many groups as keys generated), "row-total" (counts summing to the
+    /// rows read), "cross-kernel" (equal to the other kernels'), "repeatable" (equal across its
+    /// runs). Empty only when nothing could be checked (and in reports from before checks were
+    /// recorded).
+    #[serde(default)]
+    pub verified_by: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -355,6 +382,13 @@ pub struct Sweep {
     /// other kernel's (1.1 = adaptive was at worst 10% slower than the best choice).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adaptive_max_slowdown: Option<f64>,
+    /// The memory policy every point was timed under ("warm" or "cold", see
+    /// [`GroupByRun::memory`]); absent in reports from before the policy existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    /// The checks every run at every point passed (see [`GroupByRun::verified_by`]).
+    #[serde(default)]
+    pub verified_by: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -91,6 +91,12 @@ fn full_report() -> Report {
                 scope: None,
                 not_counted: vec![],
             }),
+            memory: Some("warm".into()),
+            first_run_seconds: Some(0.9),
+            scratch_bytes: Some(1 << 30),
+            mapped_in_run_bytes: Some(0),
+            huge_page_share: Some(0.98),
+            verified_by: vec!["reference".into(), "row-total".into()],
         }],
         sweeps: vec![Sweep {
             kind: "cardinality".into(),
@@ -98,6 +104,8 @@ fn full_report() -> Report {
             points: vec![SweepPoint { x: 3, kernel: "naive".into(), ns_per_row: 2.0, seconds: 0.1 }],
             crossover_distinct_keys: Some(3),
             adaptive_max_slowdown: Some(1.04),
+            memory: Some("cold".into()),
+            verified_by: vec!["known-groups".into()],
         }],
     });
     report

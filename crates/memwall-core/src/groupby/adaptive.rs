@@ -10,7 +10,8 @@ use memwall_report::AdaptiveChoice;
 
 use super::flat::{Slot, capacity_for, upsert};
 use super::hash::hash;
-use super::{GroupByConfig, GroupByError, Kernel, Memory, Outcome, prefetch, tuned};
+use super::scratch::Scratch;
+use super::{GroupByConfig, GroupByError, Kernel, Outcome, prefetch, tuned};
 use crate::exec::Executor;
 
 /// An estimate of the number of groups.
@@ -116,7 +117,7 @@ pub(super) fn aggregate(
     keys: &[i64],
     config: &GroupByConfig,
     exec: &dyn Executor,
-    memory: &dyn Memory,
+    scratch: &Scratch<'_>,
 ) -> Result<Outcome, GroupByError> {
     // With more threads partitioning gets faster and the single-threaded tables do not: their
     // ranges shrink accordingly.
@@ -136,7 +137,7 @@ pub(super) fn aggregate(
         reason,
     };
     let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
-    if let Some(groups) = super::naive::aggregate_bounded(keys, naive_limit) {
+    if let Some(groups) = super::naive::aggregate_bounded(keys, naive_limit, scratch)? {
         let exact = groups.len();
         let reason = format!("all {exact} groups fit one hashbrown table in the {cache} cache");
         return Ok(Outcome {
@@ -151,7 +152,7 @@ pub(super) fn aggregate(
     // Skew only ever makes the estimate low, so one far above the limit is safe to believe, and
     // saves setting up a table that would be given up anyway.
     let worth_trying = estimate.groups <= limits.single_table_groups.saturating_mul(2);
-    if worth_trying && let Some(groups) = prefetch::aggregate_bounded(keys, estimate.groups, single_limit, memory)? {
+    if worth_trying && let Some(groups) = prefetch::aggregate_bounded(keys, estimate.groups, single_limit, scratch)? {
         let exact = groups.len();
         let reason = format!(
             "{exact} groups: more than fit the {cache} cache, few enough ({} at most) for one prefetched table",
@@ -166,10 +167,18 @@ pub(super) fn aggregate(
     }
     let partitions = partitions_for(estimate.groups, config);
     let reason = format!(
-        "more than {} groups (a sample of {} rows suggests ~{}): partitioned, {partitions} partitions",
+        "more than {} groups (a sample of {} rows suggests ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half of it",
         limits.single_table_groups, estimate.sampled_rows, estimate.groups
     );
-    let groups = tuned::aggregate(keys, partitions, exec, memory)?;
+    // The estimate sets how far to scatter; each partition is then split further in cache if it
+    // turns out to hold more groups than half the cache takes, so a low estimate (skew) costs
+    // an extra pass over cache rather than tables spilling out of it.
+    let fit = tuned::Fit {
+        groups_per_table: usize::try_from(config.cache_bytes.max(1 << 16) / 2 / super::TABLE_BYTES_PER_GROUP)
+            .unwrap_or(usize::MAX),
+        groups_per_row: estimate.groups as f64 / keys.len().max(1) as f64,
+    };
+    let groups = tuned::aggregate(keys, partitions, config, Some(fit), exec, scratch)?;
     Ok(Outcome {
         result: groups.finish(),
         choice: Some(choice(Kernel::Tuned, estimate.groups, estimate.sampled_rows, reason)),

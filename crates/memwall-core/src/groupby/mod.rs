@@ -16,7 +16,6 @@
 
 use memwall_report::AdaptiveChoice;
 
-use crate::arch::Line;
 use crate::exec::{self, Executor};
 
 mod adaptive;
@@ -28,6 +27,8 @@ mod prefetch;
 pub mod race;
 mod radix;
 mod result;
+pub mod scratch;
+pub mod summary;
 pub mod sweep;
 mod tuned;
 
@@ -38,6 +39,8 @@ mod tests;
 pub use adaptive::{Estimate, Thresholds, estimate_groups, partitions_for, thresholds};
 pub use hash::partition_of;
 pub use result::{GroupResult, TOP, reference};
+pub use scratch::{Chunk, ChunkSource, HeapChunks, MemoryPolicy, RunMemory, Scratch};
+pub use tuned::{TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION};
 
 /// The partition count radix and tuned use unless told otherwise (the published radix's 4096).
 pub const DEFAULT_PARTITIONS: u32 = 4096;
@@ -150,52 +153,20 @@ pub struct Outcome {
     pub threads: usize,
 }
 
-/// Large scratch memory, obtained the way the front end wants it: a plain heap allocation in a
-/// browser, huge-page backed mappings natively (where a 800 MB partition buffer in 4 KiB pages
-/// would spend its time in TLB misses).
-pub trait Memory {
-    /// At least `lines` cache lines. Their contents are unspecified (a front end may hand back
-    /// memory it used before); kernels that need zeros write them.
-    fn lines(&self, lines: usize) -> Result<Box<dyn LineBuffer + '_>, String>;
-}
-
-pub trait LineBuffer {
-    fn lines(&mut self) -> &mut [Line];
-}
-
-/// Fresh heap memory for every request.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct HeapMemory;
-
-impl Memory for HeapMemory {
-    fn lines(&self, lines: usize) -> Result<Box<dyn LineBuffer + '_>, String> {
-        let mut buffer = Vec::new();
-        buffer
-            .try_reserve_exact(lines)
-            .map_err(|_| format!("could not allocate {}", crate::size::format_bytes(lines as u64 * 64)))?;
-        buffer.resize(lines, Line::ZERO);
-        Ok(Box::new(buffer))
-    }
-}
-
-impl LineBuffer for Vec<Line> {
-    fn lines(&mut self) -> &mut [Line] {
-        self
-    }
-}
-
-/// Runs `kernel` over `keys` with heap scratch memory.
+/// Runs `kernel` over `keys` with scratch memory from the heap, fresh for this run.
 pub fn run(kernel: Kernel, keys: &[i64], config: &GroupByConfig, exec: &dyn Executor) -> Result<Outcome, GroupByError> {
-    run_in(kernel, keys, config, exec, &HeapMemory)
+    let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+    scratch.begin_run();
+    run_in(kernel, keys, config, exec, &scratch)
 }
 
-/// Runs `kernel` over `keys`, taking large scratch buffers from `memory`.
+/// Runs `kernel` over `keys`, taking every piece of scratch memory from `scratch`.
 pub fn run_in(
     kernel: Kernel,
     keys: &[i64],
     config: &GroupByConfig,
     exec: &dyn Executor,
-    memory: &dyn Memory,
+    scratch: &Scratch<'_>,
 ) -> Result<Outcome, GroupByError> {
     config.validate()?;
     let single =
@@ -207,36 +178,79 @@ pub fn run_in(
         threads: exec.threads(),
     };
     Ok(match kernel {
-        Kernel::Naive => single(naive::aggregate(keys)),
-        Kernel::Radix => partitioned(radix::aggregate(keys, config.partitions, exec)),
-        Kernel::Tuned => partitioned(tuned::aggregate(keys, config.partitions, exec, memory)?),
-        Kernel::Prefetch => single(prefetch::aggregate(keys, estimate_groups(keys).groups, memory)?),
-        Kernel::Adaptive => adaptive::aggregate(keys, config, exec, memory)?,
+        Kernel::Naive => single(naive::aggregate(keys, scratch)?),
+        Kernel::Radix => partitioned(radix::aggregate(keys, config.partitions, exec, scratch)?),
+        Kernel::Tuned => partitioned(tuned::aggregate(keys, config.partitions, config, None, exec, scratch)?),
+        Kernel::Prefetch => single(prefetch::aggregate(keys, estimate_groups(keys).groups, scratch)?),
+        Kernel::Adaptive => adaptive::aggregate(keys, config, exec, scratch)?,
     })
 }
 
-/// Bytes of scratch memory a kernel needs beyond the keys, roughly, for refusing plans that
-/// cannot fit before anything is allocated. `groups` may be an upper bound.
+/// An upper bound of the scratch memory a run of `kernel` takes from its [`Scratch`] (blocks as
+/// handed out, so an upper bound of what it touches beyond the keys), for refusing plans that
+/// cannot fit before anything is allocated. `groups` must bound the distinct keys (and the
+/// kernels' estimate of them: an estimate is within a factor of two of the truth).
 pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByConfig, threads: usize) -> u64 {
     let groups = groups.min(rows);
     let threads = threads.max(1) as u64;
-    let partitions = u64::from(config.partitions);
+    let chunks = if rows < 1 << 16 { 1 } else { threads };
     match kernel {
-        // hashbrown: 16-byte entries plus a control byte, at most 7/8 full, power-of-two
-        // buckets; growing holds the old table (half) and the new one at once.
-        Kernel::Naive => (groups * 8 / 7).next_power_of_two() * 17 * 3 / 2,
-        // (hash, key) per row in `Vec`s grown by doubling: up to twice that, plus the tables.
-        Kernel::Radix => rows * 16 * 2 + groups * 40,
-        // One key per row plus per-thread padding and buffers (see tuned.rs), tables in cache.
-        Kernel::Tuned => rows * 8 + threads * partitions * 128 + (64 << 20),
-        // The table at most half full, and the old one while growing.
-        Kernel::Prefetch => (groups * 2).next_power_of_two() * 16 * 3 / 2,
-        Kernel::Adaptive => [Kernel::Tuned, Kernel::Prefetch]
-            .into_iter()
-            .map(|k| scratch_bytes(k, rows, groups, config, threads as usize))
-            .max()
-            .unwrap_or(0),
+        Kernel::Naive => hashbrown_chain_bytes(groups + naive::BLOCK_ROWS as u64, 16),
+        Kernel::Radix => {
+            let partitions = u64::from(config.partitions);
+            // Per chunk, its partitions' vectors (32 bytes each) and their rows: each vector
+            // at most twice its rows (at least 4), and, while one grows, its old buffer.
+            let vectors = chunks * rounded(partitions * 32) + rounded((2 * rows + 4 * partitions * chunks) * 16);
+            let growing = rounded(2 * rows * 16);
+            // Per thread, one table at a time (tables of equal size reuse each other's blocks),
+            // for at most all groups in one partition: hashes spread groups evenly, so the
+            // largest partition holds far fewer than twice its share.
+            let most_groups = groups.min(2 * groups / partitions + 1024);
+            let tables = threads * hashbrown_chain_bytes(most_groups + radix::BLOCK_ROWS as u64, 24);
+            vectors + growing + tables
+        }
+        Kernel::Tuned => tuned::scratch_bytes(rows, groups, config.partitions, config, threads),
+        Kernel::Prefetch => prefetch_chain_bytes(2 * groups, groups),
+        Kernel::Adaptive => {
+            let limits = thresholds(config);
+            let naive = hashbrown_chain_bytes(limits.naive_groups.min(groups) + 2 * naive::BLOCK_ROWS as u64, 16);
+            let single = limits.single_table_groups.min(groups);
+            let prefetch = prefetch_chain_bytes(single, single + 1);
+            let tuned = [64, DEFAULT_PARTITIONS]
+                .into_iter()
+                .map(|p| {
+                    tuned::scratch_bytes(rows, groups, p, config, threads) + tuned::fit_scratch_bytes(rows, p, threads)
+                })
+                .max()
+                .unwrap_or(0);
+            // Each attempt it gives up keeps its blocks until the run ends.
+            naive + prefetch + tuned
+        }
     }
+}
+
+/// Blocks of `bytes` in all, each rounded up to its size class (a quarter more at most, see
+/// `scratch.rs`), and a line more for the small ones.
+pub(crate) fn rounded(bytes: u64) -> u64 {
+    bytes.saturating_mul(5) / 4 + (1 << 20)
+}
+
+/// A hashbrown table grown by doubling to hold `items` of `entry` bytes, with every smaller
+/// table on the way (freed, but not reusable by a larger one): twice the last.
+fn hashbrown_chain_bytes(items: u64, entry: u64) -> u64 {
+    let buckets = (items.saturating_mul(8) / 7 + 1).max(8).checked_next_power_of_two().unwrap_or(u64::MAX / 64);
+    rounded(2 * buckets.saturating_mul(entry + 1) + 64)
+}
+
+/// The prefetching table from a hint of `hint` groups, grown by doubling to `groups`, with
+/// every smaller table on the way.
+fn prefetch_chain_bytes(hint: u64, groups: u64) -> u64 {
+    let start = prefetch::initial_capacity(usize::try_from(hint).unwrap_or(usize::MAX)) as u64;
+    let mut last = start;
+    while (prefetch::groups_before_growing(last as usize) as u64) < groups {
+        last *= 2;
+    }
+    rounded(2 * last * 16)
 }
 
 /// Splits partitions into `tasks` contiguous ranges holding about equal rows, aggregates each
@@ -245,8 +259,8 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
 pub(crate) fn aggregate_partitions(
     exec: &dyn Executor,
     rows_per_partition: &[usize],
-    aggregate: impl Fn(core::ops::Range<usize>) -> result::Groups + Sync,
-) -> result::Groups {
+    aggregate: impl Fn(core::ops::Range<usize>) -> Result<result::Groups, GroupByError> + Sync,
+) -> Result<result::Groups, GroupByError> {
     // Several tasks per thread even out partitions that turned out heavier (skew).
     let tasks = if exec.threads() > 1 { exec.threads() * 4 } else { 1 };
     let total: usize = rows_per_partition.iter().sum();
@@ -260,7 +274,8 @@ pub(crate) fn aggregate_partitions(
             start = p + 1;
         }
     }
-    result::Groups::merge_all(exec::map(exec, ranges, |_, range| aggregate(range)))
+    let parts = exec::map(exec, ranges, |_, range| aggregate(range));
+    Ok(result::Groups::merge_all(parts.into_iter().collect::<Result<Vec<_>, _>>()?))
 }
 
 /// How many chunks the scatter phase cuts the input into: one per thread, unless the input is so

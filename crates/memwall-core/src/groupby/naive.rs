@@ -2,33 +2,51 @@
 
 use hashbrown::HashMap;
 
+use super::GroupByError;
 use super::result::Groups;
+use super::scratch::Scratch;
 
 /// ahash with fixed seeds: runs are repeatable, and the published naive and radix runs use ahash.
 pub(crate) fn ahash_state() -> ahash::RandomState {
     ahash::RandomState::with_seeds(0x6d65_6d77, 0x616c_6c21, 0x6772_6f75, 0x7062_7921)
 }
 
-pub(super) fn aggregate(keys: &[i64]) -> Groups {
-    aggregate_bounded(keys, usize::MAX).expect("no limit")
+/// Rows between two checks of the table's size (and of its room: see [`aggregate_bounded`]).
+pub(super) const BLOCK_ROWS: usize = 4096;
+
+pub(super) fn aggregate(keys: &[i64], scratch: &Scratch<'_>) -> Result<Groups, GroupByError> {
+    Ok(aggregate_bounded(keys, usize::MAX, scratch)?.expect("no limit"))
 }
 
 /// As [`aggregate`], but gives up (returns `None`) as soon as more than `max_groups` groups turn
 /// up: the adaptive kernel tries the textbook table this way first.
-pub(super) fn aggregate_bounded(keys: &[i64], max_groups: usize) -> Option<Groups> {
-    let mut counts: HashMap<i64, u64, ahash::RandomState> = HashMap::with_hasher(ahash_state());
-    // Checking the size once per block keeps the check off the per-row path.
-    for block in keys.chunks(4096) {
+pub(super) fn aggregate_bounded(
+    keys: &[i64],
+    max_groups: usize,
+    scratch: &Scratch<'_>,
+) -> Result<Option<Groups>, GroupByError> {
+    let mut counts: HashMap<i64, u64, ahash::RandomState, _> = HashMap::with_hasher_in(ahash_state(), scratch.alloc());
+    // Checking the size once per block keeps the check off the per-row path. Room for a block's
+    // worth of new keys is made before the block, where a failed allocation can be reported
+    // (inside `entry` it would abort): hashbrown still doubles when it grows, so the table is
+    // the textbook one, reserved at most one block early.
+    for block in keys.chunks(BLOCK_ROWS) {
+        counts.try_reserve(block.len()).map_err(|_| allocation_error(scratch, counts.len()))?;
         for &key in block {
             *counts.entry(key).or_insert(0) += 1;
         }
         if counts.len() > max_groups {
-            return None;
+            return Ok(None);
         }
     }
     let mut groups = Groups::default();
     for (&key, &count) in &counts {
         groups.add(key, count);
     }
-    Some(groups)
+    Ok(Some(groups))
+}
+
+pub(super) fn allocation_error(scratch: &Scratch<'_>, groups: usize) -> GroupByError {
+    let why = scratch.last_error().unwrap_or_else(|| "the table's size overflows".into());
+    GroupByError::Allocation(format!("growing a hash table past {groups} groups: {why}"))
 }

@@ -4,10 +4,11 @@
 //! locality. Also what the adaptive kernel runs when the groups are a little too many for the
 //! cache but not so many that partitioning pays.
 
+use super::GroupByError;
 use super::flat::{Slot, capacity_for, drain_into, rehash, upsert};
 use super::hash::hash;
 use super::result::Groups;
-use super::{GroupByError, LineBuffer, Memory};
+use super::scratch::Scratch;
 use crate::arch::{Line, prefetch};
 
 /// How many rows ahead to prefetch. A DRAM miss takes ~100-150 ns in a VM; one row's work is a
@@ -22,28 +23,37 @@ pub(crate) const DISTANCE: usize = 24;
 const LOAD_NUM: usize = 1;
 const LOAD_DEN: usize = 2;
 
-/// A table in memory from the front end, `capacity` slots.
+/// A table in scratch memory, `capacity` slots.
 struct Table<'m> {
-    buffer: Box<dyn LineBuffer + 'm>,
-    capacity: usize,
+    slots: &'m mut [Slot],
 }
 
 impl<'m> Table<'m> {
-    fn new(memory: &'m dyn Memory, capacity: usize) -> Result<Self, GroupByError> {
-        let mut buffer = memory.lines(capacity.div_ceil(Line::WORDS / 2)).map_err(GroupByError::Allocation)?;
-        // Memory may come back used; empty slots must read as count 0.
-        buffer.lines().fill(Line::ZERO);
-        Ok(Self { buffer, capacity })
+    fn new(scratch: &'m Scratch<'_>, capacity: usize) -> Result<Self, GroupByError> {
+        let lines = scratch.lines(capacity.div_ceil(Line::WORDS / 2))?;
+        // Scratch may come back used; empty slots must read as count 0.
+        lines.fill(Line::ZERO);
+        Ok(Self { slots: &mut Line::words_mut(lines).as_chunks_mut::<2>().0[..capacity] })
     }
 
-    fn slots(&mut self) -> &mut [Slot] {
-        &mut Line::words_mut(self.buffer.lines()).as_chunks_mut::<2>().0[..self.capacity]
+    fn capacity(&self) -> usize {
+        self.slots.len()
     }
 }
 
+/// The initial capacity for a hint of `hint` groups.
+pub(super) fn initial_capacity(hint: usize) -> usize {
+    capacity_for((hint + hint / 8) * LOAD_DEN / LOAD_NUM, 1)
+}
+
+/// The most groups a table of `capacity` slots takes before it grows.
+pub(super) fn groups_before_growing(capacity: usize) -> usize {
+    capacity / LOAD_DEN * LOAD_NUM
+}
+
 /// `groups_hint` sizes the table; too low only costs rehashes.
-pub(super) fn aggregate(keys: &[i64], groups_hint: u64, memory: &dyn Memory) -> Result<Groups, GroupByError> {
-    Ok(aggregate_bounded(keys, groups_hint, usize::MAX, memory)?.expect("no limit"))
+pub(super) fn aggregate(keys: &[i64], groups_hint: u64, scratch: &Scratch<'_>) -> Result<Groups, GroupByError> {
+    Ok(aggregate_bounded(keys, groups_hint, usize::MAX, scratch)?.expect("no limit"))
 }
 
 /// As [`aggregate`], but gives up (returns `None`) as soon as more than `max_groups` groups turn
@@ -52,10 +62,10 @@ pub(super) fn aggregate_bounded(
     keys: &[i64],
     groups_hint: u64,
     max_groups: usize,
-    memory: &dyn Memory,
+    scratch: &Scratch<'_>,
 ) -> Result<Option<Groups>, GroupByError> {
     let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(keys.len()).min(max_groups);
-    let mut table = Table::new(memory, capacity_for((hint + hint / 8) * LOAD_DEN / LOAD_NUM, 1))?;
+    let mut table = Table::new(scratch, initial_capacity(hint))?;
     let mut groups = 0usize;
     let mut next = 0;
     while next < keys.len() {
@@ -63,15 +73,15 @@ pub(super) fn aggregate_bounded(
             return Ok(None);
         }
         // Each row adds at most one group: check the load once per block, not per row.
-        let room = (table.capacity / LOAD_DEN * LOAD_NUM).saturating_sub(groups);
+        let room = groups_before_growing(table.capacity()).saturating_sub(groups);
         if room == 0 {
-            let mut bigger = Table::new(memory, table.capacity * 2)?;
-            rehash(table.slots(), bigger.slots());
+            let bigger = Table::new(scratch, table.capacity() * 2)?;
+            rehash(table.slots, bigger.slots);
             table = bigger;
             continue;
         }
         let end = keys.len().min(next + room);
-        let slots = table.slots();
+        let slots = &mut *table.slots;
         let mask = slots.len() - 1;
         for i in next..end {
             if let Some(&ahead) = keys.get(i + DISTANCE) {
@@ -86,6 +96,6 @@ pub(super) fn aggregate_bounded(
         return Ok(None);
     }
     let mut out = Groups::default();
-    drain_into(table.slots(), &mut out);
+    drain_into(table.slots, &mut out);
     Ok(Some(out))
 }

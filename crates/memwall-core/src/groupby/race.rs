@@ -7,20 +7,86 @@ use core::ops::ControlFlow;
 
 use memwall_report::{Dataset, GroupBy, GroupByRun, Summary};
 
-use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Memory, Outcome, run_in};
+use super::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
+use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, reference, run_in};
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
+
+/// Below this many rows the race checks every run against [`reference`] by default: the
+/// reference sorts a copy of the keys, which takes about as long as the slowest kernel.
+pub const REFERENCE_BY_DEFAULT_MAX_ROWS: u64 = 20_000_000;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RaceError {
     #[error("{kernel}: {error}")]
     GroupBy { kernel: &'static str, error: GroupByError },
-    #[error("{first} and {kernel} disagree on the result: a kernel is wrong")]
-    Mismatch { kernel: &'static str, first: &'static str },
+    #[error("{kernel} is wrong: {detail} (check: {check})")]
+    Wrong { kernel: &'static str, check: Check, detail: String },
     #[error("{kernel}: a run took no measurable time")]
     Unmeasurable { kernel: &'static str },
     #[error("cancelled")]
     Cancelled,
+}
+
+/// A way a run's result is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Equal, groups, counts and all, to [`reference`] computed outside the timer.
+    Reference,
+    /// As many groups as the generator made distinct keys.
+    KnownGroups,
+    /// The counts add up to the rows read.
+    RowTotal,
+    /// Equal to every other kernel's result in this race.
+    CrossKernel,
+    /// Equal to the same kernel's other runs.
+    Repeatable,
+}
+
+impl Check {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Reference => "reference",
+            Self::KnownGroups => "known-groups",
+            Self::RowTotal => "row-total",
+            Self::CrossKernel => "cross-kernel",
+            Self::Repeatable => "repeatable",
+        }
+    }
+
+    /// What a run that passed did, to follow "every run of every kernel ...".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Reference => "matched a sort-and-count reference",
+            Self::KnownGroups => "found as many groups as keys were generated",
+            Self::RowTotal => "counted every row read exactly once",
+            Self::CrossKernel => "agreed with every other kernel",
+            Self::Repeatable => "agreed with its other runs",
+        }
+    }
+}
+
+impl core::fmt::Display for Check {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What is known of the right answer before any kernel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Truth {
+    /// Distinct keys, when the data was generated with a known number.
+    pub groups: Option<u64>,
+    /// Whether to compute [`reference`] (outside the timer) and compare every run with it.
+    pub reference: bool,
+}
+
+impl Truth {
+    /// The checks a front end runs by default: the reference below
+    /// [`REFERENCE_BY_DEFAULT_MAX_ROWS`], and the generator's key count when there is one.
+    pub fn by_default(rows: u64, generated_groups: Option<u64>) -> Self {
+        Self { groups: generated_groups, reference: rows < REFERENCE_BY_DEFAULT_MAX_ROWS }
+    }
 }
 
 /// Progress; returning `Break` cancels the race. `Running` comes right before the timed region
@@ -28,6 +94,11 @@ pub enum RaceError {
 /// with hardware counters from these two.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RaceEvent {
+    /// Computing the reference result, outside any timer.
+    Checking,
+    /// Under the warm policy: `kernel`'s first run, which faults its scratch in and is not
+    /// among the timed runs.
+    WarmingUp { kernel: Kernel },
     /// About to time `kernel`, run `run` (from 0) of `runs`.
     Running { kernel: Kernel, run: u32, runs: u32 },
     /// `kernel`'s run `run` took `seconds`.
@@ -39,18 +110,31 @@ pub enum RaceEvent {
 pub struct Timings {
     pub kernel: Kernel,
     pub seconds: Vec<f64>,
+    /// The kernel's very first run: the warm-up under the warm policy (scratch faulted in inside
+    /// its timer), the first timed run under the cold one.
+    pub first_seconds: f64,
     pub outcome: Outcome,
+    /// Scratch taken by each timed run.
+    pub memory: Vec<RunMemory>,
+    pub verified_by: Vec<Check>,
 }
+
+/// How one run of one kernel is made; [`run_in`] but for tests of the checks themselves.
+pub type KernelRunner<'r> =
+    dyn Fn(Kernel, &[i64], &GroupByConfig, &dyn Executor, &Scratch<'_>) -> Result<Outcome, GroupByError> + 'r;
 
 /// What a race runs with.
 pub struct Racer<'a> {
     pub kernels: &'a [Kernel],
     pub config: GroupByConfig,
     pub exec: &'a dyn Executor,
-    pub memory: &'a dyn Memory,
+    /// Where scratch regions come from; one pool serves every kernel of the race.
+    pub memory: &'a dyn ChunkSource,
+    pub policy: MemoryPolicy,
     pub clock: &'a dyn Clock,
     /// Timed runs per kernel.
     pub runs: u32,
+    pub truth: Truth,
 }
 
 impl core::fmt::Debug for Racer<'_> {
@@ -58,48 +142,102 @@ impl core::fmt::Debug for Racer<'_> {
         f.debug_struct("Racer")
             .field("kernels", &self.kernels)
             .field("config", &self.config)
+            .field("policy", &self.policy)
             .field("runs", &self.runs)
+            .field("truth", &self.truth)
             .finish()
     }
 }
 
 impl Racer<'_> {
     /// Times every kernel `runs` times over `keys`, the kernels taking turns so that a change in
-    /// the machine's load hits all of them alike, and checks that every run of every kernel
-    /// gives exactly the same result.
+    /// the machine's load hits all of them alike, and checks every run of every kernel (see
+    /// [`Check`]).
     pub fn time(
         &self,
         keys: &[i64],
         on_event: &mut dyn FnMut(RaceEvent) -> ControlFlow<()>,
     ) -> Result<Vec<Timings>, RaceError> {
+        self.time_with(keys, on_event, &run_in)
+    }
+
+    /// [`Racer::time`] with the kernels run by `runner`.
+    pub fn time_with(
+        &self,
+        keys: &[i64],
+        on_event: &mut dyn FnMut(RaceEvent) -> ControlFlow<()>,
+        runner: &KernelRunner<'_>,
+    ) -> Result<Vec<Timings>, RaceError> {
         let runs = self.runs.max(1);
-        let mut seconds = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
-        let mut outcomes: Vec<Option<Outcome>> = vec![None; self.kernels.len()];
+        let expected = if self.truth.reference {
+            flow(on_event(RaceEvent::Checking))?;
+            Some(reference(keys))
+        } else {
+            None
+        };
+        let mut checks = vec![Check::RowTotal];
+        checks.extend(self.truth.groups.map(|_| Check::KnownGroups));
+        checks.extend(expected.as_ref().map(|_| Check::Reference));
+        if self.kernels.len() > 1 {
+            checks.push(Check::CrossKernel);
+        }
+        if runs > 1 || self.policy == MemoryPolicy::Warm {
+            checks.push(Check::Repeatable);
+        }
+        let verifier = Verifier { rows: keys.len() as u64, groups: self.truth.groups, expected };
         let mut first: Option<(Kernel, GroupResult)> = None;
-        for run in 0..runs {
-            for (k, &kernel) in self.kernels.iter().enumerate() {
-                flow(on_event(RaceEvent::Running { kernel, run, runs }))?;
-                let (ns, outcome) = time_ns(self.clock, || run_in(kernel, keys, &self.config, self.exec, self.memory));
+        let mut scratch = Scratch::new(self.memory, self.policy);
+        let mut timed_run =
+            |kernel: Kernel, scratch: &mut Scratch<'_>| -> Result<(f64, Outcome, RunMemory), RaceError> {
+                scratch.begin_run();
+                let (ns, outcome) = time_ns(self.clock, || runner(kernel, keys, &self.config, self.exec, scratch));
                 let outcome = outcome.map_err(|error| RaceError::GroupBy { kernel: kernel.name(), error })?;
-                flow(on_event(RaceEvent::Timed { kernel, run, seconds: ns / 1e9 }))?;
+                verifier.check(kernel, &outcome.result)?;
                 match &first {
                     None => first = Some((kernel, outcome.result.clone())),
-                    Some((by, expected)) if *expected != outcome.result => {
-                        return Err(RaceError::Mismatch { kernel: kernel.name(), first: by.name() });
+                    Some((by, agreed)) if *agreed != outcome.result => {
+                        let check = if *by == kernel { Check::Repeatable } else { Check::CrossKernel };
+                        let detail = format!("its result differs from {}'s", by.name());
+                        return Err(RaceError::Wrong { kernel: kernel.name(), check, detail });
                     }
                     Some(_) => {}
                 }
-                seconds[k].push(ns / 1e9);
+                Ok((ns / 1e9, outcome, scratch.run_memory()))
+            };
+        let mut first_seconds = vec![None; self.kernels.len()];
+        if self.policy == MemoryPolicy::Warm {
+            for (k, &kernel) in self.kernels.iter().enumerate() {
+                flow(on_event(RaceEvent::WarmingUp { kernel }))?;
+                first_seconds[k] = Some(timed_run(kernel, &mut scratch)?.0);
+            }
+        }
+        let mut seconds = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
+        let mut memory = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; self.kernels.len()];
+        for run in 0..runs {
+            for (k, &kernel) in self.kernels.iter().enumerate() {
+                flow(on_event(RaceEvent::Running { kernel, run, runs }))?;
+                let (s, outcome, used) = timed_run(kernel, &mut scratch)?;
+                flow(on_event(RaceEvent::Timed { kernel, run, seconds: s }))?;
+                first_seconds[k].get_or_insert(s);
+                seconds[k].push(s);
+                memory[k].push(used);
                 outcomes[k] = Some(outcome);
             }
         }
-        Ok(self
-            .kernels
-            .iter()
-            .zip(seconds)
-            .zip(outcomes)
-            .filter_map(|((&kernel, seconds), outcome)| Some(Timings { kernel, seconds, outcome: outcome? }))
-            .collect())
+        let mut timings = Vec::with_capacity(self.kernels.len());
+        for (k, ((&kernel, seconds), outcome)) in self.kernels.iter().zip(seconds).zip(outcomes).enumerate() {
+            let Some(outcome) = outcome else { continue };
+            timings.push(Timings {
+                kernel,
+                first_seconds: first_seconds[k].unwrap_or(seconds[0]),
+                seconds,
+                outcome,
+                memory: core::mem::take(&mut memory[k]),
+                verified_by: checks.clone(),
+            });
+        }
+        Ok(timings)
     }
 
     /// The race as a report: every kernel's runs summarized, and the dataset's distinct keys and
@@ -113,8 +251,9 @@ impl Racer<'_> {
         let timings = self.time(keys, on_event)?;
         let rows = keys.len().max(1) as f64;
         let mut runs = Vec::with_capacity(timings.len());
-        for Timings { kernel, seconds, outcome } in timings {
+        for Timings { kernel, seconds, first_seconds, outcome, memory, verified_by } in timings {
             let summary = Summary::of(&seconds).ok_or(RaceError::Unmeasurable { kernel: kernel.name() })?;
+            let last = memory.last().copied().unwrap_or_default();
             runs.push(GroupByRun {
                 kernel: kernel.name().into(),
                 threads: outcome.threads as u32,
@@ -127,11 +266,54 @@ impl Racer<'_> {
                 top: outcome.result.top.clone(),
                 choice: outcome.choice,
                 counters: None,
+                memory: Some(self.policy.name().into()),
+                first_run_seconds: Some(first_seconds),
+                scratch_bytes: memory.iter().map(|m| m.carved_bytes).max(),
+                mapped_in_run_bytes: memory.iter().map(|m| m.mapped_in_run_bytes).max(),
+                huge_page_share: last.huge_page_share(),
+                verified_by: verified_by.iter().map(|c| c.name().to_string()).collect(),
             });
             dataset.distinct_keys = outcome.result.groups;
             dataset.max_rows_per_key = outcome.result.top.first().map(|kc| kc.count);
         }
         Ok(GroupBy { dataset, runs, sweeps: Vec::new() })
+    }
+}
+
+/// The checks that need no other run.
+struct Verifier {
+    rows: u64,
+    groups: Option<u64>,
+    expected: Option<GroupResult>,
+}
+
+impl Verifier {
+    fn check(&self, kernel: Kernel, result: &GroupResult) -> Result<(), RaceError> {
+        let wrong = |check: Check, detail: String| Err(RaceError::Wrong { kernel: kernel.name(), check, detail });
+        if result.rows != self.rows {
+            return wrong(
+                Check::RowTotal,
+                format!("its counts add up to {} rows, not the {} read", result.rows, self.rows),
+            );
+        }
+        if let Some(groups) = self.groups
+            && result.groups != groups
+        {
+            return wrong(Check::KnownGroups, format!("it found {} groups, the data has {groups}", result.groups));
+        }
+        if let Some(expected) = &self.expected
+            && expected != result
+        {
+            let detail = if expected.groups != result.groups {
+                format!("it found {} groups, the reference {}", result.groups, expected.groups)
+            } else if expected.top != result.top {
+                "its most frequent keys differ from the reference's".to_string()
+            } else {
+                "its checksum over (key, count) differs from the reference's: some count is wrong".to_string()
+            };
+            return wrong(Check::Reference, detail);
+        }
+        Ok(())
     }
 }
 
@@ -153,7 +335,7 @@ mod tests {
     use super::*;
     use crate::clock::Ticks;
     use crate::exec::Sequential;
-    use crate::groupby::{HeapMemory, reference};
+    use crate::groupby::HeapChunks;
 
     fn dataset(rows: usize) -> Dataset {
         Dataset {
@@ -168,13 +350,27 @@ mod tests {
 
     fn racer<'a>(kernels: &'a [Kernel], clock: &'a Ticks, runs: u32) -> Racer<'a> {
         let config = GroupByConfig { partitions: 16, ..GroupByConfig::default() };
-        Racer { kernels, config, exec: &Sequential, memory: &HeapMemory, clock, runs }
+        Racer {
+            kernels,
+            config,
+            exec: &Sequential,
+            memory: &HeapChunks,
+            policy: MemoryPolicy::Cold,
+            clock,
+            runs,
+            truth: Truth { groups: None, reference: true },
+        }
+    }
+
+    fn keys() -> Vec<i64> {
+        let mut keys: Vec<i64> = (0..5000).map(|i| i % 700 - 350).collect();
+        keys.extend([i64::MIN, i64::MAX, 0, 0, i64::MIN]);
+        keys
     }
 
     #[test]
     fn kernels_take_turns_and_report_the_reference_result() {
-        let mut keys: Vec<i64> = (0..5000).map(|i| i % 700 - 350).collect();
-        keys.extend([i64::MIN, i64::MAX, 0, 0, i64::MIN]);
+        let keys = keys();
         let expected = reference(&keys);
         let clock = Ticks::default();
         let mut events = Vec::new();
@@ -185,7 +381,10 @@ mod tests {
             })
             .unwrap();
 
-        // Running then Timed for every run, all kernels once per round, rounds in order.
+        // The reference first, then Running and Timed for every run, all kernels once per
+        // round, rounds in order.
+        assert_eq!(events[0], RaceEvent::Checking);
+        let events = &events[1..];
         assert_eq!(events.len(), 2 * 3 * Kernel::ALL.len());
         for (i, pair) in events.chunks(2).enumerate() {
             let (round, kernel) = ((i / Kernel::ALL.len()) as u32, Kernel::ALL[i % Kernel::ALL.len()]);
@@ -204,9 +403,91 @@ mod tests {
             assert!(run.seconds.min <= run.seconds.median && run.seconds.median <= run.seconds.max);
             assert_eq!(run.ns_per_row, run.seconds.median * 1e9 / keys.len() as f64);
             assert!(run.counters.is_none());
+            assert_eq!(run.verified_by, ["row-total", "reference", "cross-kernel", "repeatable"]);
+            assert_eq!(run.memory.as_deref(), Some("cold"));
+            assert_eq!(run.first_run_seconds, Some(run.samples_seconds[0]));
+            // Cold: every run mapped what it used.
+            assert!(run.scratch_bytes.unwrap() > 0 && run.mapped_in_run_bytes.unwrap() >= run.scratch_bytes.unwrap());
         }
         assert_eq!(groupby.dataset.distinct_keys, expected.groups);
         assert_eq!(groupby.dataset.max_rows_per_key, Some(expected.top[0].count));
+    }
+
+    #[test]
+    fn warm_races_warm_up_every_kernel_first_and_then_map_nothing() {
+        let keys = keys();
+        let clock = Ticks::default();
+        let mut racer = racer(&Kernel::ALL, &clock, 2);
+        racer.policy = MemoryPolicy::Warm;
+        let mut events = Vec::new();
+        let groupby = racer
+            .race(&keys, dataset(keys.len()), &mut |event| {
+                events.push(event);
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+        let warm_ups: Vec<RaceEvent> = Kernel::ALL.iter().map(|&kernel| RaceEvent::WarmingUp { kernel }).collect();
+        assert_eq!(events[1..=Kernel::ALL.len()], warm_ups[..], "warm-ups come before any timed run");
+        for run in &groupby.runs {
+            assert_eq!(run.memory.as_deref(), Some("warm"));
+            assert_eq!(run.samples_seconds.len(), 2);
+            assert_eq!(run.mapped_in_run_bytes, Some(0), "{}: the warm-up mapped everything", run.kernel);
+            assert!(run.first_run_seconds.unwrap() > 0.0);
+        }
+    }
+
+    /// A kernel that is right except for `sabotage`.
+    fn sabotaged(
+        sabotage: fn(&mut GroupResult),
+    ) -> impl Fn(Kernel, &[i64], &GroupByConfig, &dyn Executor, &Scratch<'_>) -> Result<Outcome, GroupByError> {
+        move |kernel, keys, config, exec, scratch| {
+            let mut outcome = run_in(kernel, keys, config, exec, scratch)?;
+            if kernel == Kernel::Tuned {
+                sabotage(&mut outcome.result);
+            }
+            Ok(outcome)
+        }
+    }
+
+    #[test]
+    fn a_wrong_kernel_is_caught_by_each_check_alone() {
+        let keys = keys();
+        let clock = Ticks::default();
+        let groups = reference(&keys).groups;
+        // (what the kernel gets wrong, the only check enabled, the check that must catch it)
+        type Case = (fn(&mut GroupResult), Truth, Check);
+        let cases: [Case; 3] = [
+            (|r| r.rows += 1, Truth { groups: None, reference: false }, Check::RowTotal),
+            (|r| r.groups -= 1, Truth { groups: Some(groups), reference: false }, Check::KnownGroups),
+            (|r| r.checksum ^= 1, Truth { groups: None, reference: true }, Check::Reference),
+        ];
+        for (sabotage, truth, check) in cases {
+            // Alone: nothing to compare with but what is known.
+            let mut alone = racer(&[Kernel::Tuned], &clock, 1);
+            alone.truth = truth;
+            let error = alone.time_with(&keys, &mut |_| ControlFlow::Continue(()), &sabotaged(sabotage)).unwrap_err();
+            assert!(matches!(error, RaceError::Wrong { kernel: "tuned", check: c, .. } if c == check), "{error}");
+            assert!(error.to_string().starts_with("tuned is wrong: "), "{error}");
+        }
+        // With nothing known, another kernel still catches it.
+        let mut pair = racer(&[Kernel::Naive, Kernel::Tuned], &clock, 1);
+        pair.truth = Truth::default();
+        let error =
+            pair.time_with(&keys, &mut |_| ControlFlow::Continue(()), &sabotaged(|r| r.checksum ^= 1)).unwrap_err();
+        assert!(matches!(error, RaceError::Wrong { check: Check::CrossKernel, .. }), "{error}");
+        assert_eq!(error.to_string(), "tuned is wrong: its result differs from naive's (check: cross-kernel)");
+    }
+
+    #[test]
+    fn one_kernel_alone_says_what_checked_it() {
+        let keys = keys();
+        let clock = Ticks::default();
+        let mut alone = racer(&[Kernel::Tuned], &clock, 1);
+        alone.truth = Truth::default();
+        let groupby = alone.race(&keys, dataset(keys.len()), &mut |_| ControlFlow::Continue(())).unwrap();
+        assert_eq!(groupby.runs[0].verified_by, ["row-total"]);
+        assert_eq!(Truth::by_default(1000, Some(7)), Truth { groups: Some(7), reference: true });
+        assert!(!Truth::by_default(REFERENCE_BY_DEFAULT_MAX_ROWS, None).reference);
     }
 
     #[test]

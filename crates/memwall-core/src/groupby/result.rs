@@ -1,7 +1,5 @@
 //! What every kernel returns, how partial results combine, and the oracle they must all match.
 
-use std::collections::BTreeMap;
-
 use memwall_report::KeyCount;
 
 use crate::arch::fmix64;
@@ -15,6 +13,8 @@ pub const TOP: usize = 10;
 pub struct GroupResult {
     /// Number of distinct keys.
     pub groups: u64,
+    /// Sum of the counts: every row read must be counted once.
+    pub rows: u64,
     /// The [`TOP`] most frequent keys, count descending, ties by key ascending.
     pub top: Vec<KeyCount>,
     /// Sum (wrapping) over all groups of a mix of (key, count): independent of the order in
@@ -43,6 +43,7 @@ fn ranks_above(a: KeyCount, b: KeyCount) -> bool {
 #[derive(Debug, Clone)]
 pub(crate) struct Groups {
     groups: u64,
+    rows: u64,
     checksum: u64,
     top: [KeyCount; TOP],
     len: usize,
@@ -50,7 +51,7 @@ pub(crate) struct Groups {
 
 impl Default for Groups {
     fn default() -> Self {
-        Self { groups: 0, checksum: 0, top: [KeyCount { key: 0, count: 0 }; TOP], len: 0 }
+        Self { groups: 0, rows: 0, checksum: 0, top: [KeyCount { key: 0, count: 0 }; TOP], len: 0 }
     }
 }
 
@@ -59,6 +60,7 @@ impl Groups {
     #[inline(always)]
     pub(crate) fn add(&mut self, key: i64, count: u64) {
         self.groups += 1;
+        self.rows += count;
         self.checksum = self.checksum.wrapping_add(checksum_term(key, count));
         let entry = KeyCount { key, count };
         // Almost every group loses against the current tenth: keep that test first and cheap.
@@ -89,6 +91,7 @@ impl Groups {
     /// Combines the groups of two tasks that saw disjoint sets of keys.
     pub(crate) fn merge(&mut self, other: &Groups) {
         self.groups += other.groups;
+        self.rows += other.rows;
         self.checksum = self.checksum.wrapping_add(other.checksum);
         for &entry in &other.top[..other.len] {
             if self.len < TOP || ranks_above(entry, self.top[TOP - 1]) {
@@ -105,21 +108,31 @@ impl Groups {
     }
 
     pub(crate) fn finish(self) -> GroupResult {
-        GroupResult { groups: self.groups, top: self.top[..self.len].to_vec(), checksum: self.checksum }
+        GroupResult {
+            groups: self.groups,
+            rows: self.rows,
+            top: self.top[..self.len].to_vec(),
+            checksum: self.checksum,
+        }
     }
 }
 
-/// The oracle: an ordered map, obviously right and slow. Every kernel must equal it exactly.
+/// The oracle: sort a copy of the keys and count the runs of equal keys, obviously right and
+/// slow. Every kernel must equal it exactly.
 pub fn reference(keys: &[i64]) -> GroupResult {
-    let mut counts = BTreeMap::<i64, u64>::new();
-    for &key in keys {
-        *counts.entry(key).or_insert(0) += 1;
+    let mut sorted = keys.to_vec();
+    sorted.sort_unstable();
+    let mut counts: Vec<KeyCount> =
+        sorted.chunk_by(|a, b| a == b).map(|run| KeyCount { key: run[0], count: run.len() as u64 }).collect();
+    let checksum = counts.iter().fold(0u64, |sum, kc| sum.wrapping_add(checksum_term(kc.key, kc.count)));
+    let groups = counts.len() as u64;
+    let order = |a: &KeyCount, b: &KeyCount| b.count.cmp(&a.count).then(a.key.cmp(&b.key));
+    if counts.len() > TOP {
+        counts.select_nth_unstable_by(TOP, order);
+        counts.truncate(TOP);
     }
-    let mut top: Vec<KeyCount> = counts.iter().map(|(&key, &count)| KeyCount { key, count }).collect();
-    top.sort_by(|a, b| b.count.cmp(&a.count).then(a.key.cmp(&b.key)));
-    top.truncate(TOP);
-    let checksum = counts.iter().fold(0u64, |sum, (&key, &count)| sum.wrapping_add(checksum_term(key, count)));
-    GroupResult { groups: counts.len() as u64, top, checksum }
+    counts.sort_by(order);
+    GroupResult { groups, rows: keys.len() as u64, top: counts, checksum }
 }
 
 #[cfg(test)]
@@ -159,6 +172,7 @@ mod tests {
         assert_eq!(result.top[1], KeyCount { key: -1, count: 2 });
         assert_eq!(result.top[2], KeyCount { key: i64::MIN, count: 1 });
         assert_ne!(result.checksum, reference(&[3, -1, 3, i64::MIN, 3, 3]).checksum);
-        assert_eq!(reference(&[]), GroupResult { groups: 0, top: vec![], checksum: 0 });
+        assert_eq!(result.rows, 6);
+        assert_eq!(reference(&[]), GroupResult { groups: 0, rows: 0, top: vec![], checksum: 0 });
     }
 }

@@ -10,7 +10,7 @@ use core::ops::ControlFlow;
 use memwall_report::{Sweep, SweepPoint};
 
 use super::datagen::{self, DataError, DataSpec, Skew};
-use super::race::{RaceError, RaceEvent, Racer, Timings};
+use super::race::{Check, RaceError, RaceEvent, Racer, Timings, Truth};
 use super::{GroupByConfig, GroupByError, Kernel};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -19,8 +19,8 @@ pub enum SweepError {
     GroupBy(#[from] GroupByError),
     #[error("{0}")]
     Data(#[from] DataError),
-    #[error("{kernel} disagrees with {first} at x = {x}: a kernel is wrong")]
-    Mismatch { x: u64, kernel: &'static str, first: &'static str },
+    #[error("at x = {x}: {error}")]
+    Wrong { x: u64, error: String },
     #[error("{0}")]
     Invalid(String),
     #[error("cancelled")]
@@ -67,14 +67,25 @@ impl Racer<'_> {
             )));
         }
         let mut points = Vec::new();
+        let mut checks = None;
         for &x in distinct {
             flow(on_event(SweepEvent::Generating { x }))?;
             let keys = datagen::generate_with(&DataSpec { rows, keys: x, skew, seed }, self.exec)?;
-            points.extend(self.measure(&keys, &self.config, self.kernels, x, on_event)?);
+            // The generator makes every one of the `x` keys appear: a check every run gets.
+            let truth = Truth { groups: Some(x), ..self.truth };
+            points.extend(self.measure(&keys, &self.config, self.kernels, x, truth, &mut checks, on_event)?);
         }
         let crossover_distinct_keys = crossover(&points, Kernel::Radix, Kernel::Naive);
         let adaptive_max_slowdown = adaptive_max_slowdown(&points);
-        Ok(Sweep { kind: "cardinality".into(), rows, points, crossover_distinct_keys, adaptive_max_slowdown })
+        Ok(Sweep {
+            kind: "cardinality".into(),
+            rows,
+            points,
+            crossover_distinct_keys,
+            adaptive_max_slowdown,
+            memory: Some(self.policy.name().into()),
+            verified_by: names(checks),
+        })
     }
 
     /// ns per row of the partitioning kernels as the partition count grows, over `keys`.
@@ -89,10 +100,11 @@ impl Racer<'_> {
             return Err(SweepError::Invalid("a partitions sweep needs radix or tuned among the kernels".into()));
         }
         let mut points = Vec::new();
+        let mut checks = None;
         for &p in partitions {
             let config = GroupByConfig { partitions: p, ..self.config };
             config.validate()?;
-            points.extend(self.measure(keys, &config, &kernels, u64::from(p), on_event)?);
+            points.extend(self.measure(keys, &config, &kernels, u64::from(p), self.truth, &mut checks, on_event)?);
         }
         Ok(Sweep {
             kind: "partitions".into(),
@@ -100,33 +112,43 @@ impl Racer<'_> {
             points,
             crossover_distinct_keys: None,
             adaptive_max_slowdown: None,
+            memory: Some(self.policy.name().into()),
+            verified_by: names(checks),
         })
     }
 
-    /// Times every kernel at one point (the race's loop) and keeps each kernel's fastest run.
+    /// Times every kernel at one point (the race's loop) and keeps each kernel's fastest run;
+    /// `checks` keeps the checks that every run so far passed.
+    #[allow(clippy::too_many_arguments)]
     fn measure(
         &self,
         keys: &[i64],
         config: &GroupByConfig,
         kernels: &[Kernel],
         x: u64,
+        truth: Truth,
+        checks: &mut Option<Vec<Check>>,
         on_event: &mut dyn FnMut(SweepEvent) -> ControlFlow<()>,
     ) -> Result<Vec<SweepPoint>, SweepError> {
-        let racer = Racer { kernels, config: *config, ..*self };
+        let racer = Racer { kernels, config: *config, truth, ..*self };
         let timings = racer
             .time(keys, &mut |event| match event {
                 RaceEvent::Running { kernel, run, runs } => on_event(SweepEvent::Running { x, kernel, run, runs }),
-                RaceEvent::Timed { .. } => ControlFlow::Continue(()),
+                RaceEvent::Checking | RaceEvent::WarmingUp { .. } | RaceEvent::Timed { .. } => {
+                    ControlFlow::Continue(())
+                }
             })
             .map_err(|error| match error {
                 RaceError::GroupBy { error, .. } => SweepError::GroupBy(error),
-                RaceError::Mismatch { kernel, first } => SweepError::Mismatch { x, kernel, first },
                 RaceError::Cancelled => SweepError::Cancelled,
+                other @ RaceError::Wrong { .. } => SweepError::Wrong { x, error: other.to_string() },
                 other => SweepError::Invalid(other.to_string()),
             })?;
         let rows = keys.len().max(1) as f64;
         let mut points = Vec::with_capacity(timings.len());
-        for Timings { kernel, seconds, .. } in timings {
+        for Timings { kernel, seconds, verified_by, .. } in timings {
+            let all = checks.get_or_insert_with(|| verified_by.clone());
+            all.retain(|c| verified_by.contains(c));
             // The fastest run: on a shared machine noise only ever adds time, and a sweep
             // compares kernels point by point, where a median of few runs swings by tens of %.
             let best = seconds.iter().copied().fold(f64::INFINITY, f64::min);
@@ -136,6 +158,10 @@ impl Racer<'_> {
         }
         Ok(points)
     }
+}
+
+fn names(checks: Option<Vec<Check>>) -> Vec<String> {
+    checks.unwrap_or_default().iter().map(|c| c.name().to_string()).collect()
 }
 
 fn flow(control: ControlFlow<()>) -> Result<(), SweepError> {
@@ -185,7 +211,8 @@ mod tests {
     use super::*;
     use crate::clock::Ticks;
     use crate::exec::Sequential;
-    use crate::groupby::HeapMemory;
+    use crate::groupby::race::Truth;
+    use crate::groupby::{HeapChunks, MemoryPolicy};
 
     fn point(x: u64, kernel: Kernel, ns: f64) -> SweepPoint {
         SweepPoint { x, kernel: kernel.name().into(), ns_per_row: ns, seconds: ns }
@@ -239,9 +266,11 @@ mod tests {
             kernels: &kernels,
             config: GroupByConfig::default(),
             exec: &Sequential,
-            memory: &HeapMemory,
+            memory: &HeapChunks,
+            policy: MemoryPolicy::Cold,
             clock: &clock,
             runs: 2,
+            truth: Truth { groups: None, reference: true },
         };
         let mut events = 0;
         let sweep = sweeper

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use proptest::prelude::*;
 
 use super::*;
+use crate::arch::Line;
 use crate::exec::Sequential;
 
 /// Real threads, taking tasks from a shared counter (as the native executor does).
@@ -46,13 +47,24 @@ impl Executor for Backwards {
     }
 }
 
-/// Hands out memory full of garbage, as a reused buffer would be: kernels may not assume zeros.
-struct DirtyMemory;
+/// Hands out memory full of garbage, as a reused pool would be: kernels may not assume zeros.
+struct DirtyChunks;
 
-impl Memory for DirtyMemory {
-    fn lines(&self, lines: usize) -> Result<Box<dyn LineBuffer + '_>, String> {
-        Ok(Box::new(vec![Line([0xdead_beef_dead_beef; 8]); lines]))
+impl ChunkSource for DirtyChunks {
+    fn map(&self, bytes: usize) -> Result<Box<dyn Chunk>, String> {
+        Ok(Box::new(vec![Line([0xdead_beef_dead_beef; 8]); bytes.div_ceil(64)]))
     }
+}
+
+fn run_dirty(
+    kernel: Kernel,
+    keys: &[i64],
+    config: &GroupByConfig,
+    exec: &dyn Executor,
+) -> Result<Outcome, GroupByError> {
+    let mut scratch = Scratch::new(&DirtyChunks, MemoryPolicy::Warm);
+    scratch.begin_run();
+    run_in(kernel, keys, config, exec, &scratch)
 }
 
 fn check_all(keys: &[i64], partitions: &[u32]) {
@@ -62,7 +74,7 @@ fn check_all(keys: &[i64], partitions: &[u32]) {
         for kernel in Kernel::ALL {
             let execs: [&dyn Executor; 3] = [&Sequential, &Backwards, &Threads(2)];
             for exec in execs {
-                let outcome = run_in(kernel, keys, &config, exec, &DirtyMemory).unwrap();
+                let outcome = run_dirty(kernel, keys, &config, exec).unwrap();
                 assert_eq!(
                     outcome.result,
                     expected,
@@ -78,7 +90,7 @@ fn check_all(keys: &[i64], partitions: &[u32]) {
         // each of its choices.
         let tiny = GroupByConfig { cache_bytes: 0, ..config };
         for exec in [&Sequential as &dyn Executor, &Threads(2)] {
-            assert_eq!(run_in(Kernel::Adaptive, keys, &tiny, exec, &DirtyMemory).unwrap().result, expected);
+            assert_eq!(run_dirty(Kernel::Adaptive, keys, &tiny, exec).unwrap().result, expected);
         }
     }
 }
@@ -190,13 +202,47 @@ fn scratch_estimates_grow_with_the_data() {
 }
 
 #[test]
+fn scratch_bytes_bounds_what_every_kernel_takes() {
+    use datagen::{DataSpec, Skew};
+    let zipf = DataSpec { rows: 1 << 21, keys: 1 << 19, skew: Skew::Zipf(1.1), seed: 5 };
+    let cases: Vec<(&str, Vec<i64>)> = vec![
+        ("one key", vec![-3; 1 << 21]),
+        ("all distinct", (0..1 << 20).map(|i| i * 7919).collect()),
+        ("heavy skew", datagen::generate(&zipf).unwrap()),
+        ("a row per partition", (0..4096).collect()),
+    ];
+    for (name, keys) in &cases {
+        let groups = reference(keys).groups;
+        for threads in [1, 2] {
+            let exec: &dyn Executor = if threads == 1 { &Sequential } else { &Threads(2) };
+            for config in [GroupByConfig::default(), GroupByConfig { partitions: 64, cache_bytes: 256 << 10 }] {
+                for kernel in Kernel::ALL {
+                    let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+                    scratch.begin_run();
+                    run_in(kernel, keys, &config, exec, &scratch).unwrap();
+                    let taken = scratch.run_memory().carved_bytes;
+                    let bound = scratch_bytes(kernel, keys.len() as u64, groups, &config, threads);
+                    assert!(
+                        taken <= bound,
+                        "{} on {name} ({threads} threads, P = {}): took {taken} bytes, bound {bound}",
+                        kernel.name(),
+                        config.partitions
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn partition_ranges_balance_rows() {
     let rows: Vec<usize> = (0..100).map(|p| if p == 3 { 10_000 } else { 10 }).collect();
     let seen = std::sync::Mutex::new(Vec::new());
     aggregate_partitions(&Threads(2), &rows, |range| {
         seen.lock().unwrap().push(range);
-        result::Groups::default()
-    });
+        Ok(result::Groups::default())
+    })
+    .unwrap();
     let mut ranges = seen.into_inner().unwrap();
     ranges.sort_by_key(|r| r.start);
     assert_eq!(ranges.first().unwrap().start, 0);
@@ -226,14 +272,14 @@ proptest! {
         let config = GroupByConfig { partitions: 1 << bits, ..GroupByConfig::default() };
         for kernel in Kernel::ALL {
             for exec in [&Sequential as &dyn Executor, &Backwards, &Threads(3)] {
-                let outcome = run_in(kernel, &keys, &config, exec, &DirtyMemory).unwrap();
+                let outcome = run_dirty(kernel, &keys, &config, exec).unwrap();
                 prop_assert_eq!(&outcome.result, &expected, "{} P={} threads={}", kernel.name(), 1u32 << bits, exec.threads());
             }
         }
         // Thresholds low enough that small inputs take every one of adaptive's ways.
         for cache_bytes in [0, 1 << 20] {
             let config = GroupByConfig { cache_bytes, ..config };
-            prop_assert_eq!(run_in(Kernel::Adaptive, &keys, &config, &Backwards, &DirtyMemory).unwrap().result, expected.clone());
+            prop_assert_eq!(run_dirty(Kernel::Adaptive, &keys, &config, &Backwards).unwrap().result, expected.clone());
         }
     }
 

@@ -1,4 +1,5 @@
-//! Radix-partitioned aggregation, done carefully. Every choice below was measured on the
+//! Radix-partitioned aggregation, done carefully: memwall's own radix kernel, the one that
+//! races the published design ([`super::radix`]). Every choice below was measured on the
 //! clickbench preset (100 M rows, 17.6 M keys, one thread); the figures are from those runs.
 //!
 //! 1. **Scatter** each key to its partition (the top bits of its hash) through software
@@ -16,7 +17,9 @@
 //!    read and hash of the keys (0.1-0.2 s of a ~1.1 s run); pages cost a rare branch and at
 //!    most one partly filled page per partition.
 //! 3. **Aggregate** each partition in a flat `[key, count]` table (see `flat.rs`) sized from the
-//!    groups the previous partition had, at most a quarter full (fewer collisions, each a
+//!    groups the previous partition had (the first from the cache: a table larger than the cache
+//!    would be slow anyway, and sizing it for every row being new once cost 10 GB and 25 s on
+//!    100 M rows of one key), at most a quarter full (fewer collisions, each a
 //!    mispredicted branch). The table is reused from partition to partition; the slots a
 //!    partition filled are listed as they fill, so reading its groups out and emptying the table
 //!    touches those slots only instead of scanning the whole table (drain 50 ms instead of 90).
@@ -29,10 +32,13 @@
 //! L2, so the scatter stops at `2^SCATTER_BITS` and each partition is split further, in cache,
 //! just before it is aggregated.
 
+use allocator_api2::vec::Vec as ScratchVec;
+
 use super::flat::{Slot, capacity_for, find, rehash};
 use super::hash::{bits_of, hash, partition_of_hash};
 use super::result::Groups;
-use super::{GroupByError, Memory, aggregate_partitions, chunks_for};
+use super::scratch::{Scratch, ScratchAlloc};
+use super::{GroupByConfig, GroupByError, aggregate_partitions, chunks_for, rounded};
 use crate::arch::{Line, stream_fence, stream_line};
 use crate::exec::{self, Executor, split_even};
 
@@ -56,11 +62,41 @@ const MAX_CHUNK_ROWS: usize = 1 << 30;
 /// Tables are at most `1 / LOAD_INVERSE` full, so most lookups end at their first slot.
 const LOAD_INVERSE: usize = 4;
 
+/// Bytes of table a group takes at most: a 16-byte slot, at most a quarter of them full.
+pub const TABLE_BYTES_PER_GROUP: u64 = (size_of::<Slot>() * LOAD_INVERSE) as u64;
+
+/// Bytes of write-combining buffer each scattered partition keeps in cache.
+pub const WC_BYTES_PER_PARTITION: u64 = (WC_LINES * size_of::<Line>()) as u64;
+
+/// The smallest table: 16 KiB, so that a partition of few groups still checks the load only
+/// every few hundred rows.
+const MIN_TABLE_SLOTS: usize = 1024;
+
+type Scratched<'a, 's, T> = ScratchVec<T, ScratchAlloc<'a, 's>>;
+
+/// For the adaptive kernel: split each partition further, in cache, until its table is expected
+/// to fit `groups_per_table` groups, so that a partition count chosen from a low estimate of
+/// the groups costs an extra pass over cache, not tables spilling to DRAM.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Fit {
+    pub groups_per_table: usize,
+    /// Groups per row expected before any partition has been counted.
+    pub groups_per_row: f64,
+}
+
+/// A partition is split to fit only if it holds at most this many times its share of rows
+/// plus [`FIT_MAX_EXTRA_ROWS`]: a partition swollen by a few hot keys has few groups for its
+/// rows anyway, and its copy is what the split costs in memory.
+const FIT_MAX_SHARE: usize = 4;
+const FIT_MAX_EXTRA_ROWS: usize = 1 << 16;
+
 pub(super) fn aggregate(
     keys: &[i64],
     partitions: u32,
+    config: &GroupByConfig,
+    fit: Option<Fit>,
     exec: &dyn Executor,
-    memory: &dyn Memory,
+    scratch: &Scratch<'_>,
 ) -> Result<Groups, GroupByError> {
     let bits = bits_of(partitions);
     let scatter_bits = bits.min(SCATTER_BITS);
@@ -72,32 +108,62 @@ pub(super) fn aggregate(
     let page_words = page_words(keys.len() / chunks.len(), fanout);
     // Each partition starts with a page and takes another whenever one fills, so a chunk of `r`
     // rows needs at most `r / page_words + fanout` pages.
-    let region_lines: Vec<usize> =
-        chunks.iter().map(|range| (range.len() / page_words + fanout) * (page_words / Line::WORDS)).collect();
-    let mut buffer = memory.lines(region_lines.iter().sum()).map_err(GroupByError::Allocation)?;
-    let mut rest: &mut [Line] = buffer.lines();
+    let region_lines: Vec<usize> = chunks.iter().map(|range| region_lines(range.len(), page_words, fanout)).collect();
+    let mut rest: &mut [Line] = scratch.lines(region_lines.iter().sum())?;
     let mut jobs = Vec::with_capacity(chunks.len());
     for (range, &lines) in chunks.into_iter().zip(&region_lines) {
         let (region, tail) = rest.split_at_mut(lines);
         jobs.push((range, region));
         rest = tail;
     }
-    let scattered: Vec<Scattered<'_>> =
-        exec::map(exec, jobs, |_, (range, region)| scatter(&keys[range], scatter_bits, page_words, region));
+    let scattered =
+        exec::map(exec, jobs, |_, (range, region)| scatter(&keys[range], scatter_bits, page_words, region, scratch));
+    let scattered = scattered.into_iter().collect::<Result<Vec<_>, _>>()?;
 
     let rows: Vec<usize> = (0..fanout).map(|p| scattered.iter().map(|s| s.rows(p)).sum()).collect();
-    Ok(aggregate_partitions(exec, &rows, |range| {
-        let mut aggregator = Aggregator::default();
+    let first_table_groups = first_table_groups(config);
+    let max_fit_rows = keys.len() / fanout * FIT_MAX_SHARE + FIT_MAX_EXTRA_ROWS;
+    aggregate_partitions(exec, &rows, |range| {
+        let mut aggregator = Aggregator::new(scratch, first_table_groups);
         for p in range {
             let pages = scattered.iter().flat_map(|s| s.pages(p));
+            let split_bits = match fit {
+                Some(fit) if split_bits == 0 && rows[p] <= max_fit_rows => {
+                    let per_row = aggregator.groups_per_row.unwrap_or(fit.groups_per_row);
+                    let expected = rows[p] as f64 * per_row * 1.1;
+                    let pieces = (expected / fit.groups_per_table.max(1) as f64).ceil().max(1.0);
+                    (pieces.log2().ceil() as u32).min(MAX_FIT_SPLIT_BITS)
+                }
+                _ => split_bits,
+            };
             if split_bits == 0 {
-                aggregator.aggregate(pages, rows[p]);
+                aggregator.aggregate(pages, rows[p])?;
             } else {
-                aggregator.split_and_aggregate(pages, rows[p], scatter_bits, split_bits);
+                aggregator.split_and_aggregate(pages, rows[p], scatter_bits, split_bits)?;
             }
         }
-        aggregator.groups
-    }))
+        Ok(aggregator.groups)
+    })
+}
+
+/// At most 256 pieces a partition: beyond, the split's counters no longer fit L1.
+const MAX_FIT_SPLIT_BITS: u32 = 8;
+
+/// The extra scratch of [`Fit`]: a copy of the largest partition it splits.
+pub(super) fn fit_scratch_bytes(rows: u64, partitions: u32, threads: u64) -> u64 {
+    let fanout = 1u64 << bits_of(partitions).min(SCATTER_BITS);
+    threads * rounded((rows / fanout * FIT_MAX_SHARE as u64 + FIT_MAX_EXTRA_ROWS as u64) * 8)
+}
+
+/// The groups the first partition's table is sized for: as many as fit the cache at the
+/// table's load (later partitions are sized from the one before).
+fn first_table_groups(config: &GroupByConfig) -> usize {
+    usize::try_from(config.cache_bytes / size_of::<Slot>() as u64 / LOAD_INVERSE as u64).unwrap_or(usize::MAX)
+}
+
+/// Lines of buffer a chunk of `rows` rows scatters into.
+fn region_lines(rows: usize, page_words: usize, fanout: usize) -> usize {
+    (rows / page_words + fanout) * (page_words / Line::WORDS)
 }
 
 /// Words per page for `rows` rows over `fanout` partitions: a power of two (so pages hold whole
@@ -107,21 +173,49 @@ fn page_words(rows: usize, fanout: usize) -> usize {
     (rows / fanout / 2).clamp(WC_WORDS, MAX_PAGE_WORDS).next_power_of_two()
 }
 
-/// One thread's scattered rows: pages of its region, chained per partition.
-struct Scattered<'a> {
-    words: &'a [u64],
-    page_words: usize,
-    /// The page that follows each page in its partition's chain.
-    next: Vec<u32>,
-    /// Where each partition's next row would have gone; partition `p` starts at page `p`.
-    end: Vec<u32>,
+/// An upper bound of the scratch bytes tuned takes (blocks as handed out, see `scratch.rs`).
+pub(super) fn scratch_bytes(rows: u64, groups: u64, partitions: u32, config: &GroupByConfig, threads: u64) -> u64 {
+    let bits = bits_of(partitions);
+    let fanout = 1u64 << bits.min(SCATTER_BITS);
+    let chunks = threads.max(rows.div_ceil(MAX_CHUNK_ROWS as u64)).max(1);
+    let page_words = page_words((rows / chunks) as usize, fanout as usize) as u64;
+    let buffer_words = rows + chunks * (fanout + 1) * page_words;
+    let buffer = rounded(buffer_words * 8);
+    let pages = buffer_words / page_words + chunks * fanout;
+    // Per chunk: its page chain and partition ends (u32), and the write-combining buffers.
+    let bookkeeping = rounded(pages * 4) + chunks * (rounded(fanout * 4) + rounded(fanout * WC_LINES as u64 * 64));
+    // Per thread, one table and its list of filled slots, grown by doubling (every size on the
+    // way kept), for the most groups one partition may get; and, with more partitions than are
+    // scattered, a copy of the largest partition's rows.
+    let most_groups = groups.min((groups / fanout) * 2 + 4096).max(first_table_groups(config) as u64);
+    let table_slots = capacity_for(most_groups as usize, LOAD_INVERSE).max(MIN_TABLE_SLOTS) as u64;
+    let tables = 2 * (rounded(table_slots * 16) + rounded(table_slots / LOAD_INVERSE as u64 * 4 + 4));
+    let split = if bits > SCATTER_BITS { rounded(rows * 8) } else { 0 };
+    buffer + bookkeeping + threads * (tables + split)
 }
 
-impl<'a> Scattered<'a> {
+/// One thread's scattered rows: pages of its region, chained per partition.
+struct Scattered<'r, 'a, 's> {
+    words: &'r [u64],
+    page_words: usize,
+    /// The page that follows each page in its partition's chain.
+    next: Scratched<'a, 's, u32>,
+    /// Where each partition's next row would have gone; partition `p` starts at page `p`.
+    end: Scratched<'a, 's, u32>,
+}
+
+impl<'r> Scattered<'r, '_, '_> {
     /// The rows of partition `p`, one slice per page.
-    fn pages(&self, p: usize) -> Pages<'_, 'a> {
+    fn pages(&self, p: usize) -> Pages<'_, 'r> {
         let end = self.end[p] as usize;
-        Pages { scattered: self, page: Some(p), last: end / self.page_words, end }
+        Pages {
+            words: self.words,
+            next: &self.next,
+            page_words: self.page_words,
+            page: Some(p),
+            last: end / self.page_words,
+            end,
+        }
     }
 
     fn rows(&self, p: usize) -> usize {
@@ -130,39 +224,67 @@ impl<'a> Scattered<'a> {
 }
 
 #[derive(Clone)]
-struct Pages<'s, 'a> {
-    scattered: &'s Scattered<'a>,
+struct Pages<'s, 'r> {
+    words: &'r [u64],
+    next: &'s [u32],
+    page_words: usize,
     page: Option<usize>,
     /// The page the partition's next row would have gone to, possibly still empty.
     last: usize,
     end: usize,
 }
 
-impl<'s> Iterator for Pages<'s, '_> {
-    type Item = &'s [u64];
+impl<'r> Iterator for Pages<'_, 'r> {
+    type Item = &'r [u64];
 
-    fn next(&mut self) -> Option<&'s [u64]> {
+    fn next(&mut self) -> Option<&'r [u64]> {
         let page = self.page?;
-        let s = self.scattered;
-        let start = page * s.page_words;
+        let start = page * self.page_words;
         if page == self.last {
             self.page = None;
-            Some(&s.words[start..self.end])
+            Some(&self.words[start..self.end])
         } else {
-            self.page = Some(s.next[page] as usize);
-            Some(&s.words[start..start + s.page_words])
+            self.page = Some(self.next[page] as usize);
+            Some(&self.words[start..start + self.page_words])
         }
     }
 }
 
+/// A scratch vector of `len` copies of `value`, or the error to report.
+fn filled<'a, 's, T: Clone>(
+    scratch: &'a Scratch<'s>,
+    len: usize,
+    value: T,
+) -> Result<Scratched<'a, 's, T>, GroupByError> {
+    let mut vec = ScratchVec::new_in(scratch.alloc());
+    vec.try_reserve_exact(len).map_err(|_| out_of_scratch(scratch, len * size_of::<T>()))?;
+    vec.resize(len, value);
+    Ok(vec)
+}
+
+fn out_of_scratch(scratch: &Scratch<'_>, bytes: usize) -> GroupByError {
+    let why = scratch.last_error().unwrap_or_else(|| "the size overflows".into());
+    GroupByError::Allocation(format!("scratch memory ({}): {why}", crate::size::format_bytes(bytes as u64)))
+}
+
 /// Writes each key to its partition's pages in `region`.
-fn scatter<'a>(keys: &[i64], bits: u32, page_words: usize, region: &'a mut [Line]) -> Scattered<'a> {
+fn scatter<'r, 'a, 's>(
+    keys: &[i64],
+    bits: u32,
+    page_words: usize,
+    region: &'r mut [Line],
+    scratch: &'a Scratch<'s>,
+) -> Result<Scattered<'r, 'a, 's>, GroupByError> {
     let fanout = 1usize << bits;
-    let mut next = vec![u32::MAX; region.len() * Line::WORDS / page_words];
+    let mut next = filled(scratch, region.len() * Line::WORDS / page_words, u32::MAX)?;
     debug_assert!(region.len() * Line::WORDS <= u32::MAX as usize);
-    let mut end: Vec<u32> = (0..fanout).map(|p| (p * page_words) as u32).collect();
+    let mut end = filled(scratch, fanout, 0u32)?;
+    for (p, end) in end.iter_mut().enumerate() {
+        *end = (p * page_words) as u32;
+    }
     let mut free_page = fanout;
-    let mut pending = vec![[Line::ZERO; WC_LINES]; fanout];
+    let pending = scratch.lines(fanout * WC_LINES)?;
+    let pending = pending.as_chunks_mut::<WC_LINES>().0;
     for &key in keys {
         let p = partition_of_hash(hash(key), bits);
         let at = end[p] as usize;
@@ -182,13 +304,13 @@ fn scatter<'a>(keys: &[i64], bits: u32, page_words: usize, region: &'a mut [Line
     }
     // What is left in each buffer, with plain stores.
     let words = Line::words_mut(region);
-    for (buffer, &at) in pending.iter().zip(&end) {
+    for (buffer, &at) in pending.iter().zip(end.iter()) {
         let at = at as usize;
         let filled = at % WC_WORDS;
         words[at - filled..at].copy_from_slice(&Line::words(buffer)[..filled]);
     }
     stream_fence();
-    Scattered { words: Line::words(region), page_words, next, end }
+    Ok(Scattered { words: Line::words(region), page_words, next, end })
 }
 
 /// Counts every key of `block` into `slots`, listing in `touched` (from index `groups` on) the
@@ -207,35 +329,63 @@ fn count_block(slots: &mut [Slot], block: &[u64], touched: &mut [u32], groups: u
 }
 
 /// One task's table, reused partition after partition, and the groups it has found.
-#[derive(Default)]
-struct Aggregator {
+struct Aggregator<'a, 's> {
+    scratch: &'a Scratch<'s>,
     /// All zero outside of `aggregate`; its length only grows.
-    table: Vec<Slot>,
-    /// The slots of `table` in use, in the order they filled.
-    touched: Vec<u32>,
+    table: Scratched<'a, 's, Slot>,
+    /// The slots of `table` in use, in the order they filled: room for a quarter of the table.
+    touched: Scratched<'a, 's, u32>,
     /// Groups per row of the last partition: the next partition's table is sized by it.
     groups_per_row: Option<f64>,
+    /// Before any partition: the most groups the first table is sized for.
+    first_table_groups: usize,
     /// Rows of one partition, split further by the next hash bits.
-    split: Vec<u64>,
+    split: Scratched<'a, 's, u64>,
     groups: Groups,
 }
 
-impl Aggregator {
-    /// Aggregates the rows of one partition, given as slices, `rows` in all.
-    fn aggregate<'a>(&mut self, shares: impl IntoIterator<Item = &'a [u64]>, rows: usize) {
-        if rows == 0 {
-            return;
+impl<'a, 's> Aggregator<'a, 's> {
+    fn new(scratch: &'a Scratch<'s>, first_table_groups: usize) -> Self {
+        Self {
+            scratch,
+            table: ScratchVec::new_in(scratch.alloc()),
+            touched: ScratchVec::new_in(scratch.alloc()),
+            groups_per_row: None,
+            first_table_groups,
+            split: ScratchVec::new_in(scratch.alloc()),
+            groups: Groups::default(),
         }
-        // Partitions of one input are alike, so the last one predicts this one's groups; the
-        // first is sized for every row being a new group. A wrong guess only costs a rehash.
-        let expected = self.groups_per_row.map_or(rows, |ratio| ((rows as f64 * ratio * 1.1) as usize + 16).min(rows));
-        let mut capacity = capacity_for(expected, LOAD_INVERSE);
+    }
+
+    /// Makes `table` at least `capacity` slots and `touched` room for a quarter of them.
+    fn reserve(&mut self, capacity: usize) -> Result<(), GroupByError> {
         if self.table.len() < capacity {
+            let more = capacity - self.table.len();
+            self.table.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, capacity * 16))?;
             self.table.resize(capacity, [0, 0]);
         }
-        if self.touched.len() < rows {
-            self.touched.resize(rows, 0);
+        let touched = capacity / LOAD_INVERSE;
+        if self.touched.len() < touched {
+            let more = touched - self.touched.len();
+            self.touched.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, touched * 4))?;
+            self.touched.resize(touched, 0);
         }
+        Ok(())
+    }
+
+    /// Aggregates the rows of one partition, given as slices, `rows` in all.
+    fn aggregate<'k>(&mut self, shares: impl IntoIterator<Item = &'k [u64]>, rows: usize) -> Result<(), GroupByError> {
+        if rows == 0 {
+            return Ok(());
+        }
+        // Partitions of one input are alike, so the last one predicts this one's groups. A wrong
+        // guess only costs a rehash.
+        let expected = match self.groups_per_row {
+            Some(ratio) => ((rows as f64 * ratio * 1.1) as usize + 16).min(rows),
+            None => rows.min(self.first_table_groups),
+        };
+        let mut capacity = capacity_for(expected, LOAD_INVERSE).max(MIN_TABLE_SLOTS);
+        self.reserve(capacity)?;
         let mut groups = 0usize;
         for mut share in shares {
             while !share.is_empty() {
@@ -243,7 +393,7 @@ impl Aggregator {
                 let room = capacity / LOAD_INVERSE - groups;
                 if room == 0 {
                     capacity *= 2;
-                    self.grow(capacity, groups);
+                    self.grow(capacity, groups)?;
                     continue;
                 }
                 let (block, tail) = share.split_at(room.min(share.len()));
@@ -257,31 +407,34 @@ impl Aggregator {
             *slot = [0, 0];
         }
         self.groups_per_row = Some(groups as f64 / rows as f64);
+        Ok(())
     }
 
     /// Moves the `groups` groups of the first `capacity / 2` slots into a table of `capacity`
     /// slots, and lists where they went.
     #[cold]
-    fn grow(&mut self, capacity: usize, groups: usize) {
-        let mut bigger = vec![[0u64, 0]; capacity.max(self.table.len())];
+    fn grow(&mut self, capacity: usize, groups: usize) -> Result<(), GroupByError> {
+        let mut bigger = filled(self.scratch, capacity.max(self.table.len()), [0u64, 0])?;
         rehash(&mut self.table[..capacity / 2], &mut bigger[..capacity]);
         self.table = bigger;
+        self.reserve(capacity)?;
         let filled = self.table[..capacity].iter().enumerate().filter(|(_, s)| s[1] != 0).map(|(i, _)| i as u32);
         for (slot, i) in self.touched.iter_mut().zip(filled) {
             *slot = i;
         }
         debug_assert_eq!(self.table[..capacity].iter().filter(|s| s[1] != 0).count(), groups);
+        Ok(())
     }
 
     /// Splits one scatter partition by the next `split_bits` hash bits into `self.split` (in
     /// cache: one partition is a small fraction of the input), then aggregates each piece.
-    fn split_and_aggregate<'a>(
+    fn split_and_aggregate<'k>(
         &mut self,
-        shares: impl Iterator<Item = &'a [u64]> + Clone,
+        shares: impl Iterator<Item = &'k [u64]> + Clone,
         rows: usize,
         scatter_bits: u32,
         split_bits: u32,
-    ) {
+    ) -> Result<(), GroupByError> {
         let pieces = 1usize << split_bits;
         let piece_of = |key: u64| partition_of_hash(hash(key as i64) << scatter_bits, split_bits);
         let mut starts = vec![0usize; pieces + 1];
@@ -291,8 +444,11 @@ impl Aggregator {
         for p in 0..pieces {
             starts[p + 1] += starts[p];
         }
-        let mut split = core::mem::take(&mut self.split);
-        split.resize(rows, 0);
+        let mut split = core::mem::replace(&mut self.split, ScratchVec::new_in(self.scratch.alloc()));
+        if split.len() < rows {
+            split.try_reserve_exact(rows - split.len()).map_err(|_| out_of_scratch(self.scratch, rows * 8))?;
+            split.resize(rows, 0);
+        }
         let mut next = starts.clone();
         for &key in shares.flatten() {
             let piece = piece_of(key);
@@ -300,15 +456,17 @@ impl Aggregator {
             next[piece] += 1;
         }
         for piece in starts.windows(2) {
-            self.aggregate([&split[piece[0]..piece[1]]], piece[1] - piece[0]);
+            self.aggregate([&split[piece[0]..piece[1]]], piece[1] - piece[0])?;
         }
         self.split = split;
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::groupby::{HeapChunks, MemoryPolicy};
 
     #[test]
     fn pages_chain_and_hold_every_row_once() {
@@ -316,7 +474,9 @@ mod tests {
         let keys: Vec<i64> = (0..5000).map(|i| i * 7919 % 1013).collect();
         let (bits, page_words) = (2, WC_WORDS);
         let mut region = vec![Line::ZERO; (keys.len() / page_words + 4) * page_words / Line::WORDS];
-        let scattered = scatter(&keys, bits, page_words, &mut region);
+        let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+        scratch.begin_run();
+        let scattered = scatter(&keys, bits, page_words, &mut region, &scratch).unwrap();
         let mut seen: Vec<u64> =
             (0..4).flat_map(|p| scattered.pages(p).flatten().copied().collect::<Vec<_>>()).collect();
         assert_eq!((0..4).map(|p| scattered.rows(p)).sum::<usize>(), keys.len());
@@ -333,12 +493,15 @@ mod tests {
     fn a_table_sized_too_small_grows_and_keeps_every_count() {
         let keys: Vec<u64> = (0..20_000u64).map(|i| (i % 7_000).wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
         let as_i64 = |keys: &[u64]| keys.iter().map(|&k| k as i64).collect::<Vec<_>>();
-        let mut aggregator = Aggregator { groups_per_row: Some(0.0001), ..Aggregator::default() };
-        aggregator.aggregate([&keys[..5_000], &keys[5_000..]], keys.len());
+        let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+        scratch.begin_run();
+        let mut aggregator = Aggregator::new(&scratch, 10);
+        aggregator.groups_per_row = Some(0.0001);
+        aggregator.aggregate([&keys[..5_000], &keys[5_000..]], keys.len()).unwrap();
         assert!(aggregator.table.iter().all(|s| *s == [0, 0]), "the table is left empty");
         assert_eq!(core::mem::take(&mut aggregator.groups).finish(), super::super::reference(&as_i64(&keys)));
         // The next partition reuses the grown table.
-        aggregator.aggregate([&keys[..3]], 3);
+        aggregator.aggregate([&keys[..3]], 3).unwrap();
         assert_eq!(aggregator.groups.finish(), super::super::reference(&as_i64(&keys[..3])));
     }
 

@@ -1,0 +1,140 @@
+//! What a race's report says in words: the speedups, the rules it was measured under and how
+//! its results were checked. One place for the CLI's table and the page's.
+
+use memwall_report::{GroupBy, GroupByRun};
+
+use super::Kernel;
+use super::race::Check;
+use super::scratch::MemoryPolicy;
+
+/// How many times faster than naive's median `run`'s median was, when naive ran too.
+pub fn speedup_over_naive(groupby: &GroupBy, run: &GroupByRun) -> Option<f64> {
+    let naive = groupby.runs.iter().find(|r| r.kernel == Kernel::Naive.name())?;
+    (run.seconds.median > 0.0).then(|| naive.seconds.median / run.seconds.median)
+}
+
+/// What the kernels lack when compiled to wasm32: the page and the README say so beside the
+/// kernels' descriptions, which are the native ones.
+pub const WASM_CAVEAT: &str = "in WebAssembly there is no prefetch instruction and no streaming store: prefetch's \
+    prefetches do nothing and tuned's non-temporal stores are plain stores, so both do less than natively";
+
+/// Sentences on the rules of the race and the checks its results passed, each true of the
+/// report: the memory policy (with the huge-page share where known), what "first" means under
+/// it, and which checks every kernel's runs passed.
+pub fn rules(groupby: &GroupBy, in_browser: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    let policies: Vec<&str> = groupby.runs.iter().filter_map(|r| r.memory.as_deref()).collect();
+    match policies.first().and_then(|&p| MemoryPolicy::parse(p)) {
+        Some(policy) if policies.iter().all(|&p| p == policy.name()) => {
+            let first = match policy {
+                MemoryPolicy::Warm => "first s is each kernel's untimed warm-up, which faulted its scratch in",
+                MemoryPolicy::Cold => "first s is the first timed run",
+            };
+            let huge: Vec<f64> = groupby.runs.iter().filter_map(|r| r.huge_page_share).collect();
+            let huge = if huge.is_empty() {
+                String::new()
+            } else {
+                let low = huge.iter().copied().fold(f64::INFINITY, f64::min) * 100.0;
+                let high = huge.iter().copied().fold(0.0, f64::max) * 100.0;
+                if high - low < 0.5 {
+                    format!("; {high:.0}% of the scratch pool on huge pages")
+                } else {
+                    format!("; {low:.0}-{high:.0}% of the scratch pool on huge pages")
+                }
+            };
+            lines.push(format!("memory: {} for every kernel: {}; {first}{huge}", policy.name(), policy.description()));
+        }
+        Some(_) => lines.push(format!("memory: the kernels ran under different policies ({})", policies.join(", "))),
+        None if !groupby.runs.is_empty() => {
+            lines.push("memory: this report does not say under which memory policy it was measured".into())
+        }
+        None => {}
+    }
+    let unchecked: Vec<&str> =
+        groupby.runs.iter().filter(|r| r.verified_by.is_empty()).map(|r| r.kernel.as_str()).collect();
+    let all: Vec<Check> =
+        [Check::Reference, Check::KnownGroups, Check::RowTotal, Check::CrossKernel, Check::Repeatable]
+            .into_iter()
+            .filter(|c| {
+                !groupby.runs.is_empty() && groupby.runs.iter().all(|r| r.verified_by.iter().any(|v| v == c.name()))
+            })
+            .collect();
+    if !all.is_empty() {
+        let what: Vec<&str> = all.iter().map(|c| c.describe()).collect();
+        lines.push(format!("checked: every run of every kernel {}", what.join(", ")));
+    }
+    if !unchecked.is_empty() {
+        lines.push(format!("not checked: nothing could check the result of {}", unchecked.join(", ")));
+    }
+    if in_browser {
+        lines.push(WASM_CAVEAT.to_string());
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use memwall_report::{Dataset, Summary};
+
+    use super::*;
+
+    fn run(kernel: &str, median: f64, memory: Option<&str>, checks: &[&str]) -> GroupByRun {
+        GroupByRun {
+            kernel: kernel.into(),
+            threads: 1,
+            partitions: None,
+            seconds: Summary { min: median, median, p90: median, max: median },
+            ns_per_row: median,
+            samples_seconds: vec![median],
+            groups: 1,
+            checksum: "0".into(),
+            top: vec![],
+            choice: None,
+            counters: None,
+            memory: memory.map(Into::into),
+            first_run_seconds: None,
+            scratch_bytes: None,
+            mapped_in_run_bytes: None,
+            huge_page_share: Some(1.0),
+            verified_by: checks.iter().map(|c| c.to_string()).collect(),
+        }
+    }
+
+    fn race(runs: Vec<GroupByRun>) -> GroupBy {
+        let dataset =
+            Dataset { rows: 1, distinct_keys: 1, generator: None, input: None, seed: None, max_rows_per_key: None };
+        GroupBy { dataset, runs, sweeps: vec![] }
+    }
+
+    #[test]
+    fn speedups_are_against_naives_median() {
+        let groupby = race(vec![run("naive", 6.0, None, &[]), run("tuned", 0.75, None, &[])]);
+        assert_eq!(speedup_over_naive(&groupby, &groupby.runs[1]), Some(8.0));
+        let alone = race(vec![run("tuned", 0.75, None, &[])]);
+        assert_eq!(speedup_over_naive(&alone, &alone.runs[0]), None);
+    }
+
+    #[test]
+    fn rules_say_only_what_the_runs_did() {
+        let groupby = race(vec![
+            run("naive", 1.0, Some("warm"), &["row-total", "reference", "cross-kernel"]),
+            run("tuned", 1.0, Some("warm"), &["row-total", "reference"]),
+        ]);
+        let lines = rules(&groupby, false);
+        assert!(lines[0].starts_with("memory: warm for every kernel") && lines[0].contains("100% of the scratch pool"));
+        assert_eq!(
+            lines[1],
+            "checked: every run of every kernel matched a sort-and-count reference, counted every row read exactly once"
+        );
+        assert_eq!(lines.len(), 2);
+
+        let unchecked = race(vec![run("tuned", 1.0, Some("cold"), &[])]);
+        let lines = rules(&unchecked, true);
+        assert!(lines.iter().any(|l| l == "not checked: nothing could check the result of tuned"), "{lines:?}");
+        assert!(!lines.iter().any(|l| l.starts_with("checked")));
+        assert_eq!(lines.last().map(String::as_str), Some(WASM_CAVEAT));
+
+        let old = race(vec![run("naive", 1.0, None, &[])]);
+        assert!(rules(&old, false)[0].contains("does not say"));
+    }
+}
