@@ -180,6 +180,11 @@ await test("a small GROUP BY race runs naive, radix and tuned, which agree", asy
   expect(rows.length === 3, `expected 3 kernels, got ${rows.length}`);
   const checksums = new Set(rows.map((r) => r.trim().split(/\s+/).pop()));
   expect(checksums.size === 1, `kernels disagree: ${[...checksums]}`);
+  // The page says what was checked, and only that: this small race is checked every way.
+  const rules = await page.locator("#groupby-rules").innerText();
+  expect(rules.includes("memory: warm for every kernel"), `rules: ${rules}`);
+  expect(rules.includes("matched a sort-and-count reference") && rules.includes("agreed with every other kernel"), `rules: ${rules}`);
+  expect(rules.includes("no prefetch instruction"), `rules: ${rules}`);
   expect(await page.locator("#groupby-race rect").count() >= 3, "no race bars");
   await page.waitForTimeout(7000); // let the partitioning animation finish for the screenshot
   await shot(page, "groupby");

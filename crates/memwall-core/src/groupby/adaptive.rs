@@ -236,3 +236,53 @@ mod tests {
         assert!(thresholds(&small).naive_groups < thresholds(&config).naive_groups);
     }
 }
+
+#[cfg(test)]
+mod heavy_tail {
+    use super::*;
+
+    /// Shaped like a real ClickBench-like column: a Zipf head of hot keys and a long tail of
+    /// keys seen once (72% of the keys, 12% of the rows).
+    fn heavy_tailed(rows: usize) -> (Vec<i64>, u64) {
+        let tail = rows * 12 / 100;
+        let head_keys = (tail * 28 / 72).max(1) as u64;
+        let spec = super::super::datagen::DataSpec {
+            rows: (rows - tail) as u64,
+            keys: head_keys,
+            skew: super::super::datagen::Skew::Zipf(1.05),
+            seed: 11,
+        };
+        let mut keys = super::super::datagen::generate(&spec).unwrap();
+        keys.extend((0..tail as i64).map(|i| hash(i ^ 0x7a11) as i64));
+        let mut rng = fastrand::Rng::with_seed(3);
+        rng.shuffle(&mut keys);
+        let groups = super::super::reference(&keys).groups;
+        (keys, groups)
+    }
+
+    #[test]
+    fn adaptive_is_right_on_a_heavy_tail_whatever_the_cache() {
+        let (keys, groups) = heavy_tailed(1_000_000);
+        let expected = super::super::reference(&keys);
+        // The sample sees the hot keys again and again: the estimate is far low, which is why
+        // partitions are split further once their real groups show (see tuned::Fit).
+        assert!(estimate_groups(&keys).groups < groups / 4);
+        // Caches of a small core, this project's VMs, and a big server's.
+        for cache_bytes in [256 << 10, 1 << 20, 32 << 20] {
+            let config = GroupByConfig { cache_bytes, ..GroupByConfig::default() };
+            let outcome = super::super::run(Kernel::Adaptive, &keys, &config, &crate::exec::Sequential).unwrap();
+            assert_eq!(outcome.result, expected, "cache {cache_bytes}");
+            let choice = outcome.choice.unwrap();
+            // The choice follows the real groups against this cache, not the low estimate.
+            let limits = thresholds(&config);
+            let right = if groups <= limits.naive_groups {
+                "naive"
+            } else if groups <= limits.single_table_groups {
+                "prefetch"
+            } else {
+                "tuned"
+            };
+            assert_eq!(choice.kernel, right, "cache {cache_bytes}: {}", choice.reason);
+        }
+    }
+}

@@ -84,6 +84,15 @@ pub(super) struct Fit {
     pub groups_per_row: f64,
 }
 
+impl Fit {
+    /// Bits to split a partition of `rows` rows by, expecting `groups_per_row` groups a row.
+    fn split_bits(&self, rows: usize, groups_per_row: f64) -> u32 {
+        let expected = rows as f64 * groups_per_row * 1.1;
+        let pieces = (expected / self.groups_per_table.max(1) as f64).ceil().max(1.0);
+        (pieces.log2().ceil() as u32).min(MAX_FIT_SPLIT_BITS)
+    }
+}
+
 /// A partition is split to fit only if it holds at most this many times its share of rows
 /// plus [`FIT_MAX_EXTRA_ROWS`]: a partition swollen by a few hot keys has few groups for its
 /// rows anyway, and its copy is what the split costs in memory.
@@ -129,10 +138,7 @@ pub(super) fn aggregate(
             let pages = scattered.iter().flat_map(|s| s.pages(p));
             let split_bits = match fit {
                 Some(fit) if split_bits == 0 && rows[p] <= max_fit_rows => {
-                    let per_row = aggregator.groups_per_row.unwrap_or(fit.groups_per_row);
-                    let expected = rows[p] as f64 * per_row * 1.1;
-                    let pieces = (expected / fit.groups_per_table.max(1) as f64).ceil().max(1.0);
-                    (pieces.log2().ceil() as u32).min(MAX_FIT_SPLIT_BITS)
+                    fit.split_bits(rows[p], aggregator.groups_per_row.unwrap_or(fit.groups_per_row))
                 }
                 _ => split_bits,
             };
@@ -503,6 +509,15 @@ mod tests {
         // The next partition reuses the grown table.
         aggregator.aggregate([&keys[..3]], 3).unwrap();
         assert_eq!(aggregator.groups.finish(), super::super::reference(&as_i64(&keys[..3])));
+    }
+
+    #[test]
+    fn fit_splits_only_partitions_whose_groups_outgrow_the_table() {
+        let fit = Fit { groups_per_table: 8192, groups_per_row: 0.2 };
+        assert_eq!(fit.split_bits(24_000, 0.18), 0, "clickbench: 4,300 groups a partition fit");
+        assert_eq!(fit.split_bits(156_000, 0.17), 2, "1.7 M groups over 64 partitions: 26,500 each, in 4 pieces");
+        assert_eq!(fit.split_bits(100_000_000, 1.0), MAX_FIT_SPLIT_BITS);
+        assert_eq!(fit.split_bits(0, 1.0), 0);
     }
 
     #[test]
