@@ -148,33 +148,8 @@ fn parse_preset(name: &str) -> Result<String, String> {
         .ok_or_else(|| format!("unknown preset '{name}': expected {}", datagen::PRESETS.join(" or ")))
 }
 
-/// A row or key count: digits (with optional `_` or `,` separators), optionally with a decimal
-/// suffix K, M, G (10^3, 10^6, 10^9) or a binary one Ki, Mi, Gi (2^10, 2^20, 2^30).
-pub fn parse_count(text: &str) -> Result<u64, String> {
-    let bad = || format!("invalid count '{text}': expected e.g. 100000000, 100M, 1.5G or 64Mi");
-    let clean: String = text.trim().chars().filter(|c| !matches!(c, '_' | ',')).collect();
-    let split = clean.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(clean.len());
-    let (number, suffix) = clean.split_at(split);
-    let scale: u64 = match suffix.to_ascii_lowercase().as_str() {
-        "" => 1,
-        "k" => 1_000,
-        "m" => 1_000_000,
-        "g" => 1_000_000_000,
-        "ki" => 1 << 10,
-        "mi" => 1 << 20,
-        "gi" => 1 << 30,
-        _ => return Err(bad()),
-    };
-    if let Ok(whole) = number.parse::<u64>() {
-        return whole.checked_mul(scale).ok_or_else(bad);
-    }
-    let value: f64 = number.parse().map_err(|_| bad())?;
-    let scaled = value * scale as f64;
-    if !(value.is_finite() && value >= 0.0 && scaled.fract() == 0.0 && scaled < u64::MAX as f64) {
-        return Err(bad());
-    }
-    Ok(scaled as u64)
-}
+/// Row and key counts as the core reads them (the page reads them the same way).
+pub use memwall_core::size::parse_count;
 
 /// The keys to aggregate and what the report says about them.
 #[derive(Debug)]
@@ -519,21 +494,6 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_parse_with_suffixes() {
-        assert_eq!(parse_count("99997497"), Ok(99_997_497));
-        assert_eq!(parse_count("99_997_497"), Ok(99_997_497));
-        assert_eq!(parse_count("17,630,976"), Ok(17_630_976));
-        assert_eq!(parse_count("100M"), Ok(100_000_000));
-        assert_eq!(parse_count("1.7M"), Ok(1_700_000));
-        assert_eq!(parse_count("64Mi"), Ok(64 << 20));
-        assert_eq!(parse_count("1Ki"), Ok(1024));
-        assert_eq!(parse_count("2g"), Ok(2_000_000_000));
-        for bad in ["", "x", "-1", "1.5", "1e400", "12Q", "1.0000001K", "99999999999999999999G"] {
-            assert!(parse_count(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn kernel_lists_parse() {

@@ -83,8 +83,7 @@ pub struct GroupByPage {
 }
 
 fn parse_count(text: &str, what: &str) -> Result<u64, String> {
-    let digits: String = text.chars().filter(|c| !matches!(c, ',' | '_' | ' ')).collect();
-    digits.parse().map_err(|_| format!("{what} must be a whole number, got '{text}'"))
+    memwall_core::size::parse_count(text).map_err(|e| format!("{what}: {e}"))
 }
 
 impl Component for GroupByPage {
@@ -560,6 +559,7 @@ mod tests {
     fn counts_accept_separators_and_refuse_the_rest() {
         assert_eq!(parse_count("10,000,000", "rows"), Ok(10_000_000));
         assert_eq!(parse_count("1_700_000", "keys"), Ok(1_700_000));
-        assert!(parse_count("ten", "rows").unwrap_err().contains("rows must be a whole number"));
+        assert_eq!(parse_count("1.7M", "keys"), Ok(1_700_000), "the CLI's grammar");
+        assert!(parse_count("ten", "rows").unwrap_err().starts_with("rows: invalid count 'ten'"));
     }
 }
