@@ -18,6 +18,11 @@ use crate::exec::Executor;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
     pub groups: u64,
+    /// An estimate skew cannot drag down: every key seen once in the sample stands for as many
+    /// keys as rows per sampled row (the upper end of Charikar et al.'s GEE range). On uniform
+    /// data it overshoots; on a heavy tail (most keys seen once, a few hot keys taking most
+    /// rows) it is the one near the truth.
+    pub upper_groups: u64,
     pub sampled_rows: u64,
     /// Distinct keys in the sample.
     pub sample_groups: u64,
@@ -35,7 +40,7 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
     let rows = keys.len();
     let sampled = sample_size(rows);
     if sampled == 0 {
-        return Estimate { groups: 0, sampled_rows: 0, sample_groups: 0 };
+        return Estimate { groups: 0, upper_groups: 0, sampled_rows: 0, sample_groups: 0 };
     }
     let mut slots: Vec<Slot> = vec![[0, 0]; capacity_for(sampled, 2)];
     let mut distinct = 0u64;
@@ -46,8 +51,8 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
         let key = if sampled == rows { keys[i] } else { keys[super::datagen::below(&mut rng, rows)] };
         distinct += u64::from(upsert(&mut slots, key, hash(key), 1));
     }
-    let groups = if sampled == rows {
-        distinct
+    let (groups, upper_groups) = if sampled == rows {
+        (distinct, distinct)
     } else {
         // Keys seen once and twice: Chao's bound d + f1 (f1 - 1) / (2 (f2 + 1)) ignores the
         // keys seen more often, so a few hot keys (skew) cannot drag it down the way they drag
@@ -55,9 +60,11 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
         let (f1, f2) =
             slots.iter().fold((0u64, 0u64), |(f1, f2), s| (f1 + u64::from(s[1] == 1), f2 + u64::from(s[1] == 2)));
         let chao = distinct + f1 * f1.saturating_sub(1) / (2 * (f2 + 1));
-        groups_from_sample(distinct, sampled as u64, rows as u64).max(chao.min(rows as u64))
+        let groups = groups_from_sample(distinct, sampled as u64, rows as u64).max(chao.min(rows as u64));
+        let upper = distinct.saturating_add(f1.saturating_mul((rows / sampled) as u64 - 1)).min(rows as u64);
+        (groups, upper.max(groups))
     };
-    Estimate { groups, sampled_rows: sampled as u64, sample_groups: distinct }
+    Estimate { groups, upper_groups, sampled_rows: sampled as u64, sample_groups: distinct }
 }
 
 /// Solves `G (1 - e^(-s/G)) = d` for `G` in `[d, rows]`.
@@ -165,10 +172,12 @@ pub(super) fn aggregate(
             threads: 1,
         });
     }
-    let partitions = partitions_for(estimate.groups, config);
+    // Too few partitions (tables spilling out of cache) cost more than too many, so the count
+    // follows the estimate that skew cannot pull down.
+    let partitions = partitions_for(estimate.groups.max(estimate.upper_groups.div_ceil(4)), config);
     let reason = format!(
-        "more than {} groups (a sample of {} rows suggests ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half of it",
-        limits.single_table_groups, estimate.sampled_rows, estimate.groups
+        "more than {} groups (a sample of {} rows suggests ~{}, at most ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half of it",
+        limits.single_table_groups, estimate.sampled_rows, estimate.groups, estimate.upper_groups
     );
     // The estimate sets how far to scatter; each partition is then split further in cache if it
     // turns out to hold more groups than half the cache takes, so a low estimate (skew) costs
@@ -176,7 +185,7 @@ pub(super) fn aggregate(
     let fit = tuned::Fit {
         groups_per_table: usize::try_from(config.cache_bytes.max(1 << 16) / 2 / super::TABLE_BYTES_PER_GROUP)
             .unwrap_or(usize::MAX),
-        groups_per_row: estimate.groups as f64 / keys.len().max(1) as f64,
+        groups_per_row: estimate.upper_groups as f64 / keys.len().max(1) as f64,
     };
     let groups = tuned::aggregate(keys, partitions, config, Some(fit), exec, scratch)?;
     Ok(Outcome {
@@ -264,9 +273,12 @@ mod heavy_tail {
     fn adaptive_is_right_on_a_heavy_tail_whatever_the_cache() {
         let (keys, groups) = heavy_tailed(1_000_000);
         let expected = super::super::reference(&keys);
-        // The sample sees the hot keys again and again: the estimate is far low, which is why
-        // partitions are split further once their real groups show (see tuned::Fit).
-        assert!(estimate_groups(&keys).groups < groups / 4);
+        // The sample sees the hot keys again and again: the point estimate is far low, the
+        // upper one is not (and partitions are split further where their real groups show
+        // more, see tuned::Fit).
+        let estimate = estimate_groups(&keys);
+        assert!(estimate.groups < groups / 4, "{estimate:?}");
+        assert!(estimate.upper_groups >= groups / 2 && estimate.upper_groups <= keys.len() as u64, "{estimate:?}");
         // Caches of a small core, this project's VMs, and a big server's.
         for cache_bytes in [256 << 10, 1 << 20, 32 << 20] {
             let config = GroupByConfig { cache_bytes, ..GroupByConfig::default() };
