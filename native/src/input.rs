@@ -22,7 +22,7 @@
 //! unknown extension without it, is an error rather than a guess.
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -298,7 +298,7 @@ fn append_keys(keys: &mut Vec<i64>, array: &dyn Array) -> Result<(), AppendError
 }
 
 /// Writes `keys` to `path`: Parquet (one required Int64 column named `column`, snappy) for
-/// `.parquet`, raw little-endian i64 for `.bin`. A half-written file is removed on failure.
+/// `.parquet`, raw little-endian i64 for `.bin`. The file appears whole or not at all.
 pub fn write_keys(path: &Path, keys: &[i64], column: &str) -> Result<(), CliError> {
     let format = match extension(path).as_deref() {
         Some("parquet" | "parq" | "pq") => Format::Parquet,
@@ -313,41 +313,34 @@ pub fn write_keys(path: &Path, keys: &[i64], column: &str) -> Result<(), CliErro
     if format == Format::Parquet && column.is_empty() {
         return Err(CliError::usage("--column must not be empty"));
     }
-    let file = File::create(path).map_err(|e| CliError::runtime(format!("--out {}: {e}", path.display())))?;
-    let written = match format {
-        Format::Bin => write_bin(file, keys),
-        Format::Parquet => write_parquet(file, keys, column),
-    };
-    written.map_err(|why| {
-        let _ = std::fs::remove_file(path);
-        CliError::runtime(format!("--out {}: {why}", path.display()))
+    crate::output::write_atomically(path, |out| match format {
+        Format::Bin => write_bin(out, keys),
+        Format::Parquet => write_parquet(out, keys, column),
     })
+    .map_err(|why| CliError::runtime(format!("--out {}: {why}", path.display())))
 }
 
-fn write_bin(file: File, keys: &[i64]) -> Result<(), String> {
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+fn write_bin(out: &mut impl Write, keys: &[i64]) -> Result<(), String> {
     for chunk in keys.chunks(1 << 16) {
         let bytes: Vec<u8> = chunk.iter().flat_map(|k| k.to_le_bytes()).collect();
         out.write_all(&bytes).map_err(|e| e.to_string())?;
     }
-    out.flush().map_err(|e| e.to_string())
+    Ok(())
 }
 
-fn write_parquet(file: File, keys: &[i64], column: &str) -> Result<(), String> {
+fn write_parquet(out: &mut (impl Write + Send), keys: &[i64], column: &str) -> Result<(), String> {
     let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Int64, false)]));
     // Snappy: the fastest codec to decode in every engine the bench feeds, and random 64-bit
     // keys barely compress under any codec. Dictionary encoding is off because ~6 rows per key
     // would only overflow the dictionary page and fall back to plain anyway.
     let props = WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).build();
-    let mut writer = ArrowWriter::try_new(BufWriter::with_capacity(1 << 20, file), schema.clone(), Some(props))
-        .map_err(|e| one_line(&e))?;
+    let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|e| one_line(&e))?;
     for chunk in keys.chunks(WRITE_BATCH_ROWS) {
         let array = Arc::new(Int64Array::from(chunk.to_vec()));
         let batch = RecordBatch::try_new(schema.clone(), vec![array]).map_err(|e| e.to_string())?;
         writer.write(&batch).map_err(|e| one_line(&e))?;
     }
-    let mut out = writer.into_inner().map_err(|e| one_line(&e))?;
-    out.flush().map_err(|e| e.to_string())
+    writer.close().map(drop).map_err(|e| one_line(&e))
 }
 
 #[cfg(test)]
