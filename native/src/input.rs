@@ -35,6 +35,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::basic::Compression;
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
 
 use crate::CliError;
@@ -189,6 +190,7 @@ fn accepted(data_type: &DataType) -> bool {
 
 fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64>, CliError> {
     let shown = path.display();
+    let file_len = file.metadata().map_err(|e| CliError::runtime(format!("--input {shown}: {e}")))?.len();
     // Types come from the Parquet schema alone: an embedded Arrow schema could turn the column
     // into a dictionary or an extension type, which would only add cases without adding data.
     let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
@@ -222,8 +224,10 @@ fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64
     if rows == 0 {
         return Err(CliError::usage(format!("--input {shown}: the file has no rows: no keys to group")));
     }
-    // Refuse nulls before reading anything when the footer's statistics already count them.
     let leaf = builder.parquet_schema().columns().iter().position(|c| c.path().parts() == [name.as_str()]);
+    check_chunks(&metadata, leaf, file_len)
+        .map_err(|why| CliError::usage(format!("--input {shown}: not a readable Parquet file: {why}")))?;
+    // Refuse nulls before reading anything when the footer's statistics already count them.
     if let Some(leaf) = leaf {
         let counted: Option<u64> =
             metadata.row_groups().iter().map(|rg| rg.column(leaf).statistics().and_then(|s| s.null_count_opt())).sum();
@@ -260,6 +264,33 @@ fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64
         )));
     }
     Ok(keys)
+}
+
+/// Checks that the column chunks about to be read lie inside the file. The parquet crate trusts
+/// these footer fields and panics on a negative one (`ColumnChunkMetaData::byte_range`), which
+/// in a release build (panic = "abort") would kill memwall instead of refusing the file; found
+/// by native/src/fuzz.rs, kept in native/tests/corpus/negative-chunk-length.parquet.
+fn check_chunks(metadata: &ParquetMetaData, leaf: Option<usize>, file_len: u64) -> Result<(), String> {
+    if metadata.file_metadata().num_rows() < 0 {
+        return Err(format!("the footer counts {} rows", metadata.file_metadata().num_rows()));
+    }
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        if group.num_rows() < 0 {
+            return Err(format!("row group {g} counts {} rows", group.num_rows()));
+        }
+        let chunks = group.columns().iter().enumerate().filter(|(i, _)| leaf.is_none_or(|leaf| leaf == *i));
+        for (i, chunk) in chunks {
+            let start = chunk.dictionary_page_offset().unwrap_or(chunk.data_page_offset());
+            let len = chunk.compressed_size();
+            let inside = u64::try_from(start).ok().zip(u64::try_from(len).ok()).and_then(|(s, l)| s.checked_add(l));
+            if inside.is_none_or(|end| end > file_len) {
+                return Err(format!(
+                    "column chunk {i} of row group {g} lies outside the file (offset {start}, length {len}, file {file_len} bytes)"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn null_error(path: &Path, column: &str, nulls: Option<u64>) -> CliError {

@@ -2,6 +2,8 @@
 
 mod arena;
 mod counters;
+#[cfg(test)]
+mod fuzz;
 mod generate_cmd;
 mod groupby_cmd;
 mod host;
