@@ -111,6 +111,12 @@ fn one_line_clap_error(rendered: &str) -> String {
 }
 
 fn main() -> ExitCode {
+    // Ctrl-C still ends memwall at once (exit 130, as the shell reports a SIGINT), but first
+    // removes the temporary file of any write in progress; finished outputs are never partial.
+    let _ = ctrlc::set_handler(|| {
+        output::remove_files_in_progress();
+        std::process::exit(130);
+    });
     let cli = match parse_args() {
         Ok(cli) => cli,
         Err(code) => return code,

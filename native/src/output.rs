@@ -69,6 +69,7 @@ pub fn write_atomically(
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     let temp = builder.tempfile_in(dir).map_err(|e| e.to_string())?;
+    let _registered = InProgress::register(temp.path());
     {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, temp.as_file());
         write(&mut out)?;
@@ -77,6 +78,37 @@ pub fn write_atomically(
     temp.as_file().sync_all().map_err(|e| e.to_string())?;
     temp.persist(path).map_err(|e| e.error.to_string())?;
     Ok(())
+}
+
+/// Temporary files being written, for [`remove_files_in_progress`]: a signal ends the process
+/// without running destructors, so the temporary file's own cleanup would not run.
+static IN_PROGRESS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// A registration in [`IN_PROGRESS`] for as long as it lives.
+struct InProgress(PathBuf);
+
+impl InProgress {
+    fn register(path: &Path) -> Self {
+        IN_PROGRESS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(path.to_path_buf());
+        Self(path.to_path_buf())
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        IN_PROGRESS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|p| *p != self.0);
+    }
+}
+
+/// Removes the temporary files of writes still in progress: Ctrl-C calls it before exiting, so
+/// an interrupted `generate` leaves neither a partial output nor its `.part` file.
+pub fn remove_files_in_progress() {
+    // try_lock: the handler must not wait on a writer that holds the lock; the window is a push.
+    if let Ok(paths) = IN_PROGRESS.try_lock() {
+        for path in paths.iter() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 pub fn write_report(destination: &Destination, report: &Report) -> CliResult {
