@@ -59,10 +59,12 @@ async function newPage(url) {
   await page.waitForSelector("main section:not([hidden]) h1, main.embed .card");
   return page;
 }
-function rawStatus(target) {
+// `host` is the Host header: the served address with its port, as a browser sends it, unless a
+// test names another.
+function rawStatus(target, host = new URL(base).host) {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(`GET ${target} HTTP/1.0\r\nHost: ${hostname}\r\n\r\n`));
+    const socket = connect(Number(port), hostname, () => socket.write(`GET ${target} HTTP/1.0\r\nHost: ${host}\r\n\r\n`));
     let head = "";
     socket.on("data", (d) => (head += d));
     socket.on("end", () => resolve(Number(head.split(" ")[1])));
@@ -82,6 +84,19 @@ await test("the page loads cross-origin isolated, served with wasm's content typ
   for (const target of ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/snippets/..%2f..%2f..%2fetc%2fpasswd"]) {
     const status = await rawStatus(target);
     expect(status === 400, `GET ${target} got HTTP ${status}`);
+  }
+});
+
+await test("the page runs under its Content-Security-Policy, and other host names are refused", async () => {
+  const policy = (await page.request.get(base)).headers()["content-security-policy"] || "";
+  expect(policy.includes("script-src 'self' 'wasm-unsafe-eval'"), `policy: ${policy}`);
+  const meta = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content);
+  expect(meta === policy, `the meta policy differs from the header: ${meta}`);
+  expect(await page.evaluate(() => !document.querySelector("script:not([src])")), "an inline script is in the page");
+  // What a DNS-rebinding page would send: its own name for this server's address.
+  for (const host of ["attacker.example", `attacker.example:${new URL(base).port}`]) {
+    const status = await rawStatus("/reports/index.json", host);
+    expect(status === 403, `Host: ${host} got HTTP ${status}`);
   }
 });
 

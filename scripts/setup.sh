@@ -3,8 +3,9 @@
 # does nothing when the right version is already there. Tools go to .tools/ (ignored by git);
 # only Chromium comes from the system's package manager.
 #
-#   scripts/setup.sh          what building and running needs (wasm target, trunk, wasm-bindgen,
-#                             wasm-opt)
+#   scripts/setup.sh          what building the web front end needs (wasm target, trunk,
+#                             wasm-bindgen, wasm-opt); the native memwall needs only Rust.
+#                             scripts/run.sh calls it after measuring, so it never delays figures
 #   scripts/setup.sh --test   also what the tests need (rustfmt, clippy, Chromium, chromedriver,
 #                             e2e npm packages)
 set -euo pipefail
@@ -18,33 +19,41 @@ want_test=false
 [ "${1:-}" = "--test" ] && want_test=true
 
 say() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
+# Installs run without --quiet: cargo's and npm's own progress is what shows the wait is moving.
+started=0
+begin() { say "$*"; started=$SECONDS; }
+took() { say "$1 in $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s"; }
 
 # wasm-bindgen-cli must be exactly the wasm-bindgen that Cargo.lock resolved.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 [ -n "$WASM_BINDGEN_VERSION" ] || { echo "setup: no wasm-bindgen in Cargo.lock" >&2; exit 1; }
 
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
-    say "adding the wasm32-unknown-unknown target"
+    begin "adding the wasm32-unknown-unknown target (a download, under a minute)"
     rustup target add wasm32-unknown-unknown
+    took "added the wasm32 target"
 fi
 
 if ! "$TOOLS/bin/trunk" --version 2>/dev/null | grep -q "trunk $TRUNK_VERSION"; then
-    say "installing trunk $TRUNK_VERSION into .tools (takes several minutes once)"
-    cargo install --quiet --root "$TOOLS" --locked trunk --version "$TRUNK_VERSION"
+    begin "installing trunk $TRUNK_VERSION into .tools: compiled from source, ~15 minutes on 2 cores, once"
+    cargo install --root "$TOOLS" --locked trunk --version "$TRUNK_VERSION"
+    took "installed trunk"
 fi
 
 if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q "wasm-bindgen $WASM_BINDGEN_VERSION"; then
-    say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION into .tools"
-    cargo install --quiet --root "$TOOLS" --locked wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+    begin "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION into .tools: compiled from source, ~3 minutes on 2 cores, once"
+    cargo install --root "$TOOLS" --locked wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+    took "installed wasm-bindgen-cli"
 fi
 
 # wasm-opt for trunk's release build: npm's binaryen (Debian's and the wasm-opt crate's are too
 # old for wasm-bindgen's output). Trunk.toml asks for exactly version 132.
 BINARYEN_VERSION=132.0.0
 if ! "$TOOLS/npm/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version ${BINARYEN_VERSION%%.*}"; then
-    say "installing wasm-opt (npm binaryen@$BINARYEN_VERSION) into .tools/npm"
+    begin "installing wasm-opt (npm binaryen@$BINARYEN_VERSION) into .tools/npm: a download, under a minute"
     mkdir -p "$TOOLS/npm"
-    npm install --silent --no-audit --no-fund --prefix "$TOOLS/npm" "binaryen@$BINARYEN_VERSION" >/dev/null
+    npm install --no-audit --no-fund --prefix "$TOOLS/npm" "binaryen@$BINARYEN_VERSION" >&2
+    took "installed wasm-opt"
 fi
 
 # trunk builds offline; everything cargo needs must be in the local registry cache first.
@@ -58,11 +67,12 @@ if $want_test; then
         fi
     done
     if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-        say "installing Chromium and chromedriver from the system's packages"
+        begin "installing Chromium and chromedriver from the system's packages (about a minute)"
         SUDO=""
         [ "$(id -u)" = 0 ] || SUDO=sudo
         $SUDO apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+        took "installed Chromium"
     fi
     if [ -f e2e/package-lock.json ] && ! (cd e2e && npm ls --silent >/dev/null 2>&1); then
         say "installing the e2e test's npm packages (playwright-core drives the system Chromium)"

@@ -22,7 +22,7 @@
 //! unknown extension without it, is an error rather than a guess.
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -35,6 +35,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use parquet::basic::Compression;
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
 
 use crate::CliError;
@@ -189,6 +190,7 @@ fn accepted(data_type: &DataType) -> bool {
 
 fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64>, CliError> {
     let shown = path.display();
+    let file_len = file.metadata().map_err(|e| CliError::runtime(format!("--input {shown}: {e}")))?.len();
     // Types come from the Parquet schema alone: an embedded Arrow schema could turn the column
     // into a dictionary or an extension type, which would only add cases without adding data.
     let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
@@ -222,8 +224,10 @@ fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64
     if rows == 0 {
         return Err(CliError::usage(format!("--input {shown}: the file has no rows: no keys to group")));
     }
-    // Refuse nulls before reading anything when the footer's statistics already count them.
     let leaf = builder.parquet_schema().columns().iter().position(|c| c.path().parts() == [name.as_str()]);
+    check_chunks(&metadata, leaf, file_len)
+        .map_err(|why| CliError::usage(format!("--input {shown}: not a readable Parquet file: {why}")))?;
+    // Refuse nulls before reading anything when the footer's statistics already count them.
     if let Some(leaf) = leaf {
         let counted: Option<u64> =
             metadata.row_groups().iter().map(|rg| rg.column(leaf).statistics().and_then(|s| s.null_count_opt())).sum();
@@ -262,6 +266,33 @@ fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64
     Ok(keys)
 }
 
+/// Checks that the column chunks about to be read lie inside the file. The parquet crate trusts
+/// these footer fields and panics on a negative one (`ColumnChunkMetaData::byte_range`), which
+/// in a release build (panic = "abort") would kill memwall instead of refusing the file; found
+/// by native/src/fuzz.rs, kept in native/tests/corpus/negative-chunk-length.parquet.
+fn check_chunks(metadata: &ParquetMetaData, leaf: Option<usize>, file_len: u64) -> Result<(), String> {
+    if metadata.file_metadata().num_rows() < 0 {
+        return Err(format!("the footer counts {} rows", metadata.file_metadata().num_rows()));
+    }
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        if group.num_rows() < 0 {
+            return Err(format!("row group {g} counts {} rows", group.num_rows()));
+        }
+        let chunks = group.columns().iter().enumerate().filter(|(i, _)| leaf.is_none_or(|leaf| leaf == *i));
+        for (i, chunk) in chunks {
+            let start = chunk.dictionary_page_offset().unwrap_or(chunk.data_page_offset());
+            let len = chunk.compressed_size();
+            let inside = u64::try_from(start).ok().zip(u64::try_from(len).ok()).and_then(|(s, l)| s.checked_add(l));
+            if inside.is_none_or(|end| end > file_len) {
+                return Err(format!(
+                    "column chunk {i} of row group {g} lies outside the file (offset {start}, length {len}, file {file_len} bytes)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn null_error(path: &Path, column: &str, nulls: Option<u64>) -> CliError {
     let how_many = nulls.map_or("nulls".to_string(), |n| format!("{n} nulls"));
     CliError::usage(format!(
@@ -298,7 +329,7 @@ fn append_keys(keys: &mut Vec<i64>, array: &dyn Array) -> Result<(), AppendError
 }
 
 /// Writes `keys` to `path`: Parquet (one required Int64 column named `column`, snappy) for
-/// `.parquet`, raw little-endian i64 for `.bin`. A half-written file is removed on failure.
+/// `.parquet`, raw little-endian i64 for `.bin`. The file appears whole or not at all.
 pub fn write_keys(path: &Path, keys: &[i64], column: &str) -> Result<(), CliError> {
     let format = match extension(path).as_deref() {
         Some("parquet" | "parq" | "pq") => Format::Parquet,
@@ -313,41 +344,34 @@ pub fn write_keys(path: &Path, keys: &[i64], column: &str) -> Result<(), CliErro
     if format == Format::Parquet && column.is_empty() {
         return Err(CliError::usage("--column must not be empty"));
     }
-    let file = File::create(path).map_err(|e| CliError::runtime(format!("--out {}: {e}", path.display())))?;
-    let written = match format {
-        Format::Bin => write_bin(file, keys),
-        Format::Parquet => write_parquet(file, keys, column),
-    };
-    written.map_err(|why| {
-        let _ = std::fs::remove_file(path);
-        CliError::runtime(format!("--out {}: {why}", path.display()))
+    crate::output::write_atomically(path, |out| match format {
+        Format::Bin => write_bin(out, keys),
+        Format::Parquet => write_parquet(out, keys, column),
     })
+    .map_err(|why| CliError::runtime(format!("--out {}: {why}", path.display())))
 }
 
-fn write_bin(file: File, keys: &[i64]) -> Result<(), String> {
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+fn write_bin(out: &mut impl Write, keys: &[i64]) -> Result<(), String> {
     for chunk in keys.chunks(1 << 16) {
         let bytes: Vec<u8> = chunk.iter().flat_map(|k| k.to_le_bytes()).collect();
         out.write_all(&bytes).map_err(|e| e.to_string())?;
     }
-    out.flush().map_err(|e| e.to_string())
+    Ok(())
 }
 
-fn write_parquet(file: File, keys: &[i64], column: &str) -> Result<(), String> {
+fn write_parquet(out: &mut (impl Write + Send), keys: &[i64], column: &str) -> Result<(), String> {
     let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Int64, false)]));
     // Snappy: the fastest codec to decode in every engine the bench feeds, and random 64-bit
     // keys barely compress under any codec. Dictionary encoding is off because ~6 rows per key
     // would only overflow the dictionary page and fall back to plain anyway.
     let props = WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).build();
-    let mut writer = ArrowWriter::try_new(BufWriter::with_capacity(1 << 20, file), schema.clone(), Some(props))
-        .map_err(|e| one_line(&e))?;
+    let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|e| one_line(&e))?;
     for chunk in keys.chunks(WRITE_BATCH_ROWS) {
         let array = Arc::new(Int64Array::from(chunk.to_vec()));
         let batch = RecordBatch::try_new(schema.clone(), vec![array]).map_err(|e| e.to_string())?;
         writer.write(&batch).map_err(|e| one_line(&e))?;
     }
-    let mut out = writer.into_inner().map_err(|e| one_line(&e))?;
-    out.flush().map_err(|e| e.to_string())
+    writer.close().map(drop).map_err(|e| one_line(&e))
 }
 
 #[cfg(test)]

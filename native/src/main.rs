@@ -2,6 +2,8 @@
 
 mod arena;
 mod counters;
+#[cfg(test)]
+mod fuzz;
 mod generate_cmd;
 mod groupby_cmd;
 mod host;
@@ -66,8 +68,59 @@ impl CliError {
 
 pub type CliResult<T = ()> = Result<T, CliError>;
 
+/// clap's own errors, in the one-line shape of every other memwall error: its message and tips
+/// on one line, without the usage block (`--help` has it). Help and version print as usual.
+fn parse_args() -> Result<Cli, ExitCode> {
+    use clap::error::ErrorKind;
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            eprintln!("memwall: error: {}", one_line_clap_error(&e.render().to_string()));
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+fn one_line_clap_error(rendered: &str) -> String {
+    let mut line = String::new();
+    for part in rendered.lines().map(str::trim).take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more")) {
+        match part {
+            "" => {}
+            _ if line.is_empty() => line += part.strip_prefix("error: ").unwrap_or(part),
+            _ if part.starts_with("tip:") => line += &format!("; {part}"),
+            _ => line += &format!(" {part}"),
+        }
+    }
+    // The usage block names the subcommand; point at its help instead of repeating it.
+    let usage = rendered.lines().find_map(|l| l.trim().strip_prefix("Usage: "));
+    if let Some(usage) = usage {
+        let command: Vec<&str> = usage.split_whitespace().take_while(|w| !w.starts_with(['[', '<', '-'])).collect();
+        line += &format!(" (see `{} --help`)", command.join(" "));
+    }
+    line
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Ctrl-C still ends memwall at once (exit 130, as the shell reports a SIGINT), but first
+    // removes the temporary file of any write in progress; finished outputs are never partial.
+    let _ = ctrlc::set_handler(|| {
+        output::remove_files_in_progress();
+        std::process::exit(130);
+    });
+    let cli = match parse_args() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let result = match cli.command {
         Command::Run(args) => run_cmd::run(args),
         Command::Info(args) => run_cmd::info(args),
@@ -83,5 +136,29 @@ fn main() -> ExitCode {
             eprintln!("memwall: error: {}", e.message);
             ExitCode::from(e.code)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_errors_become_one_line_with_their_tips() {
+        let rendered = "error: unexpected argument '--ruuns' found\n\n  tip: a similar argument exists: '--runs'\n\n\
+                        Usage: memwall ladder --runs <RUNS>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            one_line_clap_error(rendered),
+            "unexpected argument '--ruuns' found; tip: a similar argument exists: '--runs' (see `memwall ladder --help`)"
+        );
+        let missing = "error: the following required arguments were not provided:\n  --keys <KEYS>\n\n\
+                       Usage: memwall groupby --rows <ROWS> --keys <KEYS>\n";
+        assert_eq!(
+            one_line_clap_error(missing),
+            "the following required arguments were not provided: --keys <KEYS> (see `memwall groupby --help`)"
+        );
+        let err = Cli::try_parse_from(["memwall", "ladder", "--min", "lots"]).unwrap_err();
+        let line = one_line_clap_error(&err.render().to_string());
+        assert!(line.starts_with("invalid value 'lots' for '--min <MIN>'") && !line.contains('\n'), "{line}");
     }
 }

@@ -44,7 +44,71 @@ pub fn write_text(destination: &Destination, text: &str) -> CliResult {
 }
 
 pub fn write_file(path: &Path, text: &str) -> CliResult {
-    std::fs::write(path, text).map_err(|e| CliError::runtime(format!("writing {}: {e}", path.display())))
+    write_atomically(path, |out| out.write_all(text.as_bytes()).map_err(|e| e.to_string()))
+        .map_err(|why| CliError::runtime(format!("writing {}: {why}", path.display())))
+}
+
+/// Writes `path` whole or not at all: `write` fills a temporary file beside it (same folder, so
+/// same file system), which is then renamed over `path`. An error, a panic or an interrupted
+/// process never leaves a half-written `path`, and an existing one stays as it was until the new
+/// one is complete; the temporary file is removed on error (and named `.NAME.*.part`, should a
+/// kill -9 leave it behind).
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> Result<(), String>,
+) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or("not a file name")?.to_string_lossy();
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".part");
+    // As `File::create` would: the umask decides, not the 0600 of a private temporary file.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let temp = builder.tempfile_in(dir).map_err(|e| e.to_string())?;
+    let _registered = InProgress::register(temp.path());
+    {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, temp.as_file());
+        write(&mut out)?;
+        out.flush().map_err(|e| e.to_string())?;
+    }
+    temp.as_file().sync_all().map_err(|e| e.to_string())?;
+    temp.persist(path).map_err(|e| e.error.to_string())?;
+    Ok(())
+}
+
+/// Temporary files being written, for [`remove_files_in_progress`]: a signal ends the process
+/// without running destructors, so the temporary file's own cleanup would not run.
+static IN_PROGRESS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// A registration in [`IN_PROGRESS`] for as long as it lives.
+struct InProgress(PathBuf);
+
+impl InProgress {
+    fn register(path: &Path) -> Self {
+        IN_PROGRESS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(path.to_path_buf());
+        Self(path.to_path_buf())
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        IN_PROGRESS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|p| *p != self.0);
+    }
+}
+
+/// Removes the temporary files of writes still in progress: Ctrl-C calls it before exiting, so
+/// an interrupted `generate` leaves neither a partial output nor its `.part` file.
+pub fn remove_files_in_progress() {
+    // try_lock: the handler must not wait on a writer that holds the lock; the window is a push.
+    if let Ok(paths) = IN_PROGRESS.try_lock() {
+        for path in paths.iter() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 pub fn write_report(destination: &Destination, report: &Report) -> CliResult {
@@ -105,6 +169,31 @@ mod tests {
         assert_eq!("-".parse::<Destination>().unwrap(), Destination::Stdout);
         assert_eq!("a.json".parse::<Destination>().unwrap(), Destination::File("a.json".into()));
         assert!("".parse::<Destination>().is_err());
+    }
+
+    #[test]
+    fn files_are_replaced_whole_or_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        write_file(&path, "first").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "first");
+        let err = write_atomically(&path, |out| {
+            out.write_all(b"half").unwrap();
+            Err("interrupted".into())
+        })
+        .unwrap_err();
+        assert_eq!(err, "interrupted");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "first");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["r.json"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_ne!(mode & 0o044, 0, "a report is readable like any created file: {mode:o}");
+        }
+        let missing = dir.path().join("no-such-dir").join("r.json");
+        assert!(write_file(&missing, "x").unwrap_err().message.starts_with("writing "));
     }
 
     #[test]

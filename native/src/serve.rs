@@ -10,15 +10,23 @@
 //! page gets 5 µs timers instead of 100 µs ones (Chrome), which the browser ladder needs. The
 //! server binds 127.0.0.1 unless `--bind` names another address, and refuses any path that would
 //! leave the served folder, however it is spelled.
+//!
+//! A web page elsewhere must not be able to read what is served here: requests whose `Host` is
+//! not the address served are refused (a DNS-rebinding page reaches 127.0.0.1 under its own
+//! name), and the page runs under [`CONTENT_SECURITY_POLICY`]. The HTTP side is deliberately
+//! small: GET and HEAD only, no request bodies, a bounded request head parsed by `httparse`, one
+//! request per connection, a fixed pool of workers, and timeouts, so that no client can hold the
+//! server or its memory (tiny_http, used before, had no limit on header size, connections or
+//! time). Files are streamed from disk, never read whole.
 
-use std::io::Write;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::io::{Read, Write};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use memwall_report::Report;
-use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
 
 use crate::{CliError, CliResult};
 
@@ -31,7 +39,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = DEFAULT_PORT)]
     pub port: u16,
     /// Address to listen on. The default answers this machine only; 0.0.0.0 would let anyone on
-    /// the network load the page and the reports.
+    /// the network load the page and the reports (open it by IP address: other host names are
+    /// refused).
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     pub bind: IpAddr,
     /// Open the page in the default browser once listening.
@@ -44,6 +53,16 @@ pub struct ServeArgs {
 }
 
 pub const DEFAULT_PORT: u16 = 8417;
+
+/// The policy the page runs under, sent as a header and repeated in index.html's `<meta>` (a
+/// test keeps the two equal), so that static hosts of dist/ get it too. Scripts only from the
+/// page's own origin (trunk's inline loader is replaced by web/boot.js, see Trunk.toml), plus
+/// `'wasm-unsafe-eval'` to compile the wasm; workers from Blob URLs (web/src/worker.rs); style
+/// attributes inline (yew writes the chart swatches' colours that way); reports fetched from any
+/// URL, since `?report=URL` is how a report on another host is opened.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+     worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src *; \
+     object-src 'none'; base-uri 'none'; form-action 'none'";
 
 impl ServeArgs {
     /// What `memwall run --serve` serves: its fresh report, with every other setting default.
@@ -58,8 +77,18 @@ impl ServeArgs {
     }
 }
 
-/// Requests handled at once: the page fetches its script, wasm, CSS and reports in parallel.
-const THREADS: usize = 4;
+/// Connections handled at once: the page fetches its script, wasm, CSS and reports in parallel.
+/// More wait in the system's accept queue rather than each getting a thread.
+const WORKERS: usize = 8;
+/// The largest request head read: a browser's is well under 2 KiB.
+const MAX_HEAD_BYTES: usize = 16 * 1024;
+/// Headers parsed at most; a browser sends about 15.
+const MAX_HEADERS: usize = 64;
+/// Input read and dropped after a reply, at most (see `connection`).
+const MAX_DRAIN_BYTES: u64 = 1 << 20;
+/// How long a client may take to send its request head, and each write may block: long enough
+/// for any real client, short enough that idle connections cannot occupy every worker for long.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub fn serve(args: ServeArgs) -> CliResult {
     let served = Served::bind(&args)?;
@@ -82,21 +111,13 @@ pub fn serve(args: ServeArgs) -> CliResult {
 }
 
 /// A bound server, ready to answer.
+#[derive(Debug)]
 pub struct Served {
-    server: Arc<Server>,
+    listener: TcpListener,
     dist: PathBuf,
     reports: Vec<PathBuf>,
     addr: SocketAddr,
-}
-
-impl std::fmt::Debug for Served {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Served")
-            .field("dist", &self.dist)
-            .field("reports", &self.reports)
-            .field("addr", &self.addr)
-            .finish()
-    }
+    timeout: Duration,
 }
 
 impl Served {
@@ -104,15 +125,12 @@ impl Served {
     pub fn bind(args: &ServeArgs) -> CliResult<Self> {
         let dist = find_dist(args.dist.as_deref())?;
         for report in &args.reports {
-            let text = std::fs::read_to_string(report)
-                .map_err(|e| CliError::usage(format!("--report {}: {e}", report.display())))?;
-            Report::from_json(&text).map_err(|e| CliError::usage(format!("--report {}: {e}", report.display())))?;
+            check_report(report)?;
         }
-        let server = Server::http(SocketAddr::new(args.bind, args.port))
+        let listener = TcpListener::bind(SocketAddr::new(args.bind, args.port))
             .map_err(|e| CliError::runtime(format!("cannot listen on {}:{}: {e}", args.bind, args.port)))?;
-        let addr =
-            server.server_addr().to_ip().ok_or_else(|| CliError::runtime("the server is not on an IP address"))?;
-        Ok(Self { server: Arc::new(server), dist, reports: args.reports.clone(), addr })
+        let addr = listener.local_addr().map_err(|e| CliError::runtime(format!("the server has no address: {e}")))?;
+        Ok(Self { listener, dist, reports: args.reports.clone(), addr, timeout: DEFAULT_TIMEOUT })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -132,12 +150,17 @@ impl Served {
     /// Answers requests until the process ends.
     pub fn run(self) {
         let this = Arc::new(self);
-        let workers: Vec<_> = (0..THREADS)
+        let workers: Vec<_> = (0..WORKERS)
             .map(|_| {
                 let this = Arc::clone(&this);
                 std::thread::spawn(move || {
-                    while let Ok(request) = this.server.recv() {
-                        this.answer(request);
+                    loop {
+                        match this.listener.accept() {
+                            Ok((stream, _)) => this.connection(stream),
+                            // Out of descriptors or a connection reset before accept: the server
+                            // must outlive it, so wait a moment instead of spinning or exiting.
+                            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+                        }
                     }
                 })
             })
@@ -147,41 +170,94 @@ impl Served {
         }
     }
 
-    fn answer(&self, request: Request) {
-        let reply = if matches!(request.method(), Method::Get | Method::Head) {
-            self.reply(request.url())
-        } else {
-            Reply::status(405, "only GET and HEAD are served")
+    /// One request on one connection. Errors writing are the client's (it went away or stalled)
+    /// and end the connection, nothing more.
+    fn connection(&self, mut stream: TcpStream) {
+        let _ = stream.set_write_timeout(Some(self.timeout));
+        let reply = match read_head(&mut stream, self.timeout) {
+            Ok(head) => self.answer(&head),
+            Err(HeadError::Gone) => return,
+            Err(HeadError::Refused(reply)) => reply,
         };
-        let headers = reply.headers();
-        let mut response = Response::from_data(reply.body).with_status_code(StatusCode(reply.status));
-        for (name, value) in headers {
-            if let Ok(header) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-                response.add_header(header);
-            }
+        if reply.send(&mut stream).is_err() {
+            return;
         }
-        // A client that went away is not an error of the server.
-        let _ = request.respond(response);
+        // Closing with unread input makes the system send a reset, which can destroy the reply
+        // before the client reads it (a refused oversized head, a body sent anyway). So: say we
+        // are done, then drain what is still arriving, briefly and boundedly, until the client
+        // closes.
+        if stream.shutdown(std::net::Shutdown::Write).is_ok() {
+            let _ = stream.set_read_timeout(Some(self.timeout.min(Duration::from_secs(1))));
+            let _ = std::io::copy(&mut (&mut stream).take(MAX_DRAIN_BYTES), &mut std::io::sink());
+        }
+    }
+
+    fn answer(&self, head: &[u8]) -> Reply {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut request = httparse::Request::new(&mut headers);
+        match request.parse(head) {
+            Ok(httparse::Status::Complete(_)) => {}
+            Ok(httparse::Status::Partial) => return Reply::status(400, "incomplete request"),
+            Err(httparse::Error::TooManyHeaders) => return Reply::status(431, "too many headers"),
+            Err(_) => return Reply::status(400, "malformed request"),
+        }
+        let header = |name: &str| {
+            let mut values = request.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(name));
+            match (values.next(), values.next()) {
+                (Some(h), None) => Some(Ok(h.value)),
+                (Some(_), Some(_)) => Some(Err(())),
+                (None, _) => None,
+            }
+        };
+        match header("host") {
+            Some(Ok(host)) if host_allowed(host, self.addr) => {}
+            Some(Ok(_)) => {
+                return Reply::status(
+                    403,
+                    &format!("refused: the Host header does not name this server; open {}", self.url()),
+                );
+            }
+            _ => return Reply::status(400, "refused: exactly one Host header is required"),
+        }
+        // Nothing here takes a body; one would be left unread on a connection about to close.
+        let has_body =
+            header("transfer-encoding").is_some() || header("content-length").is_some_and(|v| v != Ok(b"0".as_slice()));
+        if has_body {
+            return Reply::status(413, "request bodies are not accepted");
+        }
+        let head_only = match request.method {
+            Some("GET") => false,
+            Some("HEAD") => true,
+            _ => return Reply::status(405, "only GET and HEAD are served"),
+        };
+        let mut reply = self.reply(request.path.unwrap_or("/"));
+        reply.head_only = head_only;
+        reply
     }
 
     fn reply(&self, url: &str) -> Reply {
         let path = url.split(['?', '#']).next().unwrap_or("/");
         if path == "/reports/index.json" {
-            return Reply::ok("application/json", self.index_json().into_bytes());
+            return Reply::ok("application/json", Body::Bytes(self.index_json().into_bytes()));
         }
         if let Some(rest) = path.strip_prefix("/reports/") {
             let index = rest.split('/').next().and_then(|i| i.parse::<usize>().ok());
-            return match index.and_then(|i| self.reports.get(i)) {
-                Some(file) => match std::fs::read(file) {
-                    Ok(bytes) => Reply::ok("application/json", bytes),
-                    Err(e) => Reply::status(404, &format!("{}: {e}", file.display())),
+            return match index.and_then(|i| self.reports.get(i).map(|file| (i, file))) {
+                Some((i, file)) => match Body::file(file) {
+                    Ok(body) => Reply::ok("application/json", body),
+                    Err(e) => {
+                        // The details (a path, an OS error) are for whoever runs the server, not
+                        // for the page.
+                        eprintln!("memwall: report {i} ({}): {e}", file.display());
+                        Reply::status(404, "this report can no longer be read")
+                    }
                 },
                 None => Reply::status(404, "no such report"),
             };
         }
         match resolve(&self.dist, path) {
-            Ok(file) => match std::fs::read(&file) {
-                Ok(bytes) => Reply::ok(content_type(&file), bytes),
+            Ok(file) => match Body::file(&file) {
+                Ok(body) => Reply::ok(content_type(&file), body),
                 Err(_) => Reply::status(404, "not found"),
             },
             Err(Refusal::NotFound) => Reply::status(404, "not found"),
@@ -207,34 +283,187 @@ impl Served {
     }
 }
 
+/// A report given with `--report`, checked before listening so that a wrong file is a usage error
+/// now rather than a broken page later.
+fn check_report(report: &Path) -> CliResult {
+    let shown = report.display();
+    // A report is read whole to be parsed: refuse one too large to be real before reading it.
+    if let Ok(meta) = std::fs::metadata(report)
+        && meta.len() > memwall_report::MAX_REPORT_BYTES
+    {
+        return Err(CliError::usage(format!(
+            "--report {shown}: {} is too large for a memwall report (at most {})",
+            memwall_core::size::format_bytes(meta.len()),
+            memwall_core::size::format_bytes(memwall_report::MAX_REPORT_BYTES)
+        )));
+    }
+    let text = std::fs::read(report).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            _ => e.to_string(),
+        };
+        CliError::usage(format!("--report {shown}: {why}"))
+    })?;
+    let text = std::str::from_utf8(&text)
+        .map_err(|_| CliError::usage(format!("--report {shown}: not a memwall report: not UTF-8 text")))?;
+    let parsed = Report::from_json(text).map_err(|e| CliError::usage(format!("--report {shown}: {e}")))?;
+    parsed.check().map_err(|e| CliError::usage(format!("--report {shown}: {e}")))
+}
+
+/// Whether `host` (a `Host` header) names the address served. An IP literal is always safe (DNS
+/// rebinding needs a name the attacker controls); a name is accepted only as `localhost` when the
+/// server listens on loopback or every address. The port must be the one served.
+pub fn host_allowed(host: &[u8], served: SocketAddr) -> bool {
+    let Ok(host) = std::str::from_utf8(host) else { return false };
+    let (name, port) = match host.rsplit_once(':') {
+        // `[::1]:8417`, or an IPv4 address or a name with a port.
+        Some((name, port)) if !name.contains(':') || name.ends_with(']') => (name, port.parse::<u16>().ok()),
+        // No port: a bare name, IPv4 address or bracketed IPv6 address means the default port.
+        _ => (host, Some(80)),
+    };
+    if port != Some(served.port()) {
+        return false;
+    }
+    let bare = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')).unwrap_or(name);
+    let any = served.ip().is_unspecified();
+    match bare.parse::<IpAddr>() {
+        Ok(ip) => any || ip == served.ip(),
+        Err(_) => {
+            let name = name.strip_suffix('.').unwrap_or(name);
+            name.eq_ignore_ascii_case("localhost") && (any || served.ip().is_loopback())
+        }
+    }
+}
+
+enum HeadError {
+    /// The client closed, stalled past the timeout, or failed: nothing to answer.
+    Gone,
+    /// A head too large to be a real request.
+    Refused(Reply),
+}
+
+/// Reads up to the blank line that ends a request head, within `timeout` in all.
+fn read_head(stream: &mut TcpStream, timeout: Duration) -> Result<Vec<u8>, HeadError> {
+    let deadline = Instant::now() + timeout;
+    let mut head = Vec::with_capacity(2048);
+    let mut buf = [0u8; 2048];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return Err(HeadError::Gone);
+        }
+        let n = match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return Err(HeadError::Gone),
+            Ok(n) => n,
+        };
+        // Only the bytes that can complete "\r\n\r\n" need to be searched again.
+        let from = head.len().saturating_sub(3);
+        head.extend_from_slice(&buf[..n]);
+        let end = head[from..].windows(4).position(|w| w == b"\r\n\r\n").map(|end| from + end + 4);
+        if end.unwrap_or(head.len()) > MAX_HEAD_BYTES {
+            return Err(HeadError::Refused(Reply::status(431, "request head too large")));
+        }
+        if let Some(end) = end {
+            head.truncate(end);
+            return Ok(head);
+        }
+    }
+}
+
+/// What a response carries: a small buffer, or a file streamed from disk.
+enum Body {
+    Bytes(Vec<u8>),
+    File(std::fs::File, u64),
+}
+
+impl Body {
+    fn file(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::File::open(path)?;
+        let len = file.metadata()?.len();
+        Ok(Self::File(file, len))
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Self::Bytes(bytes) => bytes.len() as u64,
+            Self::File(_, len) => *len,
+        }
+    }
+}
+
 struct Reply {
     status: u16,
     content_type: &'static str,
-    body: Vec<u8>,
+    body: Body,
+    head_only: bool,
 }
 
 impl Reply {
-    fn ok(content_type: &'static str, body: Vec<u8>) -> Self {
-        Self { status: 200, content_type, body }
+    fn ok(content_type: &'static str, body: Body) -> Self {
+        Self { status: 200, content_type, body, head_only: false }
     }
 
+    /// A short plain-text message: never a path or an OS error, which would tell a page more
+    /// about this machine than it needs.
     fn status(status: u16, message: &str) -> Self {
-        Self { status, content_type: "text/plain; charset=utf-8", body: format!("{status}: {message}\n").into_bytes() }
+        Self {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: Body::Bytes(format!("{status}: {message}\n").into_bytes()),
+            head_only: false,
+        }
     }
 
-    fn headers(&self) -> [(&'static str, &'static str); 6] {
-        [
-            ("Content-Type", self.content_type),
-            // Cross-origin isolation: fine timers for the ladder, SharedArrayBuffer available.
-            ("Cross-Origin-Opener-Policy", "same-origin"),
-            ("Cross-Origin-Embedder-Policy", "require-corp"),
-            ("Cross-Origin-Resource-Policy", "same-origin"),
-            ("X-Content-Type-Options", "nosniff"),
-            // Local files change under a running server (a rebuild, a new report): always revalidate.
-            ("Cache-Control", "no-cache"),
-        ]
+    fn send(self, out: &mut TcpStream) -> std::io::Result<()> {
+        let reason = match self.status {
+            200 => "OK",
+            400 => "Bad Request",
+            403 => "Forbidden",
+            404 => "Not Found",
+            405 => "Method Not Allowed",
+            413 => "Content Too Large",
+            431 => "Request Header Fields Too Large",
+            _ => "",
+        };
+        let mut head = format!(
+            "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.status,
+            self.content_type,
+            self.body.len()
+        );
+        for (name, value) in SECURITY_HEADERS {
+            head += &format!("{name}: {value}\r\n");
+        }
+        if self.status == 405 {
+            head += "Allow: GET, HEAD\r\n";
+        }
+        head += "\r\n";
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+        out.write_all(head.as_bytes())?;
+        if !self.head_only {
+            match self.body {
+                Body::Bytes(bytes) => out.write_all(&bytes)?,
+                // Streamed; `take` keeps Content-Length true if the file grew meanwhile.
+                Body::File(file, len) => {
+                    std::io::copy(&mut file.take(len), &mut out)?;
+                }
+            }
+        }
+        out.flush()
     }
 }
+
+const SECURITY_HEADERS: [(&str, &str); 7] = [
+    // Cross-origin isolation: fine timers for the ladder, SharedArrayBuffer available.
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+    ("Cross-Origin-Embedder-Policy", "require-corp"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    // Local files change under a running server (a rebuild, a new report): always revalidate.
+    ("Cache-Control", "no-cache"),
+];
 
 /// Why a path is not served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,6 +555,10 @@ pub fn content_type(path: &Path) -> &'static str {
     }
 }
 
+/// How to get a dist/: what the error says when there is none.
+const BUILD_HINT: &str = "scripts/run.sh builds it after measuring; by hand, run scripts/setup.sh, then \
+     `trunk build --release` at the repository root";
+
 /// Where the built front end is: `--dist`, else `./dist`, else `dist/` next to the executable,
 /// else the repository's `dist/` when running from `target/<profile>/memwall`.
 pub fn find_dist(given: Option<&Path>) -> CliResult<PathBuf> {
@@ -335,7 +568,7 @@ pub fn find_dist(given: Option<&Path>) -> CliResult<PathBuf> {
             Ok(dir.to_path_buf())
         } else {
             Err(CliError::usage(format!(
-                "--dist {}: no index.html there (build the front end with `trunk build --release`)",
+                "--dist {}: no index.html there, so not a built web front end ({BUILD_HINT})",
                 dir.display()
             )))
         };
@@ -348,10 +581,10 @@ pub fn find_dist(given: Option<&Path>) -> CliResult<PathBuf> {
         }
     }
     candidates.into_iter().find(|d| has_index(d)).ok_or_else(|| {
-        CliError::usage(
-            "no built web front end found in ./dist, next to the executable, or in the repository's dist/: \
-             build it with `trunk build --release` at the repository root, or pass --dist DIR",
-        )
+        CliError::usage(format!(
+            "the web front end is not built yet: no dist/index.html in the current folder, beside the memwall \
+             executable or in its repository ({BUILD_HINT}; or point `memwall serve --dist` at a built one)"
+        ))
     })
 }
 
@@ -372,8 +605,6 @@ fn open_browser(url: &str) {
 mod tests {
     use super::*;
     use clap::Parser;
-    use std::io::{Read, Write};
-    use std::net::TcpStream;
 
     fn dist() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -453,16 +684,39 @@ mod tests {
         assert!(!Cli::parse_from(["memwall-serve", "--bind", "0.0.0.0"]).serve.bind.is_loopback());
     }
 
-    /// One raw HTTP/1.0 request, sent as written (no client-side normalization of `..`).
-    fn get(addr: SocketAddr, path: &str) -> (u16, String, Vec<u8>) {
+    /// Sends `raw` as written (no client-side normalization of `..`, any Host) and reads the
+    /// whole response: (status, lowercased head, body).
+    fn exchange(addr: SocketAddr, raw: &[u8]) -> (u16, String, Vec<u8>) {
         let mut stream = TcpStream::connect(addr).unwrap();
-        write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).unwrap();
-        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let head = String::from_utf8_lossy(&raw[..split]).to_string();
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        stream.write_all(raw).unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).unwrap();
+        let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+        let head = String::from_utf8_lossy(&response[..split]).to_string();
         let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-        (status, head.to_ascii_lowercase(), raw[split + 4..].to_vec())
+        (status, head.to_ascii_lowercase(), response[split + 4..].to_vec())
+    }
+
+    /// A GET as a browser at the served address sends it.
+    fn get(addr: SocketAddr, path: &str) -> (u16, String, Vec<u8>) {
+        exchange(addr, format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+    }
+
+    fn start(reports: Vec<PathBuf>, dist: &Path, timeout: Duration) -> SocketAddr {
+        let args = ServeArgs {
+            reports,
+            port: 0,
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            open: false,
+            dist: Some(dist.to_path_buf()),
+        };
+        let mut served = Served::bind(&args).unwrap();
+        served.timeout = timeout;
+        let addr = served.addr();
+        assert!(addr.ip().is_loopback());
+        std::thread::spawn(move || served.run());
+        addr
     }
 
     fn report_file(dir: &Path) -> PathBuf {
@@ -480,23 +734,15 @@ mod tests {
     fn the_server_answers_with_isolation_headers_and_refuses_traversal() {
         let root = dist();
         let reports = tempfile::tempdir().unwrap();
-        let args = ServeArgs {
-            reports: vec![report_file(reports.path())],
-            port: 0,
-            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
-            open: false,
-            dist: Some(root.path().to_path_buf()),
-        };
-        let served = Served::bind(&args).unwrap();
-        let addr = served.addr();
-        assert!(addr.ip().is_loopback());
-        std::thread::spawn(move || served.run());
+        let addr = start(vec![report_file(reports.path())], root.path(), DEFAULT_TIMEOUT);
 
         let (status, head, body) = get(addr, "/app_bg.wasm");
         assert_eq!(status, 200);
         assert!(head.contains("content-type: application/wasm"), "{head}");
         assert!(head.contains("cross-origin-opener-policy: same-origin"), "{head}");
         assert!(head.contains("cross-origin-embedder-policy: require-corp"), "{head}");
+        assert!(head.contains(&format!("content-security-policy: {}", CONTENT_SECURITY_POLICY.to_ascii_lowercase())));
+        assert!(head.contains("content-length: 8"), "{head}");
         assert_eq!(body, b"\0asm\x01\0\0\0");
 
         let (status, head, _) = get(addr, "/");
@@ -539,5 +785,142 @@ mod tests {
         args.reports.clear();
         args.dist = Some(dir.path().to_path_buf());
         assert!(Served::bind(&args).unwrap_err().message.contains("no index.html"));
+    }
+
+    #[test]
+    fn other_host_names_are_refused() {
+        let root = dist();
+        let addr = start(vec![], root.path(), DEFAULT_TIMEOUT);
+        let port = addr.port();
+        for host in [
+            "attacker.example".to_string(),
+            format!("attacker.example:{port}"),
+            format!("localhost.attacker.example:{port}"),
+            format!("127.0.0.1:{}", port.wrapping_add(1)),
+            format!("10.0.0.1:{port}"),
+            "".to_string(),
+        ] {
+            let (status, _, body) = exchange(addr, format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes());
+            assert_eq!(status, 403, "{host}");
+            assert!(String::from_utf8_lossy(&body).contains("refused"), "{host}");
+        }
+        let (status, _, _) = exchange(addr, b"GET / HTTP/1.0\r\n\r\n");
+        assert_eq!(status, 400, "no Host at all");
+        let twice = format!("GET / HTTP/1.1\r\nHost: {addr}\r\nHost: attacker.example\r\n\r\n");
+        assert_eq!(exchange(addr, twice.as_bytes()).0, 400);
+        for host in [addr.to_string(), format!("localhost:{port}"), format!("LOCALHOST.:{port}")] {
+            let (status, _, _) = exchange(addr, format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes());
+            assert_eq!(status, 200, "{host}");
+        }
+    }
+
+    #[test]
+    fn hosts_are_matched_to_the_address_served() {
+        let loopback: SocketAddr = "127.0.0.1:8417".parse().unwrap();
+        let any: SocketAddr = "0.0.0.0:8417".parse().unwrap();
+        let v6: SocketAddr = "[::1]:8417".parse().unwrap();
+        let lan: SocketAddr = "192.168.1.5:80".parse().unwrap();
+        let allowed = |host: &str, served| host_allowed(host.as_bytes(), served);
+        assert!(allowed("127.0.0.1:8417", loopback) && allowed("localhost:8417", loopback));
+        assert!(!allowed("127.0.0.2:8417", loopback) && !allowed("127.0.0.1", loopback));
+        assert!(allowed("192.168.1.5:8417", any) && allowed("localhost:8417", any) && allowed("[::1]:8417", any));
+        assert!(!allowed("memwall.example:8417", any));
+        assert!(allowed("[::1]:8417", v6) && !allowed("[::2]:8417", v6) && !allowed("::1:8417", v6));
+        assert!(allowed("192.168.1.5", lan) && allowed("192.168.1.5:80", lan));
+        assert!(!allowed("localhost", lan) && !allowed("evil.example", lan));
+        assert!(!allowed("127.0.0.1:08417x", loopback) && !allowed("\u{ff}", loopback));
+        assert!(!host_allowed(b"\xff:8417", loopback));
+    }
+
+    #[test]
+    fn oversized_heads_bodies_and_other_methods_are_refused() {
+        let root = dist();
+        let addr = start(vec![], root.path(), DEFAULT_TIMEOUT);
+        let huge = format!("GET / HTTP/1.1\r\nHost: {addr}\r\nX-Filler: {}\r\n\r\n", "a".repeat(MAX_HEAD_BYTES));
+        assert_eq!(exchange(addr, huge.as_bytes()).0, 431);
+        let many: String = (0..MAX_HEADERS + 1).map(|i| format!("X-{i}: 1\r\n")).collect();
+        assert_eq!(exchange(addr, format!("GET / HTTP/1.1\r\nHost: {addr}\r\n{many}\r\n").as_bytes()).0, 431);
+        let body = format!("POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 5\r\n\r\nhello");
+        assert_eq!(exchange(addr, body.as_bytes()).0, 413);
+        let chunked = format!("GET / HTTP/1.1\r\nHost: {addr}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+        assert_eq!(exchange(addr, chunked.as_bytes()).0, 413);
+        let (status, head, _) = exchange(addr, format!("DELETE / HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes());
+        assert_eq!(status, 405);
+        assert!(head.contains("allow: get, head"), "{head}");
+        assert_eq!(exchange(addr, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n").0, 400);
+        // HEAD: the length of what GET would send, and no body.
+        let (status, head, body) = exchange(addr, format!("HEAD /app.js HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes());
+        assert_eq!((status, body.len()), (200, 0));
+        assert!(head.contains("content-length: 17"), "{head}");
+    }
+
+    #[test]
+    fn silent_clients_are_dropped_and_do_not_block_others() {
+        let root = dist();
+        let addr = start(vec![], root.path(), Duration::from_millis(300));
+        // More idle connections than workers: each is dropped at the timeout, so a real request
+        // behind them is still answered.
+        let idle: Vec<TcpStream> = (0..WORKERS + 2)
+            .map(|_| {
+                let mut s = TcpStream::connect(addr).unwrap();
+                s.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+                s
+            })
+            .collect();
+        let started = Instant::now();
+        assert_eq!(get(addr, "/app.js").0, 200);
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        for mut s in idle {
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut rest = Vec::new();
+            // Closed by the server: EOF, not our read timeout.
+            assert!(s.read_to_end(&mut rest).is_ok());
+        }
+    }
+
+    #[test]
+    fn error_pages_name_no_paths_and_files_are_streamed_whole() {
+        let root = dist();
+        let big: Vec<u8> = (0..5_000_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(root.path().join("big.wasm"), &big).unwrap();
+        let reports = tempfile::tempdir().unwrap();
+        let report = report_file(reports.path());
+        let addr = start(vec![report.clone()], root.path(), DEFAULT_TIMEOUT);
+        let (status, head, body) = get(addr, "/big.wasm");
+        assert_eq!(status, 200);
+        assert!(head.contains("content-length: 5000000"), "{head}");
+        assert!(body == big, "the streamed file differs");
+        std::fs::remove_file(&report).unwrap();
+        let (status, _, body) = get(addr, "/reports/0/memwall-report.json");
+        assert_eq!(status, 404);
+        let body = String::from_utf8(body).unwrap();
+        let dir = reports.path().to_string_lossy().to_string();
+        assert!(!body.contains(&dir) && !body.contains("os error") && !body.contains('/'), "{body}");
+    }
+
+    #[test]
+    fn index_html_carries_the_same_policy_as_the_header() {
+        let index = include_str!("../../index.html");
+        let meta = format!(r#"<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}" />"#);
+        assert!(index.contains(&meta), "index.html should carry:\n{meta}");
+        // The trunk loader script is not inline (an inline one would need 'unsafe-inline').
+        let trunk = include_str!("../../Trunk.toml");
+        assert!(trunk.contains("pattern_script") && trunk.contains("boot.js"), "Trunk.toml");
+    }
+
+    #[test]
+    fn impossible_reports_are_refused_before_listening() {
+        let root = dist();
+        let dir = tempfile::tempdir().unwrap();
+        let good = report_file(dir.path());
+        let mut report = Report::from_json(&std::fs::read_to_string(&good).unwrap()).unwrap();
+        report.host.core_ghz = Some(-3.0);
+        let bad = dir.path().join("negative.json");
+        std::fs::write(&bad, report.to_json_pretty()).unwrap();
+        let mut args = ServeArgs::for_report(bad);
+        args.port = 0;
+        args.dist = Some(root.path().to_path_buf());
+        let err = Served::bind(&args).unwrap_err();
+        assert!(err.message.contains("impossible figure: host core_ghz is -3"), "{}", err.message);
     }
 }

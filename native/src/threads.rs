@@ -13,6 +13,13 @@ use memwall_core::exec::Executor;
 use crate::platform::pin_current_thread;
 use crate::{CliError, CliResult};
 
+/// More threads than this only time the scheduler (and multiply per-thread scratch memory, and
+/// a typo such as 1000000 would try to start that many): 4 per CPU, and never fewer than 1024
+/// so that oversubscription can still be studied on a small host.
+fn max_threads(cpus: usize) -> usize {
+    cpus.saturating_mul(4).max(1024)
+}
+
 #[derive(Debug)]
 pub struct Threads {
     threads: usize,
@@ -26,6 +33,13 @@ impl Threads {
     pub fn new(threads: usize, pin: Option<u32>) -> CliResult<Self> {
         if threads == 0 {
             return Err(CliError::usage("--threads must be at least 1"));
+        }
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let most = max_threads(cpus);
+        if threads > most {
+            return Err(CliError::usage(format!(
+                "--threads {threads}: at most {most} (this process may use {cpus} CPUs); each thread also takes its own scratch memory"
+            )));
         }
         let Some(first) = pin else { return Ok(Self { threads, cpus: None }) };
         // Read before pinning: afterwards this thread may run on `first` alone.

@@ -9,7 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod check;
 mod csv;
+pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES};
 pub use csv::LADDER_CSV_HEADER;
 
 /// The version of the schema this crate writes and reads.

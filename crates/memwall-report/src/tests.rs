@@ -209,3 +209,24 @@ fn a_point_written_before_attempts_were_recorded_was_measured_once() {
     let report = Report::from_json(&value.to_string()).unwrap();
     assert_eq!(report.ladder.unwrap().points[0].attempts, 1);
 }
+
+#[test]
+fn measured_figures_pass_the_check_and_impossible_ones_do_not() {
+    let report = full_report();
+    assert_eq!(report.check(), Ok(()));
+    let mut negative = report.clone();
+    negative.ladder.as_mut().unwrap().points[0].ns_per_load.min = -1.0;
+    assert!(negative.check().unwrap_err().0.contains("ns_per_load min is -1"), "{:?}", negative.check());
+    let mut infinite = report.clone();
+    infinite.groupby.as_mut().unwrap().runs[0].ns_per_row = f64::INFINITY;
+    assert!(infinite.check().unwrap_err().0.contains("ns_per_row is inf"));
+    let mut unordered = report.clone();
+    let summary = &mut unordered.ladder.as_mut().unwrap().points[0].ns_per_load;
+    summary.max = summary.min / 2.0;
+    assert!(unordered.check().unwrap_err().0.contains("min <= median"));
+    let mut crowded = report;
+    let ladder = crowded.ladder.as_mut().unwrap();
+    let point = ladder.points[0].clone();
+    ladder.points = vec![point; MAX_ITEMS + 1];
+    assert!(crowded.check().unwrap_err().0.contains("ladder points, more than"));
+}

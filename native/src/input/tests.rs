@@ -294,3 +294,15 @@ fn writer_refuses_unknown_extensions_and_leaves_nothing() {
     let err = write_keys(&dir.path().join("no-such-dir/keys.bin"), &[1], "key").unwrap_err();
     assert_eq!(err.code, 1);
 }
+
+#[test]
+fn a_footer_with_a_negative_chunk_length_is_refused_not_a_panic() {
+    // Found by native/src/fuzz.rs: one byte of a valid file's footer changed.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/negative-chunk-length.parquet");
+    let (text, code) = message(load_keys(&path, None));
+    assert_eq!(code, 2);
+    assert!(
+        text.contains("not a readable Parquet file: column chunk 0 of row group 0 lies outside the file"),
+        "{text}"
+    );
+}

@@ -1,0 +1,108 @@
+//! Whether a parsed report's figures could have been measured at all.
+//!
+//! Parsing only checks the shape; a report from a stranger can still hold a negative latency, a
+//! time of 1e300 seconds or a million points that would stall whatever draws them. A reader that
+//! shows figures first asks [`Report::check`], and refuses (or marks) a report that fails.
+
+use crate::{Report, Summary};
+
+/// The largest report file a reader should load: a full native report is well under 1 MiB.
+pub const MAX_REPORT_BYTES: u64 = 64 << 20;
+/// Ladder points, GROUP BY runs, sweep points or samples per list: far above what memwall
+/// writes (about 100 points, 20 samples each), far below what would stall a chart.
+pub const MAX_ITEMS: usize = 100_000;
+
+/// Why a report's figures cannot be right.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("impossible figure: {0}")]
+pub struct Implausible(pub String);
+
+/// Upper bounds, generous by orders of magnitude, for figures that are physical quantities.
+const MAX_NS_PER_LOAD: f64 = 1e9;
+const MAX_SECONDS: f64 = 1e7;
+const MAX_GHZ: f64 = 1e3;
+
+fn finite_in(what: &str, value: f64, max: f64) -> Result<(), Implausible> {
+    if value.is_finite() && (0.0..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(Implausible(format!("{what} is {value}, outside 0..={max}")))
+    }
+}
+
+fn summary_in(what: &str, s: &Summary, max: f64) -> Result<(), Implausible> {
+    for (name, value) in [("min", s.min), ("median", s.median), ("p90", s.p90), ("max", s.max)] {
+        finite_in(&format!("{what} {name}"), value, max)?;
+    }
+    if !(s.min <= s.median && s.median <= s.p90 && s.p90 <= s.max) {
+        return Err(Implausible(format!("{what}: min <= median <= p90 <= max does not hold")));
+    }
+    Ok(())
+}
+
+fn count_at_most(what: &str, len: usize) -> Result<(), Implausible> {
+    if len <= MAX_ITEMS { Ok(()) } else { Err(Implausible(format!("{len} {what}, more than {MAX_ITEMS}"))) }
+}
+
+impl Report {
+    /// Checks that every figure is finite, in a physically possible range, and that no list is
+    /// absurdly long.
+    pub fn check(&self) -> Result<(), Implausible> {
+        let host = &self.host;
+        if let Some(ghz) = host.core_ghz {
+            finite_in("host core_ghz", ghz, MAX_GHZ)?;
+        }
+        if let Some(ns) = host.timer_resolution_ns {
+            finite_in("host timer_resolution_ns", ns, MAX_NS_PER_LOAD)?;
+        }
+        count_at_most("caches", host.caches.len())?;
+        if let Some(ladder) = &self.ladder {
+            count_at_most("ladder points", ladder.points.len())?;
+            count_at_most("ladder steps", ladder.steps.len())?;
+            if let Some(ghz) = ladder.ghz {
+                finite_in("ladder ghz", ghz, MAX_GHZ)?;
+            }
+            finite_in("ladder target_sample_ns", ladder.target_sample_ns, MAX_SECONDS * 1e9)?;
+            if let Some(s) = ladder.duration_s {
+                finite_in("ladder duration_s", s, MAX_SECONDS)?;
+            }
+            for point in &ladder.points {
+                let what = format!("ladder point {} B", point.bytes);
+                summary_in(&format!("{what} ns_per_load"), &point.ns_per_load, MAX_NS_PER_LOAD)?;
+                count_at_most("samples", point.samples_ns_per_load.len())?;
+                for &ns in &point.samples_ns_per_load {
+                    finite_in(&format!("{what} sample"), ns, MAX_NS_PER_LOAD)?;
+                }
+                if let Some(cycles) = point.cycles_per_load {
+                    finite_in(&format!("{what} cycles_per_load"), cycles, MAX_NS_PER_LOAD * MAX_GHZ)?;
+                }
+            }
+            for step in &ladder.steps {
+                finite_in("ladder step ns_per_load_before", step.ns_per_load_before, MAX_NS_PER_LOAD)?;
+                finite_in("ladder step ns_per_load_after", step.ns_per_load_after, MAX_NS_PER_LOAD)?;
+            }
+        }
+        if let Some(groupby) = &self.groupby {
+            count_at_most("GROUP BY runs", groupby.runs.len())?;
+            count_at_most("sweeps", groupby.sweeps.len())?;
+            for run in &groupby.runs {
+                let what = format!("GROUP BY run {}", run.kernel);
+                summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
+                finite_in(&format!("{what} ns_per_row"), run.ns_per_row, MAX_NS_PER_LOAD)?;
+                count_at_most("samples", run.samples_seconds.len())?;
+                for &s in &run.samples_seconds {
+                    finite_in(&format!("{what} sample"), s, MAX_SECONDS)?;
+                }
+                count_at_most("top keys", run.top.len())?;
+            }
+            for sweep in &groupby.sweeps {
+                count_at_most("sweep points", sweep.points.len())?;
+                for point in &sweep.points {
+                    finite_in("sweep point ns_per_row", point.ns_per_row, MAX_NS_PER_LOAD)?;
+                    finite_in("sweep point seconds", point.seconds, MAX_SECONDS)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
