@@ -17,9 +17,9 @@
 //!    read and hash of the keys (0.1-0.2 s of a ~1.1 s run); pages cost a rare branch and at
 //!    most one partly filled page per partition.
 //! 3. **Aggregate** each partition in a flat `[key, count]` table (see `flat.rs`) sized from the
-//!    groups the previous partition had (the first from the cache: a table larger than the cache
-//!    would be slow anyway, and sizing it for every row being new once cost 10 GB and 25 s on
-//!    100 M rows of one key), at most a quarter full (fewer collisions, each a
+//!    groups the previous partition had, but never past the cache up front (a table larger than
+//!    the cache would be slow anyway; it grows when it must, and sizing the first table for
+//!    every row being new once cost 10 GB and 25 s on 100 M rows of one key), at most a quarter full (fewer collisions, each a
 //!    mispredicted branch). The table is reused from partition to partition; the slots a
 //!    partition filled are listed as they fill, so reading its groups out and emptying the table
 //!    touches those slots only instead of scanning the whole table (drain 50 ms instead of 90).
@@ -130,10 +130,10 @@ pub(super) fn aggregate(
     let scattered = scattered.into_iter().collect::<Result<Vec<_>, _>>()?;
 
     let rows: Vec<usize> = (0..fanout).map(|p| scattered.iter().map(|s| s.rows(p)).sum()).collect();
-    let first_table_groups = first_table_groups(config);
+    let cache_table_groups = cache_table_groups(config);
     let max_fit_rows = keys.len() / fanout * FIT_MAX_SHARE + FIT_MAX_EXTRA_ROWS;
     aggregate_partitions(exec, &rows, |range| {
-        let mut aggregator = Aggregator::new(scratch, first_table_groups);
+        let mut aggregator = Aggregator::new(scratch, cache_table_groups);
         for p in range {
             let pages = scattered.iter().flat_map(|s| s.pages(p));
             let split_bits = match fit {
@@ -158,12 +158,12 @@ const MAX_FIT_SPLIT_BITS: u32 = 8;
 /// The extra scratch of [`Fit`]: a copy of the largest partition it splits.
 pub(super) fn fit_scratch_bytes(rows: u64, partitions: u32, threads: u64) -> u64 {
     let fanout = 1u64 << bits_of(partitions).min(SCATTER_BITS);
-    threads * rounded((rows / fanout * FIT_MAX_SHARE as u64 + FIT_MAX_EXTRA_ROWS as u64) * 8)
+    threads * 2 * rounded((rows / fanout * FIT_MAX_SHARE as u64 + FIT_MAX_EXTRA_ROWS as u64) * 8)
 }
 
-/// The groups the first partition's table is sized for: as many as fit the cache at the
-/// table's load (later partitions are sized from the one before).
-fn first_table_groups(config: &GroupByConfig) -> usize {
+/// The most groups a table is sized for before any row is counted: as many as fit the cache at
+/// the table's load (a partition is sized from the one before, up to this).
+fn cache_table_groups(config: &GroupByConfig) -> usize {
     usize::try_from(config.cache_bytes / size_of::<Slot>() as u64 / LOAD_INVERSE as u64).unwrap_or(usize::MAX)
 }
 
@@ -193,10 +193,10 @@ pub(super) fn scratch_bytes(rows: u64, groups: u64, partitions: u32, config: &Gr
     // Per thread, one table and its list of filled slots, grown by doubling (every size on the
     // way kept), for the most groups one partition may get; and, with more partitions than are
     // scattered, a copy of the largest partition's rows.
-    let most_groups = groups.min((groups / fanout) * 2 + 4096).max(first_table_groups(config) as u64);
+    let most_groups = groups.min((groups / fanout) * 2 + 4096).max(cache_table_groups(config) as u64);
     let table_slots = capacity_for(most_groups as usize, LOAD_INVERSE).max(MIN_TABLE_SLOTS) as u64;
     let tables = 2 * (rounded(table_slots * 16) + rounded(table_slots / LOAD_INVERSE as u64 * 4 + 4));
-    let split = if bits > SCATTER_BITS { rounded(rows * 8) } else { 0 };
+    let split = if bits > SCATTER_BITS { 2 * rounded(rows * 8) } else { 0 };
     buffer + bookkeeping + threads * (tables + split)
 }
 
@@ -343,21 +343,21 @@ struct Aggregator<'a, 's> {
     touched: Scratched<'a, 's, u32>,
     /// Groups per row of the last partition: the next partition's table is sized by it.
     groups_per_row: Option<f64>,
-    /// Before any partition: the most groups the first table is sized for.
-    first_table_groups: usize,
+    /// The most groups a table is sized for up front (it grows past that if it must).
+    cache_table_groups: usize,
     /// Rows of one partition, split further by the next hash bits.
     split: Scratched<'a, 's, u64>,
     groups: Groups,
 }
 
 impl<'a, 's> Aggregator<'a, 's> {
-    fn new(scratch: &'a Scratch<'s>, first_table_groups: usize) -> Self {
+    fn new(scratch: &'a Scratch<'s>, cache_table_groups: usize) -> Self {
         Self {
             scratch,
             table: ScratchVec::new_in(scratch.alloc()),
             touched: ScratchVec::new_in(scratch.alloc()),
             groups_per_row: None,
-            first_table_groups,
+            cache_table_groups,
             split: ScratchVec::new_in(scratch.alloc()),
             groups: Groups::default(),
         }
@@ -386,10 +386,12 @@ impl<'a, 's> Aggregator<'a, 's> {
         }
         // Partitions of one input are alike, so the last one predicts this one's groups. A wrong
         // guess only costs a rehash.
+        // Never sized past the cache up front: a partition that needs more grows into it.
         let expected = match self.groups_per_row {
             Some(ratio) => ((rows as f64 * ratio * 1.1) as usize + 16).min(rows),
-            None => rows.min(self.first_table_groups),
-        };
+            None => rows,
+        }
+        .min(self.cache_table_groups);
         let mut capacity = capacity_for(expected, LOAD_INVERSE).max(MIN_TABLE_SLOTS);
         self.reserve(capacity)?;
         let mut groups = 0usize;
@@ -452,7 +454,9 @@ impl<'a, 's> Aggregator<'a, 's> {
         }
         let mut split = core::mem::replace(&mut self.split, ScratchVec::new_in(self.scratch.alloc()));
         if split.len() < rows {
-            split.try_reserve_exact(rows - split.len()).map_err(|_| out_of_scratch(self.scratch, rows * 8))?;
+            // Doubling, not exact: partitions of slowly growing sizes would otherwise leave a
+            // trail of blocks one size class apart.
+            split.try_reserve(rows - split.len()).map_err(|_| out_of_scratch(self.scratch, rows * 8))?;
             split.resize(rows, 0);
         }
         let mut next = starts.clone();
