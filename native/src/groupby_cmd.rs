@@ -253,12 +253,17 @@ pub fn spinner(message: String) -> ProgressBar {
     bar
 }
 
-/// The cache a table should fit in for the adaptive kernel: this host's per-core L2 as declared,
-/// or the core's default when it declares none.
+/// The caches the kernels size their tables by: this host's per-core L2 and last-level cache as
+/// declared (the core's defaults where it declares none); `memwall run` replaces them with what
+/// its ladder finds.
 pub fn groupby_config(partitions: u32, host: &Host) -> CliResult<GroupByConfig> {
     let default = GroupByConfig::default();
-    let l2 = host.caches.iter().find(|c| c.level == 2 && c.kind != "Instruction").map(|c| c.size_bytes);
-    let config = GroupByConfig { partitions, cache_bytes: l2.unwrap_or(default.cache_bytes) };
+    let declared = |level: u8| host.caches.iter().find(|c| c.level == level && c.kind != "Instruction");
+    let config = GroupByConfig {
+        partitions,
+        cache_bytes: declared(2).map_or(default.cache_bytes, |c| c.size_bytes),
+        llc_bytes: declared(3).map_or(default.llc_bytes, |c| c.size_bytes),
+    };
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     Ok(config)
 }

@@ -95,15 +95,18 @@ pub struct Thresholds {
     pub single_table_groups: u64,
 }
 
-/// Thresholds for `config.cache_bytes` (the per-core L2). hashbrown keeps at most 7/8 of its
-/// buckets full and doubles them, so `g` groups of 16 bytes take up to 32g bytes: naive is kept
-/// while that fits the cache. Measured on this project's reference VM (1 MiB L2;
-/// `memwall sweep cardinality --rows 16Mi --max-keys 16Mi --runs 2`): naive was fastest up to
-/// 32,768 groups and 10% behind the prefetching table at 65,536, which led up to 262,144 (a
-/// quarter of the cache in groups), tuned from 524,288 on.
+/// Thresholds for the host's caches. hashbrown keeps at most 7/8 of its buckets full and
+/// doubles them, so `g` groups of 16 bytes take up to 32g bytes: naive is kept while that fits
+/// the per-core L2 (`cache_bytes`). The prefetching table's 16-byte slots are at most half full,
+/// also 32 bytes a group: it is kept while it fits the last-level cache the core really gets
+/// (`llc_bytes`), where prefetches hide the latency; past it, partitioning wins. Measured with
+/// `memwall sweep cardinality --rows 16Mi --max-keys 16Mi --runs 2`: on a Zen 5 guest (1 MiB
+/// L2, ~8 MiB of L3 really usable) naive led up to 32,768 groups and the prefetched table up to
+/// 262,144; on a Zen 4 guest (1 MiB L2) naive up to 65,536, the table up to 131,072.
 pub fn thresholds(config: &GroupByConfig) -> Thresholds {
     let cache = config.cache_bytes.max(1 << 16);
-    Thresholds { naive_groups: cache / 32, single_table_groups: cache / 4 }
+    let llc = config.llc_bytes.max(cache);
+    Thresholds { naive_groups: cache / 32, single_table_groups: llc / 32 }
 }
 
 /// Partitions for tuned so that each partition's table (16-byte slots, a quarter full) takes
@@ -235,8 +238,16 @@ mod tests {
 
     #[test]
     fn thresholds_and_partitions_follow_the_cache() {
-        let config = GroupByConfig { cache_bytes: 1 << 20, ..GroupByConfig::default() };
+        let config = GroupByConfig { cache_bytes: 1 << 20, llc_bytes: 8 << 20, ..GroupByConfig::default() };
         assert_eq!(thresholds(&config), Thresholds { naive_groups: 32_768, single_table_groups: 262_144 });
+        // A guest that gets 3 MiB of its L3 (HOSTS.md's Zen 3), and a big server's 96 MiB.
+        let slice = GroupByConfig { cache_bytes: 512 << 10, llc_bytes: 3 << 20, ..config };
+        assert_eq!(thresholds(&slice), Thresholds { naive_groups: 16_384, single_table_groups: 98_304 });
+        let big = GroupByConfig { llc_bytes: 96 << 20, ..config };
+        assert_eq!(thresholds(&big).single_table_groups, 3 << 20);
+        // No cache beyond L2: no room for the prefetched table.
+        let flat = GroupByConfig { llc_bytes: 0, ..config };
+        assert_eq!(thresholds(&flat).single_table_groups, thresholds(&flat).naive_groups);
         assert_eq!(partitions_for(17_630_976, &config), 4096);
         assert_eq!(partitions_for(1_000_000, &config), 512);
         assert_eq!(partitions_for(3_222_051, &config), 2048);
@@ -281,7 +292,7 @@ mod heavy_tail {
         assert!(estimate.upper_groups >= groups / 2 && estimate.upper_groups <= keys.len() as u64, "{estimate:?}");
         // Caches of a small core, this project's VMs, and a big server's.
         for cache_bytes in [256 << 10, 1 << 20, 32 << 20] {
-            let config = GroupByConfig { cache_bytes, ..GroupByConfig::default() };
+            let config = GroupByConfig { cache_bytes, llc_bytes: cache_bytes * 8, ..GroupByConfig::default() };
             let outcome = super::super::run(Kernel::Adaptive, &keys, &config, &crate::exec::Sequential).unwrap();
             assert_eq!(outcome.result, expected, "cache {cache_bytes}");
             let choice = outcome.choice.unwrap();

@@ -107,14 +107,19 @@ pub struct GroupByConfig {
     /// Partitions for radix and tuned: a power of two from [`MIN_PARTITIONS`] to
     /// [`MAX_PARTITIONS`].
     pub partitions: u32,
-    /// The cache a hash table should fit in to be fast (adaptive's thresholds scale with it):
-    /// the per-core L2 natively; a guess in a browser.
+    /// The cache a hash table should fit in to be fast (tuned's tables and adaptive's
+    /// thresholds scale with it): the per-core L2, as the ladder finds it where it ran, else as
+    /// declared; a guess in a browser.
     pub cache_bytes: u64,
+    /// The last-level cache this core really gets (on a VM often a slice of the declared L3):
+    /// adaptive keeps one prefetched table while it fits. As the ladder finds it, else as
+    /// declared; a guess in a browser.
+    pub llc_bytes: u64,
 }
 
 impl Default for GroupByConfig {
     fn default() -> Self {
-        Self { partitions: DEFAULT_PARTITIONS, cache_bytes: 1 << 20 }
+        Self { partitions: DEFAULT_PARTITIONS, cache_bytes: 1 << 20, llc_bytes: 8 << 20 }
     }
 }
 

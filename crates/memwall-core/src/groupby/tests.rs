@@ -88,7 +88,7 @@ fn check_all(keys: &[i64], partitions: &[u32]) {
         }
         // The smallest cache moves adaptive's thresholds low enough for these inputs to reach
         // each of its choices.
-        let tiny = GroupByConfig { cache_bytes: 0, ..config };
+        let tiny = GroupByConfig { cache_bytes: 0, llc_bytes: 0, ..config };
         for exec in [&Sequential as &dyn Executor, &Threads(2)] {
             assert_eq!(run_dirty(Kernel::Adaptive, keys, &tiny, exec).unwrap().result, expected);
         }
@@ -215,7 +215,9 @@ fn scratch_bytes_bounds_what_every_kernel_takes() {
         let groups = reference(keys).groups;
         for threads in [1, 2] {
             let exec: &dyn Executor = if threads == 1 { &Sequential } else { &Threads(2) };
-            for config in [GroupByConfig::default(), GroupByConfig { partitions: 64, cache_bytes: 256 << 10 }] {
+            for config in
+                [GroupByConfig::default(), GroupByConfig { partitions: 64, cache_bytes: 256 << 10, llc_bytes: 2 << 20 }]
+            {
                 for kernel in Kernel::ALL {
                     let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
                     scratch.begin_run();
@@ -278,7 +280,7 @@ proptest! {
         }
         // Thresholds low enough that small inputs take every one of adaptive's ways.
         for cache_bytes in [0, 1 << 20] {
-            let config = GroupByConfig { cache_bytes, ..config };
+            let config = GroupByConfig { cache_bytes, llc_bytes: cache_bytes * 4, ..config };
             prop_assert_eq!(run_dirty(Kernel::Adaptive, &keys, &config, &Backwards).unwrap().result, expected.clone());
         }
     }
