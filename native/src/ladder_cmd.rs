@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::{self, Clock};
-use memwall_core::ladder::{self, LINE_BYTES, LadderEvent, SampleConfig};
+use memwall_core::cycles;
+use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, SampleConfig};
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Cache, Host, Ladder, LadderPoint, Report, Source, Step};
+use memwall_report::{Cache, ClockEstimate, Host, Ladder, LadderPoint, Report, Source, Step};
 
 use crate::arena::{HugePages, MmapArena};
 use crate::output::{self, Destination};
@@ -71,8 +72,11 @@ fn parse_sample_ms(text: &str) -> Result<f64, String> {
 pub fn measured_host(clock: &dyn Clock) -> Host {
     let mut host = crate::host::describe();
     host.timer_resolution_ns = Some(clock::resolution_ns(clock, 1000));
-    match platform::core_ghz(clock) {
-        Ok(ghz) => host.core_ghz = Some(ghz),
+    match platform::core_clock(clock) {
+        Ok(estimate) => {
+            host.core_ghz = Some(estimate.ghz);
+            host.core_clock = Some(estimate);
+        }
         Err(why) => host.core_ghz_unavailable = Some(why),
     }
     host
@@ -107,7 +111,13 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
             .progress_chars("=> "),
     );
     let mut arena = MmapArena { huge_pages: args.huge_pages };
-    let points = ladder::run_ladder(&mut arena, clock, &sizes, &config, host.core_ghz, &mut |event| {
+    // Short probes (0.5 ms runs, five of each length) between sizes: a few ms per point.
+    let cycles = match (host.core_ghz, platform::clock_probe(clock, 5e5, 5)) {
+        (Some(reference), Ok(probe)) => Cycles::Track { probe, reference: Some(reference) },
+        (Some(ghz), Err(_)) => Cycles::Fixed(ghz),
+        (None, _) => Cycles::Unknown,
+    };
+    let mut points = ladder::run_ladder(&mut arena, clock, &sizes, &config, cycles, &mut |event| {
         match event {
             LadderEvent::Measuring { bytes, .. } => bar.set_message(format_bytes(bytes)),
             LadderEvent::Measured { .. } => bar.inc(1),
@@ -117,19 +127,28 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
     .map_err(|e| CliError::runtime(format!("ladder: {e}")))?;
     bar.finish_and_clear();
     let steps = ladder::detect_steps(&points);
+    let l1 = host.caches.iter().find(|c| c.level == 1 && c.kind != "Instruction").map(|c| c.size_bytes);
+    let clock_check = cycles::check_clock(&points, l1, host.core_ghz);
+    let withheld = cycles::withhold_cycles_if_implausible(&mut points, clock_check.as_ref());
     Ok(Ladder {
         pattern: "random-cycle".into(),
         huge_pages: args.huge_pages.name().into(),
         pinned_cpu: args.pin,
         line_bytes: LINE_BYTES as u32,
         seed: args.seed,
-        ghz: host.core_ghz,
-        cycles_unavailable: host.core_ghz_unavailable.clone(),
+        ghz: if withheld.is_some() { None } else { host.core_ghz },
+        cycles_unavailable: withheld.or_else(|| host.core_ghz_unavailable.clone()),
         target_sample_ns: config.target_sample_ns,
         timer_resolution_ns: host.timer_resolution_ns,
         duration_s: Some((clock.now_ns() - started) / 1e9),
         points,
         steps,
+        clock: host.core_clock.clone(),
+        clock_check,
+        levels: vec![],
+        verdict: vec![],
+        parallelism: None,
+        curves: vec![],
     })
 }
 
@@ -162,6 +181,7 @@ fn row(point: &LadderPoint) -> Vec<String> {
         format!("{:.2}", ns.median),
         format!("{:.2}", ns.p90),
         point.cycles_per_load.map_or("-".into(), |c| format!("{c:.1}")),
+        point.ghz.map_or("-".into(), |g| format!("{g:.2}{}", if point.clock_moved { "*" } else { "" })),
         format!("{:.1}%", ns.spread() * 100.0),
         point.attempts.to_string(),
     ];
@@ -173,20 +193,70 @@ fn row(point: &LadderPoint) -> Vec<String> {
     row
 }
 
-const HEADER: [&str; 8] =
-    ["working set", "ns min", "ns median", "ns p90", "cycles", "spread", "attempts", "huge pages"];
+const HEADER: [&str; 9] =
+    ["working set", "ns min", "ns median", "ns p90", "cycles", "GHz", "spread", "attempts", "huge pages"];
+
+/// The clock estimate in one line: its figure, spread and whether it held still.
+pub fn clock_summary(estimate: &ClockEstimate) -> String {
+    let verdict = if estimate.stable {
+        "stable".to_string()
+    } else {
+        format!(
+            "UNSTABLE: {}; cycles figures are uncertain",
+            if estimate.residual.abs() > cycles::STABLE_RESIDUAL {
+                format!(
+                    "the {} runs were all disturbed (residual {:+.1}%), so the long runs alone were used",
+                    if estimate.residual > 0.0 { "short" } else { "long" },
+                    estimate.residual * 100.0
+                )
+            } else {
+                format!("runs spread over {:.0}%", cycles::STABLE_SPREAD * 100.0)
+            }
+        )
+    };
+    format!(
+        "{:.2} GHz (dependent add chain, fastest of {} runs at each of two lengths; spread {:.1}%, {verdict})",
+        estimate.ghz,
+        estimate.repetitions,
+        estimate.spread * 100.0
+    )
+}
 
 pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
     write!(out, "{}", output::table(&HEADER, &rows))?;
-    match ladder.ghz {
-        Some(ghz) => writeln!(out, "cycles at {ghz:.2} GHz (dependent add chain); spread = (median - min) / min")?,
-        None => writeln!(
+    let tracked: Vec<f64> = ladder.points.iter().filter_map(|p| p.ghz).collect();
+    match (ladder.ghz, &ladder.clock) {
+        (Some(_), Some(estimate)) if !tracked.is_empty() => {
+            let (low, high) = tracked.iter().fold((f64::MAX, f64::MIN), |(l, h), &g| (l.min(g), h.max(g)));
+            writeln!(out, "core clock at the start: {}", clock_summary(estimate))?;
+            writeln!(
+                out,
+                "cycles = median ns x the clock re-estimated around each size ({low:.2}-{high:.2} GHz, column GHz)"
+            )?;
+            let moved: Vec<String> =
+                ladder.points.iter().filter(|p| p.clock_moved).map(|p| format_bytes(p.bytes)).collect();
+            if !moved.is_empty() {
+                writeln!(
+                    out,
+                    "* the clock moved more than {:.0}% at {} size(s) ({}): their cycles are less certain than their ns",
+                    cycles::CLOCK_MOVED * 100.0,
+                    moved.len(),
+                    moved.join(", ")
+                )?;
+            }
+        }
+        (Some(ghz), _) => writeln!(out, "cycles at {ghz:.2} GHz (dependent add chain)")?,
+        (None, _) => writeln!(
             out,
             "cycles unavailable: {}",
             ladder.cycles_unavailable.as_deref().unwrap_or("core clock unknown")
         )?,
     }
+    if let Some(check) = ladder.clock_check.as_ref().filter(|c| c.plausible) {
+        writeln!(out, "clock check: {}", check.note)?;
+    }
+    writeln!(out, "spread = (median - min) / min")?;
     let remeasured = ladder.points.iter().filter(|p| p.attempts > 1).count();
     if remeasured > 0 {
         writeln!(

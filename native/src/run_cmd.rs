@@ -69,7 +69,10 @@ pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
         host.timer_resolution_ns.map_or_else(unknown, |ns| format!("{ns:.0} ns resolution"))
     )?;
     match (host.core_ghz, &host.core_ghz_unavailable) {
-        (Some(ghz), _) => writeln!(out, "core clock:  {ghz:.2} GHz (dependent add chain)")?,
+        (Some(ghz), _) => match &host.core_clock {
+            Some(estimate) => writeln!(out, "core clock:  {}", ladder_cmd::clock_summary(estimate))?,
+            None => writeln!(out, "core clock:  {ghz:.2} GHz (dependent add chain)")?,
+        },
         (None, why) => writeln!(out, "core clock:  unavailable: {}", why.as_deref().unwrap_or("unknown"))?,
     }
     Ok(())

@@ -79,17 +79,18 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
     let config =
         SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed, attempts: ladder::DEFAULT_ATTEMPTS };
     let started = clock.now_ns();
-    let result = ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, None, &mut |event| {
-        match event {
-            LadderEvent::Measuring { index, total, bytes } => {
-                post(WorkerEvent::LadderMeasuring { index, total, bytes })
+    let result =
+        ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, ladder::Cycles::Unknown, &mut |event| {
+            match event {
+                LadderEvent::Measuring { index, total, bytes } => {
+                    post(WorkerEvent::LadderMeasuring { index, total, bytes })
+                }
+                LadderEvent::Measured { index, total, point } => {
+                    post(WorkerEvent::LadderPoint { index, total, point: point.clone() });
+                }
             }
-            LadderEvent::Measured { index, total, point } => {
-                post(WorkerEvent::LadderPoint { index, total, point: point.clone() });
-            }
-        }
-        ControlFlow::Continue(())
-    });
+            ControlFlow::Continue(())
+        });
     match result {
         Ok(points) => {
             let steps = ladder::detect_steps(&points);
@@ -110,6 +111,12 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
                     duration_s: Some((clock.now_ns() - started) / 1e9),
                     points,
                     steps,
+                    clock: None,
+                    clock_check: None,
+                    levels: vec![],
+                    verdict: vec![],
+                    parallelism: None,
+                    curves: vec![],
                 },
             });
         }
@@ -130,6 +137,8 @@ mod tests {
             bytes: 16384,
             ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
             cycles_per_load: None,
+            ghz: None,
+            clock_moved: false,
             loads_per_sample: 1000,
             samples: 3,
             samples_ns_per_load: vec![1.0, 1.1, 1.3],

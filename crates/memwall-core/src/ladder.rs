@@ -11,6 +11,7 @@ use core::ops::ControlFlow;
 use memwall_report::{LadderPoint, Step, Summary};
 
 use crate::clock::{Clock, time_ns};
+use crate::cycles::ClockProbe;
 
 /// One hop per cache line of this many bytes.
 pub const LINE_BYTES: usize = 64;
@@ -247,23 +248,46 @@ pub enum LadderEvent<'a> {
     Measured { index: usize, total: usize, point: &'a LadderPoint },
 }
 
-/// Measures every size in turn. `ghz`, when known, turns ns into cycles. `on_event` may stop the
-/// run by returning `ControlFlow::Break`.
+/// How a ladder turns ns into cycles.
+#[derive(Debug, Clone, Copy)]
+pub enum Cycles<'a> {
+    /// No clock (a browser): points carry ns only.
+    Unknown,
+    /// One clock for every point.
+    Fixed(f64),
+    /// Re-estimate the clock before the first point and after every point, and give each point
+    /// the clock of its moment (see [`crate::cycles::assign_local_clock`]); `reference` is the
+    /// estimate the moves are measured from.
+    Track { probe: ClockProbe<'a>, reference: Option<f64> },
+}
+
+/// Measures every size in turn. `on_event` may stop the run by returning `ControlFlow::Break`.
 pub fn run_ladder<A: Arena>(
     arena: &mut A,
     clock: &dyn Clock,
     sizes: &[u64],
     config: &SampleConfig,
-    ghz: Option<f64>,
+    cycles: Cycles<'_>,
     on_event: &mut dyn FnMut(LadderEvent<'_>) -> ControlFlow<()>,
 ) -> Result<Vec<LadderPoint>, LadderError> {
+    let track = |probe: &ClockProbe<'_>| probe.settle(clock, 1).map(|e| e.ghz);
+    let mut before = match &cycles {
+        Cycles::Track { probe, .. } => track(probe),
+        _ => None,
+    };
     let mut points = Vec::with_capacity(sizes.len());
     for (index, &bytes) in sizes.iter().enumerate() {
         let total = sizes.len();
         if on_event(LadderEvent::Measuring { index, total, bytes }).is_break() {
             return Err(LadderError::Cancelled);
         }
-        let point = measure_point(arena, clock, bytes, config, ghz)?;
+        let fixed = if let Cycles::Fixed(ghz) = cycles { Some(ghz) } else { None };
+        let mut point = measure_point(arena, clock, bytes, config, fixed)?;
+        if let Cycles::Track { probe, reference } = &cycles {
+            let after = track(probe);
+            crate::cycles::assign_local_clock(core::slice::from_mut(&mut point), &[before, after], *reference);
+            before = after;
+        }
         if on_event(LadderEvent::Measured { index, total, point: &point }).is_break() {
             return Err(LadderError::Cancelled);
         }
@@ -303,6 +327,8 @@ pub fn measure_point<A: Arena>(
         bytes,
         ns_per_load,
         cycles_per_load: ghz.map(|ghz| ns_per_load.median * ghz),
+        ghz,
+        clock_moved: false,
         loads_per_sample,
         samples: samples.len() as u32,
         samples_ns_per_load: samples,
@@ -381,28 +407,10 @@ pub fn ladder_sizes(min: u64, max: u64, points_per_octave: u32) -> Result<Vec<u6
 }
 
 /// Core clock in GHz from a dependent chain of one-cycle operations that the front end supplies
-/// (`chain(n)` runs n of them, one after another). Returns `None` if the timings make no sense.
-///
-/// Times n and 2n steps and keeps the best of several tries, so call overhead cancels and an
-/// interrupt only ever makes a try slower.
+/// (`chain(n)` runs n of them, one after another), each run about `target_ns` long. See
+/// [`crate::cycles`] for how, and for the spread and stability this figure leaves out.
 pub fn estimate_ghz(clock: &dyn Clock, chain: &dyn Fn(u64), target_ns: f64) -> Option<f64> {
-    let mut steps: u64 = 1 << 12;
-    loop {
-        let (elapsed, ()) = time_ns(clock, || chain(steps));
-        if elapsed >= target_ns || steps >= 1 << 40 {
-            break;
-        }
-        steps *= 2;
-    }
-    let best = (0..7)
-        .map(|_| {
-            let (once, ()) = time_ns(clock, || chain(steps));
-            let (twice, ()) = time_ns(clock, || chain(2 * steps));
-            steps as f64 / (twice - once)
-        })
-        .filter(|ghz| ghz.is_finite() && *ghz > 0.0)
-        .fold(f64::NAN, f64::max);
-    (best.is_finite() && (0.1..20.0).contains(&best)).then_some(best)
+    ClockProbe::calibrate(clock, chain, target_ns, crate::cycles::DEFAULT_REPETITIONS).settle(clock, 3).map(|e| e.ghz)
 }
 
 /// Finds where latency steps up between plateaus of the ladder.

@@ -7,6 +7,7 @@
 
 pub mod arch;
 pub mod clock;
+pub mod cycles;
 pub mod exec;
 pub mod groupby;
 pub mod ladder;

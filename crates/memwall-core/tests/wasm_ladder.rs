@@ -47,7 +47,7 @@ fn ladder_runs_in_the_browser() {
     };
     let sizes = ladder::ladder_sizes(16 * 1024, 256 * 1024, 1).unwrap();
     let mut measured = 0;
-    let points = ladder::run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| {
+    let points = ladder::run_ladder(&mut HeapArena, &clock, &sizes, &config, ladder::Cycles::Unknown, &mut |event| {
         if let LadderEvent::Measured { .. } = event {
             measured += 1;
         }

@@ -104,6 +104,8 @@ fn point(bytes: u64, ns: f64) -> LadderPoint {
         bytes,
         ns_per_load: Summary { min: ns, median: ns, p90: ns, max: ns },
         cycles_per_load: None,
+        ghz: None,
+        clock_moved: false,
         loads_per_sample: 1,
         samples: 1,
         samples_ns_per_load: vec![ns],
@@ -167,7 +169,7 @@ fn a_run_can_be_cancelled_and_reports_progress() {
     let config = SampleConfig { target_sample_ns: 50_000.0, samples: 2, warmup: false, seed: 1, attempts: 1 };
     let sizes = [4096, 8192, 16384];
     let mut seen = Vec::new();
-    let points = run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| {
+    let points = run_ladder(&mut HeapArena, &clock, &sizes, &config, Cycles::Unknown, &mut |event| {
         if let LadderEvent::Measured { index, total, .. } = event {
             seen.push((index, total));
         }
@@ -176,7 +178,7 @@ fn a_run_can_be_cancelled_and_reports_progress() {
     .unwrap();
     assert_eq!(points.iter().map(|p| p.bytes).collect::<Vec<_>>(), sizes);
     assert_eq!(seen, [(0, 3), (1, 3), (2, 3)]);
-    let cancelled = run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| match event {
+    let cancelled = run_ladder(&mut HeapArena, &clock, &sizes, &config, Cycles::Unknown, &mut |event| match event {
         LadderEvent::Measured { index: 1, .. } => ControlFlow::Break(()),
         _ => ControlFlow::Continue(()),
     });
@@ -226,4 +228,29 @@ fn a_disturbed_working_set_is_measured_again_and_the_least_disturbed_attempt_kep
     assert_eq!(least_disturbed(0, |_| (1, noisy.clone())).1, 1);
     // A sample at or below zero (a coarse browser timer) never counts as settled.
     assert_eq!(least_disturbed(2, |_| (1, vec![0.0, 0.0, 0.0])).1, 2);
+}
+
+#[test]
+fn a_tracked_ladder_gives_every_point_its_own_clock() {
+    let clock = TestClock(std::time::Instant::now());
+    let config = SampleConfig { target_sample_ns: 50_000.0, samples: 2, warmup: false, seed: 1, attempts: 1 };
+    // Real work for a real clock; its speed is whatever this machine gives it.
+    let chain = |n: u64| {
+        let mut x = 0u64;
+        for _ in 0..n {
+            x = std::hint::black_box(x + 1);
+        }
+    };
+    let probe = ClockProbe::calibrate(&clock, &chain, 20_000.0, 3);
+    let cycles = Cycles::Track { probe, reference: None };
+    let points =
+        run_ladder(&mut HeapArena, &clock, &[4096, 8192], &config, cycles, &mut |_| ControlFlow::Continue(())).unwrap();
+    for p in &points {
+        let ghz = p.ghz.expect("a clock per point");
+        assert_eq!(p.cycles_per_load, Some(p.ns_per_load.median * ghz));
+    }
+    let fixed =
+        run_ladder(&mut HeapArena, &clock, &[4096], &config, Cycles::Fixed(2.0), &mut |_| ControlFlow::Continue(()))
+            .unwrap();
+    assert_eq!((fixed[0].ghz, fixed[0].clock_moved), (Some(2.0), false));
 }
