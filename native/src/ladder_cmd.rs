@@ -10,7 +10,7 @@ use memwall_core::clock::{self, Clock};
 use memwall_core::cycles;
 use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, SampleConfig};
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Cache, ClockEstimate, Host, Ladder, LadderPoint, Report, Source, Step};
+use memwall_report::{Cache, ClockEstimate, Host, Ladder, LadderPoint, Parallelism, Report, Source, Step};
 
 use crate::arena::{HugePages, MmapArena};
 use crate::output::{self, Destination};
@@ -47,6 +47,14 @@ pub struct LadderArgs {
     /// disturbed attempt is kept. 1 measures every size once.
     #[arg(long, default_value_t = ladder::DEFAULT_ATTEMPTS, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub attempts: u32,
+    /// Memory-level parallelism: also chase this many independent chains at once over one
+    /// working set (--chains-at), for each count in the list (e.g. 1,2,4,8,16,32), and name the
+    /// count past which more chains stop paying (the misses the core keeps in flight).
+    #[arg(long, value_name = "K,...", value_delimiter = ',', value_parser = parse_chains)]
+    pub chains: Vec<u32>,
+    /// The working set of the --chains sweep (default: --max, at most 256MiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub chains_at: Option<u64>,
     /// Seed of the random cycle.
     #[arg(long, default_value_t = 0x6d65_6d77_616c_6c)]
     pub seed: u64,
@@ -61,12 +69,22 @@ pub struct LadderArgs {
     pub markdown: Option<PathBuf>,
 }
 
+fn parse_chains(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(k) if ladder::CHAIN_COUNTS.contains(&k) => Ok(k),
+        _ => Err(format!("'{text}' is not a chase count: use 1, 2, 4, 8, 16 or 32")),
+    }
+}
+
 fn parse_sample_ms(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(ms) if ms.is_finite() && ms > 0.0 && ms <= 10_000.0 => Ok(ms),
         _ => Err("expected a number of milliseconds above 0 and at most 10000".into()),
     }
 }
+
+/// Where the --chains sweep runs unless told: deep in DRAM on any current host, yet quick to build.
+pub const DEFAULT_CHAINS_AT: u64 = 256 << 20;
 
 /// Host facts that need measuring: timer resolution and core clock.
 pub fn measured_host(clock: &dyn Clock) -> Host {
@@ -85,9 +103,16 @@ pub fn measured_host(clock: &dyn Clock) -> Host {
 /// Checks the arguments, then measures; `out` gets the progress-free human output.
 pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
     let sizes = ladder::ladder_sizes(args.min, args.max, args.points_per_octave).map_err(CliError::usage)?;
+    let chains_at = args.chains_at.unwrap_or(args.max.min(DEFAULT_CHAINS_AT));
+    if !args.chains.is_empty() && chains_at < 2 * LINE_BYTES as u64 * 32 {
+        return Err(CliError::usage(format!(
+            "--chains-at must be at least {} (32 chases of two lines)",
+            2 * LINE_BYTES * 32
+        )));
+    }
     // The largest ring plus its permutation (4 bytes per line) must fit, with the allocation
     // refused up front rather than by the OOM killer halfway through.
-    let largest = *sizes.last().unwrap_or(&args.max);
+    let largest = (*sizes.last().unwrap_or(&args.max)).max(if args.chains.is_empty() { 0 } else { chains_at });
     let needed = largest + largest / LINE_BYTES as u64 * 4 + (2 << 20);
     platform::check_fits_in_memory(needed, &format!("--max {}", format_bytes(largest)))?;
     if usize::try_from(largest).is_err() {
@@ -126,6 +151,23 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
     })
     .map_err(|e| CliError::runtime(format!("ladder: {e}")))?;
     bar.finish_and_clear();
+    let parallelism = if args.chains.is_empty() {
+        None
+    } else {
+        let mut chains = args.chains.clone();
+        chains.sort_unstable();
+        chains.dedup();
+        let spinner = ProgressBar::new_spinner().with_message(format!(
+            "memory-level parallelism: {} chase counts at {}",
+            chains.len(),
+            format_bytes(chains_at)
+        ));
+        spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+        let measured = ladder::measure_parallelism(&mut arena, clock, chains_at, &chains, &config)
+            .map_err(|e| CliError::runtime(format!("--chains: {e}")))?;
+        spinner.finish_and_clear();
+        Some(measured)
+    };
     let steps = ladder::detect_steps(&points);
     let l1 = host.caches.iter().find(|c| c.level == 1 && c.kind != "Instruction").map(|c| c.size_bytes);
     let clock_check = cycles::check_clock(&points, l1, host.core_ghz);
@@ -147,7 +189,7 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         clock_check,
         levels: vec![],
         verdict: vec![],
-        parallelism: None,
+        parallelism,
         curves: vec![],
     })
 }
@@ -266,6 +308,9 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
         )?;
     }
     writeln!(out, "{}", steps_summary(&ladder.steps))?;
+    if let Some(p) = &ladder.parallelism {
+        writeln!(out, "{}", parallelism_summary(p))?;
+    }
     if !declared.is_empty() {
         let caches: Vec<String> = declared
             .iter()
@@ -278,6 +323,23 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
         writeln!(out, "measured in {seconds:.1} s")?;
     }
     Ok(())
+}
+
+pub fn parallelism_summary(p: &Parallelism) -> String {
+    let curve: Vec<String> = p.points.iter().map(|c| format!("{}: {:.1}", c.chains, c.ns_per_load)).collect();
+    let knee = match p.knee_chains {
+        Some(k) => format!(
+            "knee at {k} chase(s): about {k} misses in flight per core, the parallelism prefetching and radix \
+             kernels can use"
+        ),
+        None => "no knee in range: more chases still paid at the largest count".into(),
+    };
+    format!(
+        "memory-level parallelism at {} (ns/load by chases: {}): {:.1}x faster at best; {knee}",
+        format_bytes(p.bytes),
+        curve.join(", "),
+        p.max_speedup
+    )
 }
 
 pub fn steps_summary(steps: &[Step]) -> String {

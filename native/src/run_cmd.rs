@@ -88,7 +88,11 @@ pub fn run(args: RunArgs) -> CliResult {
     let mut out = std::io::stdout();
     print_host(&mut out, &host).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out).ok();
-    let ladder = ladder_cmd::measure(&args.ladder, &host, &clock)?;
+    let mut ladder_args = args.ladder.clone();
+    if ladder_args.chains.is_empty() {
+        ladder_args.chains = memwall_core::ladder::CHAIN_COUNTS.to_vec();
+    }
+    let ladder = ladder_cmd::measure(&ladder_args, &host, &clock)?;
     ladder_cmd::print_ladder(&mut out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
     let mut report = Report::new(Source::Native, output::unix_now(), host);
     report.ladder = Some(ladder);

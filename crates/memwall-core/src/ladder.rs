@@ -8,7 +8,7 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{LadderPoint, Step, Summary};
+use memwall_report::{ChainsPoint, LadderPoint, Parallelism, Step, Summary};
 
 use crate::clock::{Clock, time_ns};
 use crate::cycles::ClockProbe;
@@ -66,6 +66,8 @@ pub enum LadderError {
     BufferTooShort,
     #[error("cancelled")]
     Cancelled,
+    #[error("{0} chases: the chase count must be one of 1, 2, 4, 8, 16, 32")]
+    Chains(u32),
 }
 
 /// A position in a ring: the address of a line, only ever produced by the ring itself.
@@ -176,6 +178,72 @@ unsafe fn chase_raw(mut p: *const u8, hops: u64) -> *const u8 {
     p
 }
 
+/// The chase counts [`Ring::chase_chains`] accepts: powers of two, so each doubling's gain reads
+/// directly off the curve.
+pub const CHAIN_COUNTS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
+impl Ring<'_> {
+    /// `k` cursors spread evenly along the cycle: chased together, each stays `lines / k` hops
+    /// behind the next, so between two visits of a line the chases touch the whole working set,
+    /// exactly as one chase would.
+    pub fn spread_starts(&self, k: usize) -> Vec<Cursor> {
+        let k = k.clamp(1, self.lines);
+        let gap = (self.lines / k) as u64;
+        let mut at = self.start();
+        let mut starts = Vec::with_capacity(k);
+        for _ in 0..k {
+            starts.push(at);
+            at = self.chase(at, gap);
+        }
+        starts
+    }
+
+    /// Follows `hops` pointers from each of `cursors` at once (one hop of each in turn), so
+    /// the CPU may overlap up to `cursors.len()` misses. The count must be one of
+    /// [`CHAIN_COUNTS`]; returns false (and does nothing) otherwise.
+    pub fn chase_chains(&self, cursors: &mut [Cursor], hops: u64) -> bool {
+        for c in cursors.iter() {
+            let offset = (c.0 as usize).wrapping_sub(self.first as usize);
+            assert!(offset < self.lines * LINE_BYTES && offset.is_multiple_of(LINE_BYTES), "cursor from another ring");
+        }
+        macro_rules! dispatch {
+            ($($k:literal),*) => {
+                match cursors.len() {
+                    $($k => {
+                        let mut p: [*const u8; $k] = core::array::from_fn(|i| cursors[i].0);
+                        // SAFETY: every cursor is a line of this ring (checked above), and every
+                        // line points to a line of the ring; the buffer is borrowed for the
+                        // ring's lifetime.
+                        unsafe { chase_many::<$k>(&mut p, hops) };
+                        for (c, q) in cursors.iter_mut().zip(p) {
+                            *c = Cursor(q);
+                        }
+                        true
+                    })*
+                    _ => false,
+                }
+            };
+        }
+        dispatch!(1, 2, 4, 8, 16, 32)
+    }
+}
+
+/// K chases in lockstep: K independent dependency chains, so up to K misses can be in flight.
+///
+/// # Safety
+/// As [`chase_raw`], for every pointer of `p`.
+#[inline(never)]
+unsafe fn chase_many<const K: usize>(p: &mut [*const u8; K], hops: u64) {
+    let mut q = *p;
+    for _ in 0..hops {
+        for c in q.iter_mut() {
+            // SAFETY: guaranteed by the caller for every pointer of every chain.
+            *c = unsafe { c.cast::<*const u8>().read() };
+        }
+    }
+    *p = q;
+}
+
 /// How each working set is measured.
 #[derive(Debug, Clone)]
 pub struct SampleConfig {
@@ -218,14 +286,19 @@ pub fn measure_ring(ring: &Ring<'_>, clock: &dyn Clock, config: &SampleConfig) -
     if config.warmup {
         at = ring.chase(at, ring.lines() as u64);
     }
-    let mut empty: Vec<f64> = (0..31).map(|_| time_ns(clock, || ring.chase(at, 0)).0).collect();
+    measure_hops(clock, config, &mut |hops| at = ring.chase(at, hops))
+}
+
+/// The timing loop of [`measure_ring`] around any `run(hops)`: returns the hops per sample and
+/// every sample's ns per hop.
+fn measure_hops(clock: &dyn Clock, config: &SampleConfig, run: &mut dyn FnMut(u64)) -> (u64, Vec<f64>) {
+    let mut empty: Vec<f64> = (0..31).map(|_| time_ns(clock, || run(0)).0).collect();
     empty.sort_by(f64::total_cmp);
     let overhead = empty[empty.len() / 2];
     let target = config.target_sample_ns.max(1.0);
     let mut hops: u64 = 256;
     let hops_per_sample = loop {
-        let (elapsed, end) = time_ns(clock, || ring.chase(at, hops));
-        at = end;
+        let (elapsed, ()) = time_ns(clock, || run(hops));
         if elapsed >= target / 4.0 || hops >= 1 << 40 {
             break ((hops as f64 * target / elapsed.max(1.0)) as u64).max(16);
         }
@@ -234,8 +307,7 @@ pub fn measure_ring(ring: &Ring<'_>, clock: &dyn Clock, config: &SampleConfig) -
     };
     let mut samples = Vec::with_capacity(config.samples as usize);
     for _ in 0..config.samples {
-        let (elapsed, end) = time_ns(clock, || ring.chase(at, hops_per_sample));
-        at = end;
+        let (elapsed, ()) = time_ns(clock, || run(hops_per_sample));
         samples.push((elapsed - overhead) / hops_per_sample as f64);
     }
     (hops_per_sample, samples)
@@ -365,6 +437,68 @@ fn least_disturbed(max_attempts: u32, mut measure: impl FnMut(u32) -> (u64, Vec<
         }
     }
     (best.expect("at least one attempt is made"), made)
+}
+
+/// ns per load over one working set with each of `chains` interleaved chases (each one of
+/// [`CHAIN_COUNTS`]), fastest sample per count, and the knee (see [`parallelism_knee`]).
+pub fn measure_parallelism<A: Arena>(
+    arena: &mut A,
+    clock: &dyn Clock,
+    bytes: u64,
+    chains: &[u32],
+    config: &SampleConfig,
+) -> Result<Parallelism, LadderError> {
+    if let Some(&bad) = chains.iter().find(|k| !CHAIN_COUNTS.contains(k)) {
+        return Err(LadderError::Chains(bad));
+    }
+    let len = usize::try_from(bytes).map_err(|_| LadderError::Allocation("larger than this address space".into()))?;
+    let mut buffer = arena.allocate(len).map_err(LadderError::Allocation)?;
+    let ring = Ring::build(buffer.bytes_mut(), bytes, ring_seed(config.seed, bytes))?;
+    if config.warmup {
+        ring.chase(ring.start(), ring.lines() as u64);
+    }
+    let mut points = Vec::with_capacity(chains.len());
+    for &k in chains {
+        let mut cursors = ring.spread_starts(k as usize);
+        let (_, samples) = measure_hops(clock, config, &mut |hops| {
+            ring.chase_chains(&mut cursors, hops);
+        });
+        let per_load: Vec<f64> = samples.iter().map(|ns| ns / f64::from(k)).collect();
+        let summary = Summary::of(&per_load);
+        points.push(ChainsPoint {
+            chains: k,
+            ns_per_load: summary.map_or(f64::NAN, |s| s.min),
+            ns_per_load_median: summary.map(|s| s.median),
+        });
+    }
+    Ok(parallelism_from(bytes, points))
+}
+
+/// Names the knee of a chains curve and the best speedup over one chase.
+pub fn parallelism_from(bytes: u64, mut points: Vec<ChainsPoint>) -> Parallelism {
+    points.sort_by_key(|p| p.chains);
+    let one = points.iter().find(|p| p.chains == 1).map(|p| p.ns_per_load);
+    let best = points.iter().map(|p| p.ns_per_load).filter(|ns| *ns > 0.0).fold(f64::INFINITY, f64::min);
+    let max_speedup = one.filter(|_| best.is_finite()).map_or(f64::NAN, |one| one / best);
+    Parallelism { bytes, knee_chains: parallelism_knee(&points), max_speedup, points }
+}
+
+/// The gain a doubling of chases must bring to count as still climbing: 10% less time per load.
+const KNEE_GAIN: f64 = 0.9;
+
+/// The knee of a chains curve (sorted by chains, counts doubling): the smallest K that no larger
+/// count in range beats by 10% ([`KNEE_GAIN`]), i.e. about as many misses as the core keeps in
+/// flight. Holding K against *every* larger count, not only 2K, keeps one slow point from
+/// passing for a knee. `None` when more chases still pay at the end of the range, or with under
+/// three points.
+pub fn parallelism_knee(points: &[ChainsPoint]) -> Option<u32> {
+    if points.len() < 3 {
+        return None;
+    }
+    let ns: Vec<f64> = points.iter().map(|p| p.ns_per_load).collect();
+    (0..points.len() - 1)
+        .find(|&i| ns[i + 1..].iter().copied().fold(f64::INFINITY, f64::min) > ns[i] * KNEE_GAIN)
+        .map(|i| points[i].chains)
 }
 
 /// Working-set sizes from `min` to `max` (both included), `points_per_octave` evenly spaced

@@ -47,6 +47,9 @@ fn an_undisturbed_chain_reads_its_clock_exactly() {
     }
 }
 
+/// Extra ns for a run, from `(run, steps, short_steps)`.
+type Interrupts = dyn Fn(u64, u64, u64) -> f64;
+
 /// Interrupts (a 300 µs stall each) in some or all of the short runs, the long runs, or both:
 /// the estimate never reads a faster clock than the core's. Each case gets `(run, steps,
 /// short_steps)` and picks the runs it disturbs by length.
@@ -54,7 +57,7 @@ fn an_undisturbed_chain_reads_its_clock_exactly() {
 fn interrupts_never_push_the_estimate_up() {
     let ghz = 3.0;
     let stall = 300_000.0;
-    let cases: [(&str, Box<dyn Fn(u64, u64, u64) -> f64>); 6] = [
+    let cases: [(&str, Box<Interrupts>); 6] = [
         (
             "some short runs",
             Box::new(move |run, steps, short| if steps == short && run % 3 == 0 { stall } else { 0.0 }),

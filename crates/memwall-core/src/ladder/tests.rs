@@ -254,3 +254,73 @@ fn a_tracked_ladder_gives_every_point_its_own_clock() {
             .unwrap();
     assert_eq!((fixed[0].ghz, fixed[0].clock_moved), (Some(2.0), false));
 }
+
+fn chains_curve(ns: &[(u32, f64)]) -> Vec<ChainsPoint> {
+    ns.iter().map(|&(chains, ns)| ChainsPoint { chains, ns_per_load: ns, ns_per_load_median: None }).collect()
+}
+
+#[test]
+fn the_knee_is_where_more_chases_stop_paying() {
+    // A core with ~16 misses in flight (Zen-like): halves per doubling up to 16, then flat.
+    let zen = chains_curve(&[(1, 180.0), (2, 91.0), (4, 46.0), (8, 24.0), (16, 13.0), (32, 12.5)]);
+    let p = parallelism_from(256 << 20, zen);
+    assert_eq!(p.knee_chains, Some(16));
+    assert!((p.max_speedup - 180.0 / 12.5).abs() < 1e-12);
+    // One slow point at 4 chases is not a knee: 8 beats it by far.
+    let noisy = chains_curve(&[(1, 180.0), (2, 91.0), (4, 95.0), (8, 24.0), (16, 13.0), (32, 12.8)]);
+    assert_eq!(parallelism_knee(&noisy), Some(16));
+    // A small core that keeps ~4 misses in flight.
+    let small = chains_curve(&[(1, 100.0), (2, 52.0), (4, 28.0), (8, 27.0), (16, 27.5), (32, 26.0)]);
+    assert_eq!(parallelism_knee(&small), Some(4));
+    // Still falling at 32: no knee in range. Too few points: none either.
+    let falling = chains_curve(&[(1, 100.0), (2, 50.0), (4, 25.0), (8, 13.0), (16, 7.0), (32, 4.0)]);
+    assert_eq!(parallelism_knee(&falling), None);
+    assert_eq!(parallelism_knee(&chains_curve(&[(1, 100.0), (2, 100.0)])), None);
+    // In L1 nothing is waiting on memory: flat from the start, the knee is 1 chase.
+    assert_eq!(parallelism_knee(&chains_curve(&[(1, 1.0), (2, 1.0), (4, 0.98)])), Some(1));
+}
+
+proptest! {
+    /// K cursors spread along one cycle, chased together, cover every line exactly once in
+    /// lines / K rounds (for K dividing the lines).
+    #[test]
+    fn interleaved_chases_visit_every_line_once(shift in 0usize..6, rounds in 1usize..64, seed in any::<u64>()) {
+        let k = 1usize << shift;
+        let lines = k * rounds;
+        prop_assume!(lines >= 2);
+        let mut buffer = vec![0u8; (lines + 1) * LINE_BYTES];
+        let ring = Ring::build(&mut buffer, (lines * LINE_BYTES) as u64, seed).unwrap();
+        let mut cursors = ring.spread_starts(k);
+        let line_of = |c: Cursor| (c.0 as usize - ring.start().0 as usize) / LINE_BYTES;
+        let mut seen = vec![0u32; lines];
+        for _ in 0..rounds {
+            for &c in &cursors {
+                seen[line_of(c)] += 1;
+            }
+            prop_assert!(ring.chase_chains(&mut cursors, 1));
+        }
+        prop_assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+        // Each cursor has walked its stretch and stands where the next one started.
+        let mut next = ring.spread_starts(k);
+        next.rotate_left(1);
+        prop_assert_eq!(cursors, next);
+    }
+}
+
+#[test]
+fn chase_counts_outside_the_list_are_refused() {
+    let mut buffer = vec![0u8; 1 << 16];
+    let ring = Ring::build(&mut buffer, 1 << 15, 3).unwrap();
+    let mut three = ring.spread_starts(3);
+    assert!(!ring.chase_chains(&mut three, 10));
+    assert_eq!(three, ring.spread_starts(3));
+    let clock = TestClock(std::time::Instant::now());
+    let config = SampleConfig { target_sample_ns: 20_000.0, samples: 2, warmup: true, seed: 1, attempts: 1 };
+    assert_eq!(
+        measure_parallelism(&mut HeapArena, &clock, 1 << 15, &[1, 3], &config).unwrap_err(),
+        LadderError::Chains(3)
+    );
+    let p = measure_parallelism(&mut HeapArena, &clock, 1 << 15, &[1, 2, 4], &config).unwrap();
+    assert_eq!(p.points.iter().map(|p| p.chains).collect::<Vec<_>>(), [1, 2, 4]);
+    assert!(p.points.iter().all(|p| p.ns_per_load > 0.0 && p.ns_per_load_median.is_some()));
+}
