@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::{self, Clock};
-use memwall_core::cycles;
 use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, SampleConfig};
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Cache, ClockEstimate, Host, Ladder, LadderPoint, Parallelism, Report, Source, Step};
+use memwall_core::{cycles, explain};
+use memwall_report::{
+    Cache, Cause, ClockEstimate, Host, Ladder, LadderPoint, Level, Parallelism, Report, Source, Step,
+};
 
 use crate::arena::{HugePages, MmapArena};
 use crate::output::{self, Destination};
@@ -172,6 +174,11 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
     let l1 = host.caches.iter().find(|c| c.level == 1 && c.kind != "Instruction").map(|c| c.size_bytes);
     let clock_check = cycles::check_clock(&points, l1, host.core_ghz);
     let withheld = cycles::withhold_cycles_if_implausible(&mut points, clock_check.as_ref());
+    // Levels get the clock of the run as a whole: the median of the points' own.
+    let mut local: Vec<f64> = points.iter().filter_map(|p| p.ghz).collect();
+    local.sort_by(f64::total_cmp);
+    let level_ghz = if withheld.is_some() { None } else { local.get(local.len() / 2).copied().or(host.core_ghz) };
+    let reading = explain::read_levels(&points, None, &host.caches, level_ghz);
     Ok(Ladder {
         pattern: "random-cycle".into(),
         huge_pages: args.huge_pages.name().into(),
@@ -187,8 +194,8 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         steps,
         clock: host.core_clock.clone(),
         clock_check,
-        levels: vec![],
-        verdict: vec![],
+        levels: reading.levels,
+        verdict: reading.verdict,
         parallelism,
         curves: vec![],
     })
@@ -311,6 +318,15 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
     if let Some(p) = &ladder.parallelism {
         writeln!(out, "{}", parallelism_summary(p))?;
     }
+    if !ladder.levels.is_empty() {
+        writeln!(out, "levels:")?;
+        for level in &ladder.levels {
+            writeln!(out, "  {}", level_line(level))?;
+        }
+    }
+    for sentence in &ladder.verdict {
+        writeln!(out, "- {sentence}")?;
+    }
     if !declared.is_empty() {
         let caches: Vec<String> = declared
             .iter()
@@ -323,6 +339,23 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
         writeln!(out, "measured in {seconds:.1} s")?;
     }
     Ok(())
+}
+
+pub fn level_line(level: &Level) -> String {
+    let cause = match level.cause {
+        Cause::Cache => "cache",
+        Cause::Tlb => "tlb",
+        Cause::Dram => "dram",
+    };
+    let cycles = level.cycles_per_load.map_or(String::new(), |c| format!(" ({c:.0} cycles)"));
+    let declared = level.declared_bytes.map_or(String::new(), |d| format!(", declared {}", format_bytes(d)));
+    let reach = if level.cause == Cause::Dram { "from" } else { "to" };
+    format!(
+        "{:<18} {reach} {:>8}: {:>7.1} ns{cycles}  [{cause}{declared}]",
+        level.name,
+        format_bytes(level.size_bytes),
+        level.ns_per_load
+    )
 }
 
 pub fn parallelism_summary(p: &Parallelism) -> String {

@@ -9,6 +9,7 @@ pub mod arch;
 pub mod clock;
 pub mod cycles;
 pub mod exec;
+pub mod explain;
 pub mod groupby;
 pub mod ladder;
 pub mod size;

@@ -1,0 +1,312 @@
+//! Reading the ladder: which plateau is which level of the memory hierarchy, what makes each
+//! step (a cache filling, the TLB's reach, DRAM), how that compares with the caches the OS
+//! declares, and the plain sentences that say so.
+//!
+//! Everything is derived from the curve itself and the declared sizes, never from figures of a
+//! particular machine: plateaus are runs of points within [`PLATEAU`] of their first, DRAM is
+//! where the largest jump between plateaus lands, and a step is laid to the TLB when the
+//! TLB-friendly `page-local` curve does not take it (or, without that curve, when it comes before
+//! the current cache is full, and then the sentence says it could also be a shared cache).
+
+use memwall_report::{Cache, Cause, LadderPoint, Level};
+
+use crate::size::format_bytes;
+
+/// Points within this factor of a plateau's first point belong to it.
+pub const PLATEAU: f64 = 1.2;
+/// A rise of random over page-local beyond this is the TLB's doing.
+pub const TLB_GAP: f64 = 1.2;
+/// A rise counts as early when it comes before this share of the declared cache is used.
+const EARLY: f64 = 0.75;
+
+/// A run of points on one level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Plateau {
+    first: usize,
+    last: usize,
+    ns: f64,
+}
+
+/// `values` made non-decreasing by pooling adjacent violators (isotonic regression): a working set
+/// never gets faster by growing, so a dip is noise, and pooling spreads it over its neighbours
+/// instead of letting one lucky point start or end a plateau.
+fn monotone(values: &[f64]) -> Vec<f64> {
+    let mut blocks: Vec<(f64, usize)> = Vec::new();
+    for &v in values {
+        blocks.push((v, 1));
+        while blocks.len() > 1 {
+            let (b, nb) = blocks[blocks.len() - 1];
+            let (a, na) = blocks[blocks.len() - 2];
+            if a <= b {
+                break;
+            }
+            blocks.pop();
+            let merged = (a * na as f64 + b * nb as f64) / (na + nb) as f64;
+            *blocks.last_mut().expect("two blocks") = (merged, na + nb);
+        }
+    }
+    blocks.into_iter().flat_map(|(v, n)| std::iter::repeat_n(v, n)).collect()
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Plateaus of a curve (ns per load by index): a plateau has two points or more, or is the first
+/// or last point; single points between plateaus are the climb from one to the next.
+fn plateaus(ns: &[f64]) -> Vec<Plateau> {
+    let fitted = monotone(ns);
+    let mut out = Vec::new();
+    let mut first = 0;
+    while first < fitted.len() {
+        let mut last = first;
+        while last + 1 < fitted.len() && fitted[last + 1] <= fitted[first] * PLATEAU {
+            last += 1;
+        }
+        if last > first || first == 0 || last + 1 == fitted.len() {
+            out.push(Plateau { first, last, ns: median(ns[first..=last].to_vec()) });
+        }
+        first = last + 1;
+    }
+    out
+}
+
+/// The data and unified caches the OS declares, smallest level first.
+fn data_caches(declared: &[Cache]) -> Vec<&Cache> {
+    let mut caches: Vec<&Cache> = declared.iter().filter(|c| c.kind != "Instruction").collect();
+    caches.sort_by_key(|c| c.level);
+    caches.dedup_by_key(|c| c.level);
+    caches
+}
+
+/// Which plateau DRAM starts at: the one after the largest jump between plateaus, if it lies
+/// beyond the declared private caches (beyond 1 MiB when none are declared) and the jump is at
+/// least 3x (no cache step on current hardware comes near the cache-to-DRAM one, and no TLB
+/// step does either). `None` when the curve does not reach DRAM.
+fn dram_plateau(points: &[LadderPoint], plateaus: &[Plateau], declared: &[&Cache]) -> Option<usize> {
+    let private = declared.iter().filter(|c| c.level <= 2).map(|c| c.size_bytes).max().unwrap_or(1 << 20);
+    (1..plateaus.len())
+        .filter(|&k| points[plateaus[k].first].bytes > private)
+        .map(|k| (k, plateaus[k].ns / plateaus[k - 1].ns))
+        .filter(|&(_, jump)| jump >= 3.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(k, _)| k)
+}
+
+/// What was found, for [`verdict`] to put in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    pub levels: Vec<Level>,
+    /// Sentences on what the levels mean, each with its numbers.
+    pub verdict: Vec<String>,
+}
+
+/// Names the levels of `random` (the main curve: one random cycle over every line) against the
+/// `declared` caches. `page_local`, when measured at the same sizes, is the same chase with TLB
+/// misses kept rare: its steps are the caches', and where random climbs above it the TLB is the
+/// cause. `ghz` turns ns into cycles.
+pub fn read_levels(
+    random: &[LadderPoint],
+    page_local: Option<&[LadderPoint]>,
+    declared: &[Cache],
+    ghz: Option<f64>,
+) -> Reading {
+    let mut verdict = Vec::new();
+    if random.len() < 2 {
+        return Reading { levels: vec![], verdict };
+    }
+    let page_local =
+        page_local.filter(|p| p.len() == random.len() && p.iter().zip(random).all(|(a, b)| a.bytes == b.bytes));
+    // The caches are read from the curve the TLB disturbs least.
+    let cache_curve = page_local.unwrap_or(random);
+    let ns: Vec<f64> = cache_curve.iter().map(|p| p.ns_per_load.min).collect();
+    let found = plateaus(&ns);
+    let caches = data_caches(declared);
+    let dram = dram_plateau(cache_curve, &found, &caches);
+    let cycles = |ns: f64| ghz.map(|g| ns * g);
+    let size = |i: usize| cache_curve[i].bytes;
+    let mut levels = Vec::new();
+    // Index into `caches` of the level the current plateau is served from.
+    let mut serving = 0usize;
+    for (k, plateau) in found.iter().enumerate() {
+        if dram.is_some_and(|d| k >= d) {
+            break;
+        }
+        let (name, cause, declared_bytes) = if k == 0 {
+            ("L1".to_string(), Cause::Cache, caches.first().filter(|c| c.level == 1).map(|c| c.size_bytes))
+        } else if caches.is_empty() {
+            (format!("L{}", k + 1), Cause::Cache, None)
+        } else {
+            let start = size(plateau.first);
+            let before = size(found[k - 1].last);
+            // The first working set that read slower than the plateau before.
+            let rose_at = size(found[k - 1].last + 1);
+            let current = caches.get(serving).map(|c| c.size_bytes);
+            if current.is_some_and(|c| start as f64 <= c as f64 * EARLY) && page_local.is_none() {
+                // Well inside the declared cache (a ring as large as a cache already misses in it,
+                // so only one clearly smaller counts), yet slower: the TLB's reach, or a cache
+                // shared with someone else. Only a TLB-friendly curve tells which.
+                let name = format!("L{} + TLB misses", caches[serving].level);
+                verdict.push(format!(
+                    "latency steps up from {:.1} to {:.1} ns after {}, inside the declared {} L{}: the TLB's reach \
+                     or a share of that cache taken by another tenant (`--pattern page-local` tells which)",
+                    found[k - 1].ns,
+                    plateau.ns,
+                    format_bytes(before),
+                    format_bytes(current.unwrap_or(0)),
+                    caches[serving].level
+                ));
+                (name, Cause::Tlb, None)
+            } else {
+                let was = serving;
+                while serving + 1 < caches.len() && caches[serving].size_bytes < start {
+                    serving += 1;
+                }
+                if serving == was {
+                    serving = (serving + 1).min(caches.len() - 1);
+                }
+                let cache = caches[serving];
+                if (rose_at as f64) < caches[was].size_bytes as f64 * EARLY {
+                    verdict.push(format!(
+                        "L{} holds about {} of the declared {} ({:.1} ns, then {:.1} ns in L{}){}",
+                        caches[was].level,
+                        format_bytes(before),
+                        format_bytes(caches[was].size_bytes),
+                        found[k - 1].ns,
+                        plateau.ns,
+                        cache.level,
+                        if page_local.is_none() {
+                            ": the TLB's reach or a cache shared with another tenant (`--pattern page-local` tells which)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+                (format!("L{}", cache.level), Cause::Cache, Some(cache.size_bytes))
+            }
+        };
+        levels.push(Level {
+            name,
+            size_bytes: size(plateau.last),
+            ns_per_load: plateau.ns,
+            cycles_per_load: cycles(plateau.ns),
+            cause,
+            declared_bytes,
+        });
+    }
+    if let Some(d) = dram {
+        // The last level before DRAM, whatever made it: its end is how much cache this host gets.
+        let last_cache = levels.last().cloned();
+        let plateau = found[d];
+        if let (Some(cache), Some(last)) = (&last_cache, caches.last()) {
+            // The largest declared cache against what the curve shows of it.
+            if (size(plateau.first) as f64) < last.size_bytes as f64 * EARLY {
+                verdict.push(format!(
+                    "this host gets ~{} of the declared {} L{}: {:.1} ns up to {}, DRAM-like {:.0} ns from {}",
+                    format_bytes(cache.size_bytes),
+                    format_bytes(last.size_bytes),
+                    last.level,
+                    cache.ns_per_load,
+                    format_bytes(cache.size_bytes),
+                    plateau.ns,
+                    format_bytes(size(plateau.first))
+                ));
+            }
+        }
+        levels.push(Level {
+            name: "DRAM".into(),
+            size_bytes: size(plateau.first),
+            ns_per_load: plateau.ns,
+            cycles_per_load: cycles(plateau.ns),
+            cause: Cause::Dram,
+            declared_bytes: None,
+        });
+        verdict.push(match cycles(plateau.ns) {
+            Some(c) => {
+                format!("DRAM is {:.0} ns ({c:.0} cycles) away from {}", plateau.ns, format_bytes(size(plateau.first)))
+            }
+            None => format!("DRAM is {:.0} ns away from {}", plateau.ns, format_bytes(size(plateau.first))),
+        });
+        // On the random curve DRAM keeps climbing as page walks miss too.
+        let last = random.last().expect("two points");
+        let dram_ns = plateau.ns;
+        if page_local.is_none() && last.ns_per_load.min > dram_ns * PLATEAU {
+            levels.push(Level {
+                name: "DRAM + TLB misses".into(),
+                size_bytes: last.bytes,
+                ns_per_load: last.ns_per_load.min,
+                cycles_per_load: cycles(last.ns_per_load.min),
+                cause: Cause::Tlb,
+                declared_bytes: None,
+            });
+            verdict.push(format!(
+                "in DRAM, latency keeps rising with the working set ({:.0} ns at {}, {:.0} ns at {}): page walks \
+                 that miss the caches too; huge pages would remove most of them",
+                dram_ns,
+                format_bytes(random[plateau.first].bytes),
+                last.ns_per_load.min,
+                format_bytes(last.bytes)
+            ));
+        }
+    } else if let Some(last) = random.last() {
+        verdict.push(format!(
+            "DRAM was not reached: the largest working set, {}, still reads {:.1} ns",
+            format_bytes(last.bytes),
+            last.ns_per_load.min
+        ));
+    }
+    if let Some(local) = page_local {
+        tlb_levels(random, local, &mut levels, &mut verdict, &cycles);
+    }
+    levels.sort_by_key(|l| (l.size_bytes, l.cause == Cause::Tlb));
+    Reading { levels, verdict }
+}
+
+/// With both curves: the first size where random climbs [`TLB_GAP`] above page-local is the
+/// TLB's reach, and the gap at the largest size is what page walks cost there.
+fn tlb_levels(
+    random: &[LadderPoint],
+    local: &[LadderPoint],
+    levels: &mut Vec<Level>,
+    verdict: &mut Vec<String>,
+    cycles: &dyn Fn(f64) -> Option<f64>,
+) {
+    let gap: Vec<f64> = random.iter().zip(local).map(|(r, l)| r.ns_per_load.min / l.ns_per_load.min).collect();
+    let Some(first) = gap.iter().position(|&g| g > TLB_GAP) else {
+        verdict.push("random and page-local read alike at every size: TLB misses cost nothing measurable here".into());
+        return;
+    };
+    let at = &random[first];
+    levels.push(Level {
+        name: "TLB reach".into(),
+        size_bytes: random[first.saturating_sub(1)].bytes,
+        ns_per_load: at.ns_per_load.min,
+        cycles_per_load: cycles(at.ns_per_load.min),
+        cause: Cause::Tlb,
+        declared_bytes: None,
+    });
+    let last = random.len() - 1;
+    verdict.push(format!(
+        "TLB misses start after {}: random reads {:.1} ns at {} where TLB-friendly page-local reads {:.1}; at {} page \
+         walks are {:.0}% of the latency ({:.0} of {:.0} ns)",
+        format_bytes(random[first.saturating_sub(1)].bytes),
+        at.ns_per_load.min,
+        format_bytes(at.bytes),
+        local[first].ns_per_load.min,
+        format_bytes(random[last].bytes),
+        page_walk_share(&random[last], &local[last]) * 100.0,
+        random[last].ns_per_load.min - local[last].ns_per_load.min,
+        random[last].ns_per_load.min
+    ));
+}
+
+/// The share of a random chase's latency that page walks account for: (random - page-local) /
+/// random, on the fastest samples, never below 0.
+pub fn page_walk_share(random: &LadderPoint, page_local: &LadderPoint) -> f64 {
+    let r = random.ns_per_load.min;
+    if r > 0.0 { ((r - page_local.ns_per_load.min) / r).max(0.0) } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests;
