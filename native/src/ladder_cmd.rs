@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::{self, Clock};
-use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, SampleConfig};
+use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, Pattern, SampleConfig};
 use memwall_core::size::{format_bytes, parse_size};
 use memwall_core::{cycles, explain};
 use memwall_report::{
-    Cache, Cause, ClockEstimate, Host, Ladder, LadderPoint, Level, Parallelism, Report, Source, Step,
+    Cache, Cause, ClockEstimate, Curve, Host, Ladder, LadderPoint, Level, Parallelism, Report, Source, Step,
 };
 
 use crate::arena::{HugePages, MmapArena};
@@ -34,9 +34,17 @@ pub struct LadderArgs {
     #[arg(long, value_name = "CPU")]
     pub pin: Option<u32>,
     /// Page backing of each ring: off (small pages: TLB misses show), thp (transparent huge
-    /// pages, verified in /proc/self/smaps), on (reserved hugetlbfs pages).
-    #[arg(long, value_enum, default_value = "off")]
-    pub huge_pages: HugePages,
+    /// pages, verified in /proc/self/smaps), on (reserved hugetlbfs pages). Several (off,thp)
+    /// measure a curve for each; the first is the main curve.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "off")]
+    pub huge_pages: Vec<HugePages>,
+    /// How the chase visits lines: random (one random cycle: caches, TLB and DRAM), page-local
+    /// (random lines, a few pages at a time: caches and DRAM without TLB misses), page-stride (one
+    /// line per 4 KiB page: TLB and page-walk cost), sequential (what the prefetchers hide).
+    /// Several (random,page-local) measure a curve each; the first is the main curve, and random
+    /// with page-local gives the page-walk share per size and tells TLB steps from cache steps.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "random")]
+    pub pattern: Vec<PatternArg>,
     /// Timed samples kept per working set (min, median, p90 and max are over these).
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub runs: u32,
@@ -69,6 +77,26 @@ pub struct LadderArgs {
     /// Write the ladder as a Markdown table.
     #[arg(long, value_name = "PATH")]
     pub markdown: Option<PathBuf>,
+}
+
+/// The `--pattern` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PatternArg {
+    Random,
+    PageLocal,
+    PageStride,
+    Sequential,
+}
+
+impl PatternArg {
+    pub fn pattern(self) -> Pattern {
+        match self {
+            Self::Random => Pattern::Random,
+            Self::PageLocal => Pattern::PageLocal,
+            Self::PageStride => Pattern::PageStride,
+            Self::Sequential => Pattern::Sequential,
+        }
+    }
 }
 
 fn parse_chains(text: &str) -> Result<u32, String> {
@@ -130,29 +158,52 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         warmup: true,
         seed: args.seed,
         attempts: args.attempts,
+        pattern: Pattern::Random,
     };
     let started = clock.now_ns();
-    let bar = ProgressBar::new(sizes.len() as u64).with_style(
+    // Every pattern with every page backing, in the order asked; the first is the main curve.
+    let mut kinds: Vec<(Pattern, HugePages)> = Vec::new();
+    for &hp in &args.huge_pages {
+        for p in &args.pattern {
+            if !kinds.contains(&(p.pattern(), hp)) {
+                kinds.push((p.pattern(), hp));
+            }
+        }
+    }
+    if kinds.iter().any(|(p, _)| *p == Pattern::PageStride) && args.min < 2 * ladder::PATTERN_PAGE_BYTES as u64 {
+        return Err(CliError::usage("--pattern page-stride needs --min of at least 8KiB (two pages)"));
+    }
+    let bar = ProgressBar::new((sizes.len() * kinds.len()) as u64).with_style(
         ProgressStyle::with_template("{spinner} ladder [{bar:30}] {pos}/{len} {msg} ({elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let mut arena = MmapArena { huge_pages: args.huge_pages };
     // Short probes (0.5 ms runs, five of each length) between sizes: a few ms per point.
-    let cycles = match (host.core_ghz, platform::clock_probe(clock, 5e5, 5)) {
-        (Some(reference), Ok(probe)) => Cycles::Track { probe, reference: Some(reference) },
-        (Some(ghz), Err(_)) => Cycles::Fixed(ghz),
-        (None, _) => Cycles::Unknown,
-    };
-    let mut points = ladder::run_ladder(&mut arena, clock, &sizes, &config, cycles, &mut |event| {
-        match event {
-            LadderEvent::Measuring { bytes, .. } => bar.set_message(format_bytes(bytes)),
-            LadderEvent::Measured { .. } => bar.inc(1),
-        }
-        ControlFlow::Continue(())
-    })
-    .map_err(|e| CliError::runtime(format!("ladder: {e}")))?;
+    let probe = platform::clock_probe(clock, 5e5, 5);
+    let mut curves = Vec::with_capacity(kinds.len());
+    for &(pattern, huge_pages) in &kinds {
+        let cycles = match (host.core_ghz, &probe) {
+            (Some(reference), Ok(probe)) => Cycles::Track { probe: *probe, reference: Some(reference) },
+            (Some(ghz), Err(_)) => Cycles::Fixed(ghz),
+            (None, _) => Cycles::Unknown,
+        };
+        let config = SampleConfig { pattern, ..config.clone() };
+        let label = if kinds.len() > 1 { format!("{} {}: ", pattern.name(), huge_pages.name()) } else { String::new() };
+        let mut arena = MmapArena { huge_pages };
+        let points = ladder::run_ladder(&mut arena, clock, &sizes, &config, cycles, &mut |event| {
+            match event {
+                LadderEvent::Measuring { bytes, .. } => bar.set_message(format!("{label}{}", format_bytes(bytes))),
+                LadderEvent::Measured { .. } => bar.inc(1),
+            }
+            ControlFlow::Continue(())
+        })
+        .map_err(|e| CliError::runtime(format!("ladder: {e}")))?;
+        curves.push(Curve { pattern: pattern.name().into(), huge_pages: huge_pages.name().into(), chains: 1, points });
+    }
     bar.finish_and_clear();
+    let main = curves.remove(0);
+    let mut points = main.points;
+    let mut arena = MmapArena { huge_pages: args.huge_pages[0] };
     let parallelism = if args.chains.is_empty() {
         None
     } else {
@@ -178,10 +229,25 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
     let mut local: Vec<f64> = points.iter().filter_map(|p| p.ghz).collect();
     local.sort_by(f64::total_cmp);
     let level_ghz = if withheld.is_some() { None } else { local.get(local.len() / 2).copied().or(host.core_ghz) };
-    let reading = explain::read_levels(&points, None, &host.caches, level_ghz);
+    // Page-local beside a random main curve, same pages, tells the TLB from the caches; on huge
+    // pages it shows the caches best.
+    let local = |pages: &str| {
+        curves
+            .iter()
+            .find(|c| c.pattern == Pattern::PageLocal.name() && c.huge_pages == pages)
+            .filter(|_| main.pattern == Pattern::Random.name())
+            .map(|c| c.points.as_slice())
+    };
+    let page_local = local(&main.huge_pages);
+    let caches = local("thp").or_else(|| local("on"));
+    let curves_read = explain::Curves { random: &points, page_local, caches };
+    let reading = explain::read_levels(curves_read, &host.caches, level_ghz);
+    for curve in &mut curves {
+        cycles::withhold_cycles_if_implausible(&mut curve.points, clock_check.as_ref());
+    }
     Ok(Ladder {
-        pattern: "random-cycle".into(),
-        huge_pages: args.huge_pages.name().into(),
+        pattern: main.pattern,
+        huge_pages: main.huge_pages,
         pinned_cpu: args.pin,
         line_bytes: LINE_BYTES as u32,
         seed: args.seed,
@@ -197,7 +263,7 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         levels: reading.levels,
         verdict: reading.verdict,
         parallelism,
-        curves: vec![],
+        curves,
     })
 }
 
@@ -274,6 +340,15 @@ pub fn clock_summary(estimate: &ClockEstimate) -> String {
 pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
     write!(out, "{}", output::table(&HEADER, &rows))?;
+    if let Some((header, rows)) = curves_table(ladder) {
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        writeln!(out)?;
+        write!(out, "{}", output::table(&header, &rows))?;
+        writeln!(
+            out,
+            "ns min per curve; page walks = (random - page-local) / random; THP saves = (random off - random thp) / random off"
+        )?;
+    }
     let tracked: Vec<f64> = ladder.points.iter().filter_map(|p| p.ghz).collect();
     match (ladder.ghz, &ladder.clock) {
         (Some(_), Some(estimate)) if !tracked.is_empty() => {
@@ -339,6 +414,61 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
         writeln!(out, "measured in {seconds:.1} s")?;
     }
     Ok(())
+}
+
+/// Every curve's fastest ns per size side by side, with the page-walk share (random against
+/// page-local on the same pages) and what THP saves (random on small pages against random on THP)
+/// where both halves were measured.
+pub fn curves_table(ladder: &Ladder) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    if ladder.curves.is_empty() {
+        return None;
+    }
+    let main = Curve {
+        pattern: ladder.pattern.clone(),
+        huge_pages: ladder.huge_pages.clone(),
+        chains: 1,
+        points: ladder.points.clone(),
+    };
+    let all: Vec<&Curve> = std::iter::once(&main).chain(&ladder.curves).collect();
+    let find = |pattern: Pattern, pages: &str| {
+        all.iter().find(|c| c.pattern == pattern.name() && c.huge_pages == pages).copied()
+    };
+    let walks = ["off", "thp", "on", "default"]
+        .into_iter()
+        .find_map(|pages| Some((pages, find(Pattern::Random, pages)?, find(Pattern::PageLocal, pages)?)));
+    let thp = find(Pattern::Random, "off").zip(find(Pattern::Random, "thp"));
+    let mut header = vec!["working set".to_string()];
+    header.extend(all.iter().map(|c| format!("{} {}", c.pattern.trim_end_matches("-cycle"), c.huge_pages)));
+    if let Some((pages, ..)) = walks {
+        header.push(format!("page walks ({pages})"));
+    }
+    if thp.is_some() {
+        header.push("THP saves".into());
+    }
+    let rows = ladder
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let at = |c: &Curve| c.points.get(i).filter(|q| q.bytes == p.bytes).cloned();
+            let mut row = vec![format_bytes(p.bytes)];
+            row.extend(all.iter().map(|c| at(c).map_or("-".into(), |q| format!("{:.2}", q.ns_per_load.min))));
+            if let Some((_, random, local)) = walks {
+                row.push(match (at(random), at(local)) {
+                    (Some(r), Some(l)) => format!("{:.0}%", explain::page_walk_share(&r, &l) * 100.0),
+                    _ => "-".into(),
+                });
+            }
+            if let Some((off, on)) = thp {
+                row.push(match (at(off), at(on)) {
+                    (Some(off), Some(on)) => format!("{:.0}%", explain::page_walk_share(&off, &on) * 100.0),
+                    _ => "-".into(),
+                });
+            }
+            row
+        })
+        .collect();
+    Some((header, rows))
 }
 
 pub fn level_line(level: &Level) -> String {

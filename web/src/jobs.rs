@@ -76,8 +76,14 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
         samples,
         cross_origin_isolated: cross_origin_isolated(),
     });
-    let config =
-        SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed, attempts: ladder::DEFAULT_ATTEMPTS };
+    let config = SampleConfig {
+        target_sample_ns,
+        samples,
+        warmup: true,
+        seed: job.seed,
+        attempts: ladder::DEFAULT_ATTEMPTS,
+        pattern: ladder::Pattern::Random,
+    };
     let started = clock.now_ns();
     let result =
         ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, ladder::Cycles::Unknown, &mut |event| {

@@ -102,24 +102,31 @@ pub struct Reading {
     pub verdict: Vec<String>,
 }
 
-/// Names the levels of `random` (the main curve: one random cycle over every line) against the
-/// `declared` caches. `page_local`, when measured at the same sizes, is the same chase with TLB
-/// misses kept rare: its steps are the caches', and where random climbs above it the TLB is the
-/// cause. `ghz` turns ns into cycles.
-pub fn read_levels(
-    random: &[LadderPoint],
-    page_local: Option<&[LadderPoint]>,
-    declared: &[Cache],
-    ghz: Option<f64>,
-) -> Reading {
+/// The curves [`read_levels`] reads, all at the same sizes.
+#[derive(Debug, Clone, Copy)]
+pub struct Curves<'a> {
+    /// The main curve: one random cycle over every line.
+    pub random: &'a [LadderPoint],
+    /// The same chase with TLB misses kept rare, on the same pages: its steps are the caches',
+    /// and where random climbs above it the TLB is the cause.
+    pub page_local: Option<&'a [LadderPoint]>,
+    /// The curve to find the caches on, if not page-local: page-local on huge pages is best, as
+    /// small pages scattered in physical memory crowd some cache sets before the cache is full.
+    pub caches: Option<&'a [LadderPoint]>,
+}
+
+/// Names the levels of the curves against the `declared` caches; `ghz` turns ns into cycles.
+pub fn read_levels(curves: Curves<'_>, declared: &[Cache], ghz: Option<f64>) -> Reading {
+    let Curves { random, page_local, caches: cache_curve } = curves;
     let mut verdict = Vec::new();
     if random.len() < 2 {
         return Reading { levels: vec![], verdict };
     }
-    let page_local =
-        page_local.filter(|p| p.len() == random.len() && p.iter().zip(random).all(|(a, b)| a.bytes == b.bytes));
+    let same_sizes =
+        |p: &&[LadderPoint]| p.len() == random.len() && p.iter().zip(random).all(|(a, b)| a.bytes == b.bytes);
+    let page_local = page_local.filter(same_sizes);
     // The caches are read from the curve the TLB disturbs least.
-    let cache_curve = page_local.unwrap_or(random);
+    let cache_curve = cache_curve.filter(same_sizes).or(page_local).unwrap_or(random);
     let ns: Vec<f64> = cache_curve.iter().map(|p| p.ns_per_load.min).collect();
     let found = plateaus(&ns);
     let caches = data_caches(declared);

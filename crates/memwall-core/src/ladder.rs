@@ -74,40 +74,143 @@ pub enum LadderError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cursor(*const u8);
 
-/// One random cycle over the cache lines of a borrowed buffer.
+/// One cycle over cache lines of a borrowed buffer, in the order a [`Pattern`] gives.
 #[derive(Debug)]
 pub struct Ring<'a> {
-    first: *const u8,
+    /// Line 0 of the buffer's aligned window: cursors are checked against it.
+    base: *const u8,
+    /// Lines of the window (what cursors may point into).
+    span: usize,
+    /// Lines in the cycle: all of the window, or one per page for `page-stride`.
     lines: usize,
+    first: *const u8,
     _buffer: core::marker::PhantomData<&'a mut [u8]>,
+}
+
+/// How a ring orders its lines. Every pattern is one cycle that visits each of its lines once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    /// One random cycle over every line (Sattolo): the prefetchers see nothing, and with small
+    /// pages nearly every hop past the TLB's reach is a TLB miss.
+    Random,
+    /// Every line, in random order within groups of [`PAGE_LOCAL_PAGES`] pages and the groups in
+    /// random order: the caches see a random chase, the TLB a handful of pages at a time, so the
+    /// curve is caches and DRAM alone.
+    PageLocal,
+    /// One line per 4 KiB page, pages in random order (the line within each page random too, so
+    /// the lines spread over the cache sets): every hop a new page, to show TLB and page walk cost.
+    PageStride,
+    /// Every line in address order: what the hardware prefetchers hide.
+    Sequential,
+}
+
+/// Pages per group of [`Pattern::PageLocal`]: far below any data TLB's entries (64 and up), yet
+/// 512 random lines per group, enough that no prefetcher guesses the next one.
+pub const PAGE_LOCAL_PAGES: usize = 8;
+/// The page the patterns are built around: the smallest page of every current OS.
+pub const PATTERN_PAGE_BYTES: usize = 4096;
+const LINES_PER_PAGE: usize = PATTERN_PAGE_BYTES / LINE_BYTES;
+
+impl Pattern {
+    pub const ALL: [Pattern; 4] = [Pattern::Random, Pattern::PageLocal, Pattern::PageStride, Pattern::Sequential];
+
+    /// The name reports use (`random-cycle` is the name the first reports gave the random chase).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Random => "random-cycle",
+            Self::PageLocal => "page-local",
+            Self::PageStride => "page-stride",
+            Self::Sequential => "sequential",
+        }
+    }
+
+    /// Line indices in visiting order (the cycle closes from the last to the first), over a window
+    /// of `lines` lines.
+    pub fn order(self, lines: usize, seed: u64) -> Vec<u32> {
+        assert!(u32::try_from(lines).is_ok(), "rings are limited to 2^32 lines (256 GiB)");
+        let mut rng = fastrand::Rng::with_seed(seed);
+        match self {
+            Self::Random => {
+                let next = sattolo_cycle(lines, seed);
+                let mut order = Vec::with_capacity(lines);
+                let mut at = 0u32;
+                for _ in 0..lines {
+                    order.push(at);
+                    at = next[at as usize];
+                }
+                order
+            }
+            Self::Sequential => (0..lines as u32).collect(),
+            Self::PageLocal => {
+                let group = PAGE_LOCAL_PAGES * LINES_PER_PAGE;
+                let mut groups: Vec<usize> = (0..lines.div_ceil(group)).collect();
+                rng.shuffle(&mut groups);
+                let mut order = Vec::with_capacity(lines);
+                for g in groups {
+                    let start = order.len();
+                    order.extend((g * group..((g + 1) * group).min(lines)).map(|l| l as u32));
+                    rng.shuffle(&mut order[start..]);
+                }
+                order
+            }
+            Self::PageStride => {
+                let mut pages: Vec<usize> = (0..lines / LINES_PER_PAGE).collect();
+                rng.shuffle(&mut pages);
+                pages.into_iter().map(|p| (p * LINES_PER_PAGE + rng.usize(0..LINES_PER_PAGE)) as u32).collect()
+            }
+        }
+    }
 }
 
 impl<'a> Ring<'a> {
     /// Writes a random cycle over `bytes / LINE_BYTES` lines of `buffer`, touching every line
     /// (so every page is really mapped before anything is timed).
     pub fn build(buffer: &'a mut [u8], bytes: u64, seed: u64) -> Result<Self, LadderError> {
-        let lines = usize::try_from(bytes / LINE_BYTES as u64).map_err(|_| LadderError::BufferTooShort)?;
-        if lines < 2 {
+        Self::build_pattern(buffer, bytes, seed, Pattern::Random)
+    }
+
+    /// Writes the cycle `pattern` gives over the first `bytes` of `buffer` (aligned to a line),
+    /// touching every line of them, visited or not.
+    pub fn build_pattern(buffer: &'a mut [u8], bytes: u64, seed: u64, pattern: Pattern) -> Result<Self, LadderError> {
+        let span = usize::try_from(bytes / LINE_BYTES as u64).map_err(|_| LadderError::BufferTooShort)?;
+        let smallest = if pattern == Pattern::PageStride { 2 * LINES_PER_PAGE } else { 2 };
+        if span < smallest {
             return Err(LadderError::TooSmall(bytes));
         }
         let skip = buffer.as_ptr().align_offset(LINE_BYTES);
-        let needed = lines.checked_mul(LINE_BYTES).and_then(|n| n.checked_add(skip));
+        let needed = span.checked_mul(LINE_BYTES).and_then(|n| n.checked_add(skip));
         if needed.is_none_or(|n| n > buffer.len()) {
             return Err(LadderError::BufferTooShort);
         }
-        let next = sattolo_cycle(lines, seed);
-        // SAFETY: `skip + lines * LINE_BYTES <= buffer.len()` was checked above, so every line
-        // start below is in bounds and aligned to LINE_BYTES (hence to a pointer).
+        let order = pattern.order(span, seed);
+        // SAFETY: `skip + span * LINE_BYTES <= buffer.len()` was checked above, and every index of
+        // `order` is below `span`, so every line start below is in bounds and aligned to
+        // LINE_BYTES (hence to a pointer).
         unsafe {
             let base = buffer.as_mut_ptr().add(skip);
-            for (line, &to) in next.iter().enumerate() {
-                let slot = base.add(line * LINE_BYTES).cast::<*const u8>();
-                slot.write(base.add(to as usize * LINE_BYTES).cast_const());
+            let line = |i: u32| base.add(i as usize * LINE_BYTES);
+            if order.len() < span {
+                // Lines outside the cycle lead into it, so every line of the window is a valid
+                // place to chase from (and every page is touched).
+                for i in 0..span as u32 {
+                    line(i).cast::<*const u8>().write(line(order[0]).cast_const());
+                }
             }
-            Ok(Self { first: base.cast_const(), lines, _buffer: core::marker::PhantomData })
+            for (i, &from) in order.iter().enumerate() {
+                let to = order[(i + 1) % order.len()];
+                line(from).cast::<*const u8>().write(line(to).cast_const());
+            }
+            Ok(Self {
+                base: base.cast_const(),
+                span,
+                lines: order.len(),
+                first: line(order[0]).cast_const(),
+                _buffer: core::marker::PhantomData,
+            })
         }
     }
 
+    /// Lines in the cycle.
     pub fn lines(&self) -> usize {
         self.lines
     }
@@ -116,21 +219,26 @@ impl<'a> Ring<'a> {
         Cursor(self.first)
     }
 
+    fn check(&self, at: Cursor) {
+        let offset = (at.0 as usize).wrapping_sub(self.base as usize);
+        assert!(offset < self.span * LINE_BYTES && offset.is_multiple_of(LINE_BYTES), "cursor from another ring");
+    }
+
     /// Follows `hops` pointers from `from` and returns where it ended.
     pub fn chase(&self, from: Cursor, hops: u64) -> Cursor {
-        let offset = (from.0 as usize).wrapping_sub(self.first as usize);
-        assert!(offset < self.lines * LINE_BYTES && offset.is_multiple_of(LINE_BYTES), "cursor from another ring");
-        // SAFETY: `from` is a line of this ring, and every line of the ring points to a line of
-        // the ring; the buffer is borrowed for the ring's lifetime, so nothing else writes it.
+        self.check(from);
+        // SAFETY: `from` is a line of this ring's window, and every line of the window points to
+        // a line of the cycle (see `build_pattern`); the buffer is borrowed for the ring's
+        // lifetime, so nothing else writes it.
         Cursor(unsafe { chase_raw(from.0, hops) })
     }
 
-    /// Line indices in the order the chase visits them, starting at line 0 (for tests).
+    /// Line indices in the order the chase visits them, from the start (for tests).
     pub fn order(&self) -> Vec<usize> {
         let mut seen = Vec::with_capacity(self.lines);
         let mut at = self.start();
         for _ in 0..self.lines {
-            seen.push((at.0 as usize - self.first as usize) / LINE_BYTES);
+            seen.push((at.0 as usize - self.base as usize) / LINE_BYTES);
             at = self.chase(at, 1);
         }
         seen
@@ -202,9 +310,8 @@ impl Ring<'_> {
     /// the CPU may overlap up to `cursors.len()` misses. The count must be one of
     /// [`CHAIN_COUNTS`]; returns false (and does nothing) otherwise.
     pub fn chase_chains(&self, cursors: &mut [Cursor], hops: u64) -> bool {
-        for c in cursors.iter() {
-            let offset = (c.0 as usize).wrapping_sub(self.first as usize);
-            assert!(offset < self.lines * LINE_BYTES && offset.is_multiple_of(LINE_BYTES), "cursor from another ring");
+        for &c in cursors.iter() {
+            self.check(c);
         }
         macro_rules! dispatch {
             ($($k:literal),*) => {
@@ -260,6 +367,8 @@ pub struct SampleConfig {
     /// storm: noise only ever adds time) and is measured again; the attempt with the lowest
     /// median is kept, and the point says how many were made. 1 measures once.
     pub attempts: u32,
+    /// The order the chase visits lines in.
+    pub pattern: Pattern,
 }
 
 /// The spread ((median - min) / min) under which a working set's samples count as undisturbed.
@@ -387,7 +496,7 @@ pub fn measure_point<A: Arena>(
     }
     let len = usize::try_from(bytes).map_err(|_| LadderError::Allocation("larger than this address space".into()))?;
     let mut buffer = arena.allocate(len).map_err(LadderError::Allocation)?;
-    let ring = Ring::build(buffer.bytes_mut(), bytes, ring_seed(config.seed, bytes))?;
+    let ring = Ring::build_pattern(buffer.bytes_mut(), bytes, ring_seed(config.seed, bytes), config.pattern)?;
     // The ring is warm after the first attempt, so later ones skip the warm-up pass (which
     // over a 1 GiB ring is seconds).
     let again = SampleConfig { warmup: false, ..config.clone() };

@@ -24,6 +24,10 @@ fn curve(max: u64, mut ns: impl FnMut(u64) -> f64) -> Vec<LadderPoint> {
     crate::ladder::ladder_sizes(16 * K, max, 2).unwrap().into_iter().map(|b| point(b, ns(b))).collect()
 }
 
+fn only(random: &[LadderPoint]) -> Curves<'_> {
+    Curves { random, page_local: None, caches: None }
+}
+
 fn cache(level: u8, size_bytes: u64) -> Cache {
     Cache {
         level,
@@ -55,7 +59,7 @@ fn clean(bytes: u64) -> f64 {
 #[test]
 fn clean_steps_are_the_declared_caches() {
     let declared = [cache(1, 32 * K), cache(1, 32 * K), cache(2, M), cache(3, 32 * M)];
-    let reading = read_levels(&curve(GIB, clean), None, &declared, Some(4.0));
+    let reading = read_levels(only(&curve(GIB, clean)), &declared, Some(4.0));
     assert_eq!(
         names(&reading),
         [
@@ -81,7 +85,7 @@ fn noisy_steps_read_the_same() {
     let mut points = curve(GIB, |b| clean(b) * (1.0 + rng.f64() * 0.16 - 0.08));
     points[20].ns_per_load.min *= 0.7;
     let declared = [cache(1, 32 * K), cache(2, M), cache(3, 32 * M)];
-    let reading = read_levels(&points, None, &declared, None);
+    let reading = read_levels(only(&points), &declared, None);
     let found: Vec<(String, Cause)> = reading.levels.iter().map(|l| (l.name.clone(), l.cause)).collect();
     assert_eq!(
         found,
@@ -114,7 +118,7 @@ fn zen3(bytes: u64) -> f64 {
 #[test]
 fn a_vm_like_early_tlb_step_and_an_l3_slice() {
     let declared = [cache(1, 32 * K), cache(2, 512 * K), cache(3, 32 * M)];
-    let reading = read_levels(&curve(GIB, zen3), None, &declared, Some(3.0));
+    let reading = read_levels(only(&curve(GIB, zen3)), &declared, Some(3.0));
     assert_eq!(
         names(&reading),
         [
@@ -147,7 +151,7 @@ fn zen5(bytes: u64) -> f64 {
 #[test]
 fn the_zen5_guest_gets_a_third_of_its_l3() {
     let declared = [cache(1, 48 * K), cache(2, M), cache(3, 32 * M)];
-    let reading = read_levels(&curve(GIB, zen5), None, &declared, Some(4.0));
+    let reading = read_levels(only(&curve(GIB, zen5)), &declared, Some(4.0));
     let found = names(&reading);
     assert_eq!(found[0], ("L1".into(), 32 * K, Cause::Cache));
     assert_eq!(found[1], ("L2".into(), M, Cause::Cache));
@@ -176,13 +180,26 @@ fn page_local_separates_the_tlb_from_the_caches() {
     };
     let declared = [cache(1, 32 * K), cache(2, M), cache(3, 32 * M)];
     let local_curve = curve(256 * M, local);
-    let reading = read_levels(&curve(256 * M, random), Some(&local_curve), &declared, None);
+    let reading = read_levels(
+        Curves { random: &curve(256 * M, random), page_local: Some(&local_curve), caches: None },
+        &declared,
+        None,
+    );
     let found = names(&reading);
     assert!(found.contains(&("L2".into(), M, Cause::Cache)), "{found:?}");
     assert!(found.contains(&("TLB reach".into(), 256 * K, Cause::Tlb)), "{found:?}");
     assert!(found.contains(&("L3".into(), 3 * M, Cause::Cache)), "{found:?}");
     assert!(said(&reading, "TLB misses start after 256 KiB"), "{:?}", reading.verdict);
     assert!(said(&reading, "this host gets ~3 MiB of the declared 32 MiB L3"), "{:?}", reading.verdict);
+    // A huge-page page-local curve, when there is one, is where the caches are read: here its L2
+    // holds to 1.5 MiB.
+    let thp_local = curve(256 * M, |b| if b > M && b <= 3 * M / 2 { 3.8 } else { local(b) });
+    let reading = read_levels(
+        Curves { random: &curve(256 * M, random), page_local: Some(&local_curve), caches: Some(&thp_local) },
+        &declared,
+        None,
+    );
+    assert!(names(&reading).contains(&("L2".into(), 3 * M / 2, Cause::Cache)), "{:?}", names(&reading));
     // Page walks at 256 MiB: 1 - 1/1.5.
     assert!((page_walk_share(&point(1, 150.0), &point(1, 100.0)) - 1.0 / 3.0).abs() < 1e-12);
     assert_eq!(page_walk_share(&point(1, 90.0), &point(1, 100.0)), 0.0);
@@ -191,14 +208,14 @@ fn page_local_separates_the_tlb_from_the_caches() {
 #[test]
 fn no_declared_caches_and_short_curves() {
     // A browser declares nothing: levels are numbered in order, DRAM still found by its jump.
-    let reading = read_levels(&curve(GIB, clean), None, &[], None);
+    let reading = read_levels(only(&curve(GIB, clean)), &[], None);
     assert_eq!(reading.levels.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["L1", "L2", "L3", "DRAM"]);
     // A ladder that stops inside L2 reaches no DRAM and says so.
-    let reading = read_levels(&curve(512 * K, clean), None, &[cache(1, 32 * K), cache(2, M)], None);
+    let reading = read_levels(only(&curve(512 * K, clean)), &[cache(1, 32 * K), cache(2, M)], None);
     assert_eq!(names(&reading).len(), 2);
     assert!(said(&reading, "DRAM was not reached"), "{:?}", reading.verdict);
-    assert!(read_levels(&[], None, &[], None).levels.is_empty());
-    assert!(read_levels(&[point(16 * K, 1.0)], None, &[], None).levels.is_empty());
+    assert!(read_levels(only(&[]), &[], None).levels.is_empty());
+    assert!(read_levels(only(&[point(16 * K, 1.0)]), &[], None).levels.is_empty());
 }
 
 #[test]

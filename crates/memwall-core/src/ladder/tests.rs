@@ -153,7 +153,14 @@ fn noise_is_not_a_step() {
 #[test]
 fn measures_a_small_ring_with_a_real_clock() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig { target_sample_ns: 200_000.0, samples: 5, warmup: true, seed: 1, attempts: 1 };
+    let config = SampleConfig {
+        target_sample_ns: 200_000.0,
+        samples: 5,
+        warmup: true,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    };
     let point = measure_point(&mut HeapArena, &clock, 16 * 1024, &config, Some(3.0)).unwrap();
     assert_eq!(point.samples, 5);
     assert_eq!(point.samples_ns_per_load.len(), 5);
@@ -166,7 +173,14 @@ fn measures_a_small_ring_with_a_real_clock() {
 #[test]
 fn a_run_can_be_cancelled_and_reports_progress() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig { target_sample_ns: 50_000.0, samples: 2, warmup: false, seed: 1, attempts: 1 };
+    let config = SampleConfig {
+        target_sample_ns: 50_000.0,
+        samples: 2,
+        warmup: false,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    };
     let sizes = [4096, 8192, 16384];
     let mut seen = Vec::new();
     let points = run_ladder(&mut HeapArena, &clock, &sizes, &config, Cycles::Unknown, &mut |event| {
@@ -233,7 +247,14 @@ fn a_disturbed_working_set_is_measured_again_and_the_least_disturbed_attempt_kep
 #[test]
 fn a_tracked_ladder_gives_every_point_its_own_clock() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig { target_sample_ns: 50_000.0, samples: 2, warmup: false, seed: 1, attempts: 1 };
+    let config = SampleConfig {
+        target_sample_ns: 50_000.0,
+        samples: 2,
+        warmup: false,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    };
     // Real work for a real clock; its speed is whatever this machine gives it.
     let chain = |n: u64| {
         let mut x = 0u64;
@@ -315,7 +336,14 @@ fn chase_counts_outside_the_list_are_refused() {
     assert!(!ring.chase_chains(&mut three, 10));
     assert_eq!(three, ring.spread_starts(3));
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig { target_sample_ns: 20_000.0, samples: 2, warmup: true, seed: 1, attempts: 1 };
+    let config = SampleConfig {
+        target_sample_ns: 20_000.0,
+        samples: 2,
+        warmup: true,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    };
     assert_eq!(
         measure_parallelism(&mut HeapArena, &clock, 1 << 15, &[1, 3], &config).unwrap_err(),
         LadderError::Chains(3)
@@ -323,4 +351,61 @@ fn chase_counts_outside_the_list_are_refused() {
     let p = measure_parallelism(&mut HeapArena, &clock, 1 << 15, &[1, 2, 4], &config).unwrap();
     assert_eq!(p.points.iter().map(|p| p.chains).collect::<Vec<_>>(), [1, 2, 4]);
     assert!(p.points.iter().all(|p| p.ns_per_load > 0.0 && p.ns_per_load_median.is_some()));
+}
+
+proptest! {
+    /// Every pattern is one cycle over its lines: all of the window, or one per whole 4 KiB page
+    /// for page-stride, each visited once, and the chase comes back to the start.
+    #[test]
+    fn every_pattern_is_one_cycle_over_its_lines(pages in 2usize..40, extra in 0usize..64, seed in any::<u64>(), misalign in 0usize..64) {
+        let lines = pages * 64 + extra;
+        for pattern in Pattern::ALL {
+            let mut buffer = vec![0u8; (lines + 1) * LINE_BYTES + misalign];
+            let ring = Ring::build_pattern(&mut buffer[misalign..], (lines * LINE_BYTES) as u64, seed, pattern).unwrap();
+            let mut order = ring.order();
+            prop_assert_eq!(ring.chase(ring.start(), ring.lines() as u64), ring.start());
+            match pattern {
+                Pattern::PageStride => {
+                    let mut pages_seen: Vec<usize> = order.iter().map(|l| l / 64).collect();
+                    pages_seen.sort_unstable();
+                    prop_assert_eq!(pages_seen, (0..pages).collect::<Vec<_>>());
+                }
+                _ => {
+                    order.sort_unstable();
+                    prop_assert_eq!(order, (0..lines).collect::<Vec<_>>());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn patterns_order_lines_as_documented() {
+    let lines = 64 * 64;
+    assert_eq!(Pattern::Sequential.order(lines, 1), (0..lines as u32).collect::<Vec<_>>());
+    // Page-local: each run of 512 visits stays within one group of eight pages.
+    let local = Pattern::PageLocal.order(lines, 1);
+    for group in local.chunks(PAGE_LOCAL_PAGES * 64) {
+        let first = group[0] as usize / (PAGE_LOCAL_PAGES * 64);
+        assert!(group.iter().all(|&l| l as usize / (PAGE_LOCAL_PAGES * 64) == first));
+    }
+    // ... and is random within it: few hops to the next line.
+    let next = local.windows(2).filter(|w| w[1] == w[0] + 1).count();
+    assert!(next < lines / 50, "{next}");
+    // Page-stride: one line per page, never two hops in a row on one page.
+    let stride = Pattern::PageStride.order(lines, 1);
+    assert_eq!(stride.len(), 64);
+    assert!(stride.windows(2).all(|w| w[0] / 64 != w[1] / 64));
+    // The random pattern is the ring memwall always built: same seed, same cycle.
+    let mut a = vec![0u8; (lines + 1) * LINE_BYTES];
+    let mut b = vec![0u8; (lines + 1) * LINE_BYTES];
+    let ring = Ring::build(&mut a, (lines * LINE_BYTES) as u64, 5).unwrap();
+    let next = sattolo_cycle(lines, 5);
+    let order = ring.order();
+    assert!(order.windows(2).all(|w| next[w[0]] as usize == w[1]));
+    let random = Ring::build_pattern(&mut b, (lines * LINE_BYTES) as u64, 5, Pattern::Random).unwrap();
+    assert_eq!(random.order(), order);
+    // Page-stride needs two whole pages.
+    let mut small = vec![0u8; 8192];
+    assert_eq!(Ring::build_pattern(&mut small, 4096, 1, Pattern::PageStride).unwrap_err(), LadderError::TooSmall(4096));
 }
