@@ -6,6 +6,7 @@
 //! `cfg`.
 
 pub mod arch;
+pub mod bandwidth;
 pub mod clock;
 pub mod cycles;
 pub mod exec;

@@ -112,3 +112,27 @@ pub struct Curve {
     pub chains: u32,
     pub points: Vec<LadderPoint>,
 }
+
+/// Streaming bandwidth per working set (`memwall bandwidth`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bandwidth {
+    pub points: Vec<BandwidthPoint>,
+}
+
+/// GB/s (10^9 bytes per second) over one working set, best of the samples. Copy counts the bytes
+/// read and the bytes written (the STREAM convention), so it compares with read and write.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthPoint {
+    pub bytes: u64,
+    pub threads: u32,
+    /// Summing every word (several independent accumulators, vectorized).
+    pub read_gb_per_s: f64,
+    /// Storing every word.
+    pub write_gb_per_s: f64,
+    /// A plain element-by-element copy loop from one half of the working set to the other.
+    pub copy_gb_per_s: f64,
+    /// The C library's memcpy over the same halves, timed in the same run: the yardstick the
+    /// other figures are held against.
+    #[serde(default)]
+    pub memcpy_gb_per_s: Option<f64>,
+}

@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 mod csv;
 mod explain;
 pub use csv::LADDER_CSV_HEADER;
-pub use explain::{Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, Parallelism};
+pub use explain::{
+    Bandwidth, BandwidthPoint, Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, Parallelism,
+};
 
 /// The version of the schema this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -29,6 +31,12 @@ pub struct Report {
     pub ladder: Option<Ladder>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groupby: Option<GroupBy>,
+    /// Streaming bandwidth per working set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Bandwidth>,
+    /// A short reading for someone choosing a server, each sentence backed by a figure above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -418,6 +426,8 @@ impl Report {
             host,
             ladder: None,
             groupby: None,
+            bandwidth: None,
+            advice: Vec::new(),
         }
     }
 

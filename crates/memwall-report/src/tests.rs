@@ -79,6 +79,17 @@ fn full_report() -> Report {
         }),
         curves: vec![Curve { pattern: "page-local".into(), huge_pages: "off".into(), chains: 1, points: vec![] }],
     });
+    report.bandwidth = Some(Bandwidth {
+        points: vec![BandwidthPoint {
+            bytes: 1 << 30,
+            threads: 2,
+            read_gb_per_s: 18.7,
+            write_gb_per_s: 12.0,
+            copy_gb_per_s: 15.0,
+            memcpy_gb_per_s: Some(16.0),
+        }],
+    });
+    report.advice = vec!["keep hot data under 3 MiB".into()];
     report.groupby = Some(GroupBy {
         dataset: Dataset {
             rows: 10,
@@ -256,6 +267,7 @@ fn a_report_from_before_the_explanations_still_opens() {
     }"#;
     let report = Report::from_json(old).unwrap();
     assert_eq!(report.host.core_clock, None);
+    assert_eq!((report.bandwidth.as_ref(), report.advice.len()), (None, 0));
     let ladder = report.ladder.unwrap();
     assert_eq!((ladder.clock, ladder.clock_check, ladder.parallelism), (None, None, None));
     assert!(ladder.levels.is_empty() && ladder.verdict.is_empty() && ladder.curves.is_empty());
