@@ -8,7 +8,7 @@
 //! TLB-friendly `page-local` curve does not take it (or, without that curve, when it comes before
 //! the current cache is full, and then the sentence says it could also be a shared cache).
 
-use memwall_report::{Cache, Cause, LadderPoint, Level};
+use memwall_report::{Bandwidth, BandwidthPoint, Cache, Cause, Ladder, LadderPoint, Level};
 
 use crate::size::format_bytes;
 
@@ -313,6 +313,116 @@ fn tlb_levels(
 pub fn page_walk_share(random: &LadderPoint, page_local: &LadderPoint) -> f64 {
     let r = random.ns_per_load.min;
     if r > 0.0 { ((r - page_local.ns_per_load.min) / r).max(0.0) } else { 0.0 }
+}
+
+/// A short reading for someone choosing a server, every sentence carrying the figure of the
+/// report it rests on. Only what was measured is said.
+pub fn advice(ladder: &Ladder, bandwidth: Option<&Bandwidth>) -> Vec<String> {
+    let mut out = Vec::new();
+    let cycles = |c: Option<f64>| c.map_or(String::new(), |c| format!(" ({c:.0} cycles)"));
+    let dram = ladder.levels.iter().find(|l| l.cause == Cause::Dram);
+    let last_fast =
+        ladder.levels.iter().rev().find(|l| l.cause != Cause::Dram && dram.is_none_or(|d| l.size_bytes < d.size_bytes));
+    if let Some(fast) = last_fast {
+        out.push(format!(
+            "Fast working set: up to ~{} a dependent load takes {:.1} ns{}; keep hot structures (hash tables, \
+             partitions) under that",
+            format_bytes(fast.size_bytes),
+            fast.ns_per_load,
+            cycles(fast.cycles_per_load)
+        ));
+    }
+    if let Some(d) = dram {
+        let l1 = ladder.levels.first().filter(|l| l.name == "L1");
+        out.push(format!(
+            "DRAM is {:.0} ns{} away from {}{}",
+            d.ns_per_load,
+            cycles(d.cycles_per_load),
+            format_bytes(d.size_bytes),
+            l1.map_or(String::new(), |l| format!(", {:.0}x an L1 hit", d.ns_per_load / l.ns_per_load))
+        ));
+    }
+    let random_at = |pages: &str, i: usize| -> Option<f64> {
+        if ladder.pattern == crate::ladder::Pattern::Random.name() && ladder.huge_pages == pages {
+            return ladder.points.get(i).map(|p| p.ns_per_load.min);
+        }
+        let c = ladder
+            .curves
+            .iter()
+            .find(|c| c.pattern == crate::ladder::Pattern::Random.name() && c.huge_pages == pages)?;
+        c.points.get(i).map(|p| p.ns_per_load.min)
+    };
+    let last = ladder.points.len().checked_sub(1);
+    if let Some(i) = last {
+        let bytes = ladder.points[i].bytes;
+        if let (Some(small), Some(huge)) = (random_at("off", i), random_at("thp", i)) {
+            out.push(format!(
+                "Huge pages: at {} a random load takes {huge:.0} ns on transparent huge pages against {small:.0} ns on \
+                 4 KiB pages ({:.0}% saved); use them (madvise/THP) for large random-access structures",
+                format_bytes(bytes),
+                (1.0 - huge / small).max(0.0) * 100.0
+            ));
+        } else if let Some(l) = ladder
+            .curves
+            .iter()
+            .find(|c| c.pattern == crate::ladder::Pattern::PageLocal.name() && c.huge_pages == ladder.huge_pages)
+            .and_then(|local| local.points.get(i))
+        {
+            let share = page_walk_share(&ladder.points[i], l);
+            out.push(format!(
+                "Page walks are {:.0}% of a random load's latency at {} ({:.0} of {:.0} ns): huge pages would save \
+                 most of that",
+                share * 100.0,
+                format_bytes(bytes),
+                ladder.points[i].ns_per_load.min - l.ns_per_load.min,
+                ladder.points[i].ns_per_load.min
+            ));
+        }
+    }
+    if let Some(p) = &ladder.parallelism {
+        let one = p.points.iter().find(|c| c.chains == 1).map(|c| c.ns_per_load);
+        match (p.knee_chains, one) {
+            (Some(k), Some(one)) => {
+                let at = p.points.iter().find(|c| c.chains == k).map_or(f64::NAN, |c| c.ns_per_load);
+                out.push(format!(
+                    "Memory-level parallelism: about {k} misses in flight per core ({one:.0} ns per load with one \
+                     chase, {at:.1} ns with {k}, {:.1}x at best): batch or prefetch independent lookups to use it",
+                    p.max_speedup
+                ));
+            }
+            (None, Some(one)) => out.push(format!(
+                "Memory-level parallelism: still rising at {} chases ({one:.0} ns per load with one, {:.1}x at best)",
+                p.points.last().map_or(0, |c| c.chains),
+                p.max_speedup
+            )),
+            _ => {}
+        }
+    }
+    if let Some(b) = bandwidth {
+        let one: Vec<&BandwidthPoint> = b.points.iter().filter(|p| p.threads == 1).collect();
+        if let Some((small, large)) = one.first().zip(one.last()).filter(|(s, l)| s.bytes < l.bytes) {
+            out.push(format!(
+                "One thread streams {:.1} GB/s from {} and {:.1} GB/s within {}: a scan is bound by memory long \
+                 before the core",
+                large.read_gb_per_s,
+                format_bytes(large.bytes),
+                small.read_gb_per_s,
+                format_bytes(small.bytes)
+            ));
+        }
+        if let Some(many) = b.points.iter().filter(|p| p.threads > 1).max_by_key(|p| (p.bytes, p.threads)) {
+            out.push(format!(
+                "{} threads stream {:.1} GB/s together from {}",
+                many.threads,
+                many.read_gb_per_s,
+                format_bytes(many.bytes)
+            ));
+        }
+    }
+    if let Some(why) = &ladder.cycles_unavailable {
+        out.push(format!("No cycle figures: {why}"));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -225,3 +225,78 @@ fn monotone_pools_dips_and_keeps_rises() {
     assert_eq!(monotone(&[3.0, 2.0, 1.0]), [2.0, 2.0, 2.0]);
     assert!(monotone(&[]).is_empty());
 }
+
+fn ladder_of(points: Vec<LadderPoint>, reading: Reading) -> Ladder {
+    Ladder {
+        pattern: "random-cycle".into(),
+        huge_pages: "off".into(),
+        pinned_cpu: None,
+        line_bytes: 64,
+        seed: 1,
+        ghz: Some(3.0),
+        cycles_unavailable: None,
+        target_sample_ns: 5e6,
+        timer_resolution_ns: None,
+        duration_s: None,
+        points,
+        steps: vec![],
+        clock: None,
+        clock_check: None,
+        levels: reading.levels,
+        verdict: reading.verdict,
+        parallelism: None,
+        curves: vec![],
+    }
+}
+
+#[test]
+fn advice_says_only_what_was_measured_with_its_figures() {
+    let declared = [cache(1, 32 * K), cache(2, 512 * K), cache(3, 32 * M)];
+    let points = curve(GIB, zen3);
+    let reading = read_levels(only(&points), &declared, Some(3.0));
+    let mut ladder = ladder_of(points.clone(), reading);
+    // The ladder alone: the fast working set and DRAM, nothing about huge pages, MLP or bandwidth.
+    let said = advice(&ladder, None);
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].contains("up to ~3 MiB a dependent load takes 17.5 ns (52 cycles)"), "{said:?}");
+    assert!(said[1].contains("DRAM is 186 ns (558 cycles) away from 4 MiB, 133x an L1 hit"), "{said:?}");
+    // With a THP curve, MLP and bandwidth, each gets its sentence and its numbers.
+    ladder.curves.push(memwall_report::Curve {
+        pattern: "random-cycle".into(),
+        huge_pages: "thp".into(),
+        chains: 1,
+        points: points.iter().map(|p| point(p.bytes, p.ns_per_load.min * 0.6)).collect(),
+    });
+    ladder.parallelism = Some(crate::ladder::parallelism_from(
+        256 * M,
+        [(1, 400.0), (2, 200.0), (4, 100.0), (8, 50.0), (16, 40.0), (32, 39.0)]
+            .iter()
+            .map(|&(chains, ns)| memwall_report::ChainsPoint { chains, ns_per_load: ns, ns_per_load_median: None })
+            .collect(),
+    ));
+    let bandwidth = Bandwidth {
+        points: [(16 * K, 1, 138.0), (GIB, 1, 11.0), (GIB, 2, 18.7)]
+            .iter()
+            .map(|&(bytes, threads, read)| BandwidthPoint {
+                bytes,
+                threads,
+                read_gb_per_s: read,
+                write_gb_per_s: read / 2.0,
+                copy_gb_per_s: read / 2.0,
+                memcpy_gb_per_s: None,
+            })
+            .collect(),
+    };
+    let said = advice(&ladder, Some(&bandwidth));
+    let all = said.join("\n");
+    assert!(all.contains("270 ns on transparent huge pages against 450 ns on 4 KiB pages (40% saved)"), "{all}");
+    assert!(
+        all.contains("about 16 misses in flight per core (400 ns per load with one chase, 40.0 ns with 16"),
+        "{all}"
+    );
+    assert!(all.contains("One thread streams 11.0 GB/s from 1 GiB and 138.0 GB/s within 16 KiB"), "{all}");
+    assert!(all.contains("2 threads stream 18.7 GB/s together from 1 GiB"), "{all}");
+    // Withheld cycles are said, not papered over.
+    ladder.cycles_unavailable = Some("L1 reads 7.1 cycles".into());
+    assert!(advice(&ladder, None).last().unwrap().contains("No cycle figures: L1 reads 7.1 cycles"));
+}
