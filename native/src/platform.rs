@@ -95,12 +95,11 @@ pub fn clock_probe(clock: &dyn Clock, target_ns: f64, repetitions: u32) -> Resul
     }
 }
 
-/// Core clock from a dependent add chain (runs of 2 and 4 ms, nine of each), or why it could not
-/// be had.
+/// Core clock from a dependent add chain (runs of 0.5 and 1 ms, fifteen of each), or why it could
+/// not be had. Short runs: a timer tick every few ms lands in most runs of 2-4 ms, and the minimum
+/// then has no clean run to find; 0.5 ms is still 20,000 timer resolutions.
 pub fn core_clock(clock: &dyn Clock) -> Result<ClockEstimate, String> {
-    clock_probe(clock, 2e6, memwall_core::cycles::DEFAULT_REPETITIONS)?
-        .settle(clock, 3)
-        .ok_or_else(|| "the add-chain timings were inconsistent".to_string())
+    clock_probe(clock, 5e5, 15)?.settle(clock, 3).ok_or_else(|| "the add-chain timings were inconsistent".to_string())
 }
 
 /// Memory the kernel says can be allocated without swapping (MemAvailable).
