@@ -6,6 +6,7 @@
 use std::ops::ControlFlow;
 
 use memwall_core::clock::{self, Clock};
+use memwall_core::explain;
 use memwall_core::ladder::{self, HeapArena, LINE_BYTES, LadderEvent, SampleConfig};
 use memwall_report::{Ladder, LadderPoint};
 use serde::{Deserialize, Serialize};
@@ -42,12 +43,30 @@ pub enum Job {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event")]
 pub enum WorkerEvent {
-    LadderStarted { timer_resolution_ns: f64, target_sample_ns: f64, samples: u32, cross_origin_isolated: bool },
-    LadderMeasuring { index: usize, total: usize, bytes: u64 },
-    LadderPoint { index: usize, total: usize, point: LadderPoint },
-    LadderDone { ladder: Ladder },
+    LadderStarted {
+        timer_resolution_ns: f64,
+        target_sample_ns: f64,
+        samples: u32,
+        cross_origin_isolated: bool,
+    },
+    LadderMeasuring {
+        index: usize,
+        total: usize,
+        bytes: u64,
+    },
+    LadderPoint {
+        index: usize,
+        total: usize,
+        point: LadderPoint,
+    },
+    /// Boxed: a finished ladder is far larger than every other event.
+    LadderDone {
+        ladder: Box<Ladder>,
+    },
     GroupBy(crate::groupby_job::GroupByEvent),
-    Failed { message: String },
+    Failed {
+        message: String,
+    },
 }
 
 pub fn run(job: Job, post: &mut dyn FnMut(WorkerEvent)) {
@@ -100,8 +119,11 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
     match result {
         Ok(points) => {
             let steps = ladder::detect_steps(&points);
+            // A page sees no declared caches and no clock: levels are numbered, in ns only.
+            let curves = explain::Curves { random: &points, page_local: None, caches: None };
+            let reading = explain::read_levels(curves, &[], None);
             post(WorkerEvent::LadderDone {
-                ladder: Ladder {
+                ladder: Box::new(Ladder {
                     pattern: "random-cycle".into(),
                     // The browser's allocator decides; no madvise from inside wasm.
                     huge_pages: "default".into(),
@@ -119,11 +141,11 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
                     steps,
                     clock: None,
                     clock_check: None,
-                    levels: vec![],
-                    verdict: vec![],
+                    levels: reading.levels,
+                    verdict: reading.verdict,
                     parallelism: None,
                     curves: vec![],
-                },
+                }),
             });
         }
         Err(e) => post(WorkerEvent::Failed { message: format!("ladder: {e}") }),
