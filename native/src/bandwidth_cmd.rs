@@ -4,10 +4,10 @@ use std::io::Write;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use memwall_core::bandwidth::{self, BandwidthConfig};
+use memwall_core::bandwidth::{self, BandwidthConfig, LoadTask};
 use memwall_core::ladder;
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Bandwidth, Report, Source};
+use memwall_report::{Bandwidth, LoadedLatency, Report, Source};
 
 use crate::arena::{HugePages, MmapArena};
 use crate::output::{self, Destination};
@@ -41,6 +41,13 @@ pub struct BandwidthArgs {
     /// Target length of one timed sample, in milliseconds.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub sample_ms: u32,
+    /// Also measure loaded latency: a pointer chase over --loaded-at (small pages) idle, then
+    /// while every other CPU streams reads over a working set of its own of the same size.
+    #[arg(long)]
+    pub loaded: bool,
+    /// The working set of the --loaded chase and of each stream.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = parse_size)]
+    pub loaded_at: u64,
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
@@ -71,7 +78,60 @@ pub fn measure(args: &BandwidthArgs, clock: &NativeClock) -> CliResult<Bandwidth
         bar.inc(1);
     }
     bar.finish_and_clear();
-    Ok(Bandwidth { points })
+    drop(map);
+    let loaded_latency = if args.loaded { loaded(args, clock)? } else { Vec::new() };
+    Ok(Bandwidth { points, loaded_latency })
+}
+
+/// The chase idle, then with every other CPU streaming.
+fn loaded(args: &BandwidthArgs, clock: &NativeClock) -> CliResult<Vec<LoadedLatency>> {
+    let bytes = args.loaded_at;
+    if bytes < 4096 {
+        return Err(CliError::usage("--loaded-at must be at least 4KiB"));
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let streams = cpus.saturating_sub(1).max(1);
+    let len = usize::try_from(bytes).map_err(|_| CliError::usage("--loaded-at is larger than this address space"))?;
+    platform::check_fits_in_memory(
+        bytes * (streams as u64 + 1) + bytes / 16,
+        &format!("--loaded-at {}", format_bytes(bytes)),
+    )?;
+    let config = ladder::SampleConfig {
+        target_sample_ns: 5e6,
+        samples: 15,
+        warmup: true,
+        seed: 0x006d_656d_7761_6c6c, // the ladder's default seed ("memwall")
+        attempts: 1,
+        pattern: ladder::Pattern::Random,
+    };
+    let spinner = ProgressBar::new_spinner().with_message(format!("loaded latency at {}", format_bytes(bytes)));
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    let mut out = Vec::new();
+    for streaming in [0, streams] {
+        let threads = Threads::new(streaming + 1, args.pin)?;
+        let mut chase = MmapArena { huge_pages: HugePages::Off }.map(len).map_err(CliError::runtime)?;
+        let mut buffers: Vec<_> = (0..streaming)
+            .map(|_| MmapArena { huge_pages: args.huge_pages }.map(len).map_err(CliError::runtime))
+            .collect::<Result<_, _>>()?;
+        let mut tasks = vec![LoadTask::Chase(chase.as_mut_slice())];
+        for b in &mut buffers {
+            let words = as_words(b.as_mut_slice());
+            words.fill(1);
+            tasks.push(LoadTask::Stream(words));
+        }
+        let samples = bandwidth::loaded_latency(&threads, clock, tasks, &config)
+            .ok_or_else(|| CliError::runtime("loaded latency: could not build the ring"))?;
+        let summary = memwall_report::Summary::of(&samples);
+        out.push(LoadedLatency {
+            bytes,
+            stream_bytes: bytes,
+            streaming_threads: streaming as u32,
+            ns_per_load: summary.map_or(f64::NAN, |s| s.min),
+            ns_per_load_median: summary.map(|s| s.median),
+        });
+    }
+    spinner.finish_and_clear();
+    Ok(out)
 }
 
 /// The 8-aligned middle of a byte buffer, as words.
@@ -99,7 +159,21 @@ pub fn print_bandwidth(out: &mut dyn Write, bandwidth: &Bandwidth) -> std::io::R
         })
         .collect();
     write!(out, "{}", output::table(&header, &rows))?;
-    writeln!(out, "GB/s = 10^9 bytes/s, fastest sample; copy and memcpy count bytes read plus bytes written")
+    writeln!(out, "GB/s = 10^9 bytes/s, fastest sample; copy and memcpy count bytes read plus bytes written")?;
+    if let Some(idle) = bandwidth.loaded_latency.iter().find(|l| l.streaming_threads == 0) {
+        for loaded in bandwidth.loaded_latency.iter().filter(|l| l.streaming_threads > 0) {
+            writeln!(
+                out,
+                "loaded latency at {}: {:.1} ns per load idle, {:.1} ns while {} thread(s) stream reads ({:+.0}%)",
+                format_bytes(idle.bytes),
+                idle.ns_per_load,
+                loaded.ns_per_load,
+                loaded.streaming_threads,
+                (loaded.ns_per_load / idle.ns_per_load - 1.0) * 100.0
+            )?;
+        }
+    }
+    Ok(())
 }
 
 pub fn bandwidth(args: BandwidthArgs) -> CliResult {

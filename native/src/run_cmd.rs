@@ -32,7 +32,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_groupby: bool,
     /// The full set: the ladder also page-local (TLB steps told from cache steps) and on
-    /// transparent huge pages, and bandwidth with every CPU as well as one. Several times longer.
+    /// transparent huge pages, bandwidth with every CPU as well as one, and loaded latency.
+    /// Several times longer.
     #[arg(long)]
     pub thorough: bool,
     #[command(flatten)]
@@ -85,7 +86,8 @@ pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
 }
 
 /// Bandwidth as `memwall run` measures it: one thread from 16 KiB to the ladder's --max (at most
-/// 1 GiB), one size per octave; with --thorough, every CPU as well at the largest size.
+/// 1 GiB), one size per octave; with --thorough, every CPU as well at the largest size, and
+/// loaded latency.
 fn run_bandwidth(args: &RunArgs, host: &Host, clock: &NativeClock) -> CliResult<Bandwidth> {
     let mut bandwidth_args = BandwidthArgs {
         min: 16 << 10,
@@ -96,9 +98,12 @@ fn run_bandwidth(args: &RunArgs, host: &Host, clock: &NativeClock) -> CliResult<
         huge_pages: HugePages::Thp,
         runs: 3,
         sample_ms: 10,
+        loaded: args.thorough,
+        loaded_at: 256 << 20,
         json: None,
     };
     let mut measured = crate::bandwidth_cmd::measure(&bandwidth_args, clock)?;
+    bandwidth_args.loaded = false;
     let cpus = host.logical_cpus.unwrap_or(1);
     if args.thorough && cpus > 1 {
         bandwidth_args.min = bandwidth_args.max;

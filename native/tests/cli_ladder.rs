@@ -168,8 +168,22 @@ fn bad_pattern_and_chain_counts_are_refused() {
 
 #[test]
 fn bandwidth_report_has_every_figure() {
-    let out =
-        memwall(&["bandwidth", "--min", "64KiB", "--max", "128KiB", "--runs", "2", "--sample-ms", "1", "--json", "-"]);
+    let out = memwall(&[
+        "bandwidth",
+        "--min",
+        "64KiB",
+        "--max",
+        "128KiB",
+        "--runs",
+        "2",
+        "--sample-ms",
+        "1",
+        "--loaded",
+        "--loaded-at",
+        "256KiB",
+        "--json",
+        "-",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bandwidth = Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap().bandwidth.unwrap();
     assert_eq!(bandwidth.points.iter().map(|p| p.bytes).collect::<Vec<_>>(), [64 << 10, 128 << 10]);
@@ -178,4 +192,10 @@ fn bandwidth_report_has_every_figure() {
         assert!(p.read_gb_per_s > 0.0 && p.write_gb_per_s > 0.0 && p.copy_gb_per_s > 0.0, "{p:?}");
         assert!(p.memcpy_gb_per_s.is_some_and(|m| m > 0.0), "{p:?}");
     }
+    // Idle first, then with every other CPU (at least one) streaming.
+    let loaded = &bandwidth.loaded_latency;
+    assert_eq!(loaded.len(), 2);
+    assert_eq!(loaded[0].streaming_threads, 0);
+    assert!(loaded[1].streaming_threads >= 1);
+    assert!(loaded.iter().all(|l| l.bytes == 256 << 10 && l.ns_per_load > 0.0), "{loaded:?}");
 }

@@ -116,6 +116,66 @@ pub fn measure(
     })
 }
 
+/// What one task of [`loaded_latency`] does.
+#[derive(Debug)]
+pub enum LoadTask<'a> {
+    /// Chase a random ring over these bytes and time it.
+    Chase(&'a mut [u8]),
+    /// Stream reads over these words until the chase is done.
+    Stream(&'a mut [u64]),
+}
+
+/// The chase's latency while the `Stream` tasks read their buffers over and over: every task
+/// runs at once on the front end's executor (one per thread), the chase measured as the ladder
+/// measures a point, the streams stopping when it is done. Returns the chase's samples (ns per
+/// load), or `None` if its ring could not be built. With an executor that runs tasks one after
+/// another (a browser) nothing streams while the chase runs, which is then idle latency.
+pub fn loaded_latency(
+    exec: &dyn Executor,
+    clock: &(dyn Clock + Sync),
+    tasks: Vec<LoadTask<'_>>,
+    config: &crate::ladder::SampleConfig,
+) -> Option<Vec<f64>> {
+    use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let done = AtomicBool::new(false);
+    let chasing = AtomicBool::new(false);
+    let begun = clock.now_ns();
+    let streams = tasks.iter().filter(|t| matches!(t, LoadTask::Stream(_))).count();
+    let started = AtomicUsize::new(0);
+    let results = exec::map(exec, tasks, |_, task| match task {
+        LoadTask::Chase(bytes) => {
+            chasing.store(true, Ordering::Release);
+            // Give the streams a moment to start (they may be on threads still spawning), but
+            // never wait for ones that cannot run until this task ends.
+            let deadline = clock.now_ns() + 50e6;
+            while started.load(Ordering::Acquire) < streams && clock.now_ns() < deadline {
+                core::hint::spin_loop();
+            }
+            let line = crate::ladder::LINE_BYTES;
+            let skip = bytes.as_ptr().align_offset(line).min(bytes.len());
+            let len = ((bytes.len() - skip) / line * line) as u64;
+            let seed = crate::ladder::ring_seed(config.seed, len);
+            let ring = crate::ladder::Ring::build_pattern(bytes, len, seed, config.pattern).ok();
+            let samples = ring.map(|ring| crate::ladder::measure_ring(&ring, clock, config).1);
+            done.store(true, Ordering::Release);
+            samples
+        }
+        LoadTask::Stream(words) => {
+            started.fetch_add(1, Ordering::AcqRel);
+            let mut sink = 0u64;
+            // A stream that runs before the chase has started (an executor with fewer threads
+            // than tasks, taking them in another order) gives up after 100 ms rather than wait
+            // for a chase that runs after it on the same thread.
+            while !done.load(Ordering::Acquire) && (chasing.load(Ordering::Acquire) || clock.now_ns() < begun + 100e6) {
+                sink = sink.wrapping_add(read_words(core::hint::black_box(&*words)));
+            }
+            core::hint::black_box(sink);
+            None
+        }
+    });
+    results.into_iter().flatten().next()
+}
+
 /// `words` cut into `parts` contiguous pieces of even length (for the copies' halves).
 fn split_mut(words: &mut [u64], parts: usize) -> Vec<&mut [u64]> {
     let each = words.len() / parts / 2 * 2;
@@ -134,6 +194,49 @@ mod tests {
     use super::*;
     use crate::exec::Sequential;
     use std::cell::Cell;
+
+    #[test]
+    fn loaded_latency_times_the_chase_and_stops_the_streams() {
+        let config = crate::ladder::SampleConfig {
+            target_sample_ns: 20_000.0,
+            samples: 3,
+            warmup: true,
+            seed: 1,
+            attempts: 1,
+            pattern: crate::ladder::Pattern::Random,
+        };
+        let clock = Real(std::time::Instant::now());
+        let mut ring = vec![0u8; 64 << 10];
+        let mut stream = vec![1u64; 4096];
+        // Sequentially the chase runs first and the stream sees it done at once: it returns.
+        let tasks = vec![LoadTask::Chase(&mut ring), LoadTask::Stream(&mut stream)];
+        let samples = loaded_latency(&Sequential, &clock, tasks, &config).unwrap();
+        assert_eq!(samples.len(), 3);
+        assert!(samples.iter().all(|&ns| ns > 0.0), "{samples:?}");
+        // Streams first on one thread: they give up, then the chase runs.
+        let tasks = vec![LoadTask::Chase(&mut ring), LoadTask::Stream(&mut stream)];
+        assert_eq!(loaded_latency(&Backwards, &clock, tasks, &config).unwrap().len(), 3);
+        let mut tiny = vec![0u8; 64];
+        let tasks = vec![LoadTask::Chase(&mut tiny)];
+        assert_eq!(loaded_latency(&Sequential, &clock, tasks, &config), None);
+    }
+
+    struct Backwards;
+    impl Executor for Backwards {
+        fn threads(&self) -> usize {
+            1
+        }
+        fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+            (0..tasks).rev().for_each(task);
+        }
+    }
+
+    struct Real(std::time::Instant);
+    impl Clock for Real {
+        fn now_ns(&self) -> f64 {
+            self.0.elapsed().as_nanos() as f64
+        }
+    }
 
     #[test]
     fn kernels_do_what_they_say() {

@@ -410,6 +410,16 @@ pub fn advice(ladder: &Ladder, bandwidth: Option<&Bandwidth>) -> Vec<String> {
                 format_bytes(small.bytes)
             ));
         }
+        let idle = b.loaded_latency.iter().find(|l| l.streaming_threads == 0);
+        if let Some((idle, busy)) = idle.zip(b.loaded_latency.iter().rfind(|l| l.streaming_threads > 0)) {
+            out.push(format!(
+                "Under load: with {} other thread(s) streaming, a DRAM miss takes {:.0} ns instead of {:.0} ns ({:+.0}%)",
+                busy.streaming_threads,
+                busy.ns_per_load,
+                idle.ns_per_load,
+                (busy.ns_per_load / idle.ns_per_load - 1.0) * 100.0
+            ));
+        }
         if let Some(many) = b.points.iter().filter(|p| p.threads > 1).max_by_key(|p| (p.bytes, p.threads)) {
             out.push(format!(
                 "{} threads stream {:.1} GB/s together from {}",

@@ -117,6 +117,9 @@ pub struct Curve {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Bandwidth {
     pub points: Vec<BandwidthPoint>,
+    /// The chase's latency idle and under streaming load, idle first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded_latency: Vec<LoadedLatency>,
 }
 
 /// GB/s (10^9 bytes per second) over one working set, best of the samples. Copy counts the bytes
@@ -135,4 +138,20 @@ pub struct BandwidthPoint {
     /// other figures are held against.
     #[serde(default)]
     pub memcpy_gb_per_s: Option<f64>,
+}
+
+/// Loaded latency: the pointer chase's ns per load while other threads stream reads (what Intel
+/// MLC calls loaded latency), against the same chase with nobody streaming.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadedLatency {
+    /// The chase's working set.
+    pub bytes: u64,
+    /// Each streaming thread's working set.
+    pub stream_bytes: u64,
+    /// Threads streaming reads while the chase ran (0: idle).
+    pub streaming_threads: u32,
+    /// Fastest sample's ns per load.
+    pub ns_per_load: f64,
+    #[serde(default)]
+    pub ns_per_load_median: Option<f64>,
 }

@@ -13,7 +13,7 @@ mod csv;
 mod explain;
 pub use csv::LADDER_CSV_HEADER;
 pub use explain::{
-    Bandwidth, BandwidthPoint, Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, Parallelism,
+    Bandwidth, BandwidthPoint, Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, LoadedLatency, Parallelism,
 };
 
 /// The version of the schema this crate writes and reads.

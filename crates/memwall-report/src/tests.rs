@@ -88,6 +88,13 @@ fn full_report() -> Report {
             copy_gb_per_s: 15.0,
             memcpy_gb_per_s: Some(16.0),
         }],
+        loaded_latency: vec![LoadedLatency {
+            bytes: 256 << 20,
+            stream_bytes: 256 << 20,
+            streaming_threads: 1,
+            ns_per_load: 265.8,
+            ns_per_load_median: Some(270.0),
+        }],
     });
     report.advice = vec!["keep hot data under 3 MiB".into()];
     report.groupby = Some(GroupBy {

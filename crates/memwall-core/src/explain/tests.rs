@@ -286,6 +286,16 @@ fn advice_says_only_what_was_measured_with_its_figures() {
                 memcpy_gb_per_s: None,
             })
             .collect(),
+        loaded_latency: [(0, 230.0), (1, 265.0)]
+            .iter()
+            .map(|&(streaming_threads, ns)| memwall_report::LoadedLatency {
+                bytes: 256 * M,
+                stream_bytes: 256 * M,
+                streaming_threads,
+                ns_per_load: ns,
+                ns_per_load_median: None,
+            })
+            .collect(),
     };
     let said = advice(&ladder, Some(&bandwidth));
     let all = said.join("\n");
@@ -296,6 +306,10 @@ fn advice_says_only_what_was_measured_with_its_figures() {
     );
     assert!(all.contains("One thread streams 11.0 GB/s from 1 GiB and 138.0 GB/s within 16 KiB"), "{all}");
     assert!(all.contains("2 threads stream 18.7 GB/s together from 1 GiB"), "{all}");
+    assert!(
+        all.contains("with 1 other thread(s) streaming, a DRAM miss takes 265 ns instead of 230 ns (+15%)"),
+        "{all}"
+    );
     // Withheld cycles are said, not papered over.
     ladder.cycles_unavailable = Some("L1 reads 7.1 cycles".into());
     assert!(advice(&ladder, None).last().unwrap().contains("No cycle figures: L1 reads 7.1 cycles"));
