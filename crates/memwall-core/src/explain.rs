@@ -170,8 +170,31 @@ pub fn read_levels(curves: Curves<'_>, declared: &[Cache], ghz: Option<f64>) -> 
                 while serving + 1 < caches.len() && caches[serving].size_bytes < start {
                     serving += 1;
                 }
+                if serving == was && serving + 1 == caches.len() {
+                    // A step inside the last declared cache that page-local takes too: the far
+                    // part of a cache split between core complexes, or a share taken by others.
+                    let last = caches[serving];
+                    verdict.push(format!(
+                        "L{} slows from {:.1} to {:.1} ns after {}, well inside its declared {}, with TLB misses kept \
+                         rare: part of it is farther away or in use by others",
+                        last.level,
+                        found[k - 1].ns,
+                        plateau.ns,
+                        format_bytes(before),
+                        format_bytes(last.size_bytes)
+                    ));
+                    levels.push(Level {
+                        name: format!("L{} (slower part)", last.level),
+                        size_bytes: size(plateau.last),
+                        ns_per_load: plateau.ns,
+                        cycles_per_load: cycles(plateau.ns),
+                        cause: Cause::Cache,
+                        declared_bytes: None,
+                    });
+                    continue;
+                }
                 if serving == was {
-                    serving = (serving + 1).min(caches.len() - 1);
+                    serving += 1;
                 }
                 let cache = caches[serving];
                 if (rose_at as f64) < caches[was].size_bytes as f64 * EARLY {

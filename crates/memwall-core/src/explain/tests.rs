@@ -314,3 +314,22 @@ fn advice_says_only_what_was_measured_with_its_figures() {
     ladder.cycles_unavailable = Some("L1 reads 7.1 cycles".into());
     assert!(advice(&ladder, None).last().unwrap().contains("No cycle figures: L1 reads 7.1 cycles"));
 }
+
+#[test]
+fn a_step_inside_the_last_cache_is_not_a_second_l3() {
+    // Page-local itself steps at 3 MiB inside a declared 32 MiB L3 (as on this project's VM).
+    let local = |b: u64| match b {
+        b if b <= 32 * K => 1.1,
+        b if b <= 512 * K => 3.8,
+        b if b <= 3 * M => 12.0,
+        b if b <= 6 * M => 14.5,
+        _ => 112.0,
+    };
+    let declared = [cache(1, 32 * K), cache(2, M), cache(3, 32 * M)];
+    let points = curve(256 * M, local);
+    let reading = read_levels(Curves { random: &points, page_local: Some(&points), caches: None }, &declared, None);
+    let found: Vec<String> = reading.levels.iter().map(|l| l.name.clone()).collect();
+    assert_eq!(found, ["L1", "L2", "L3", "L3 (slower part)", "DRAM"], "{:?}", reading.verdict);
+    assert!(said(&reading, "L3 slows from 12.0 to 14.5 ns after 3 MiB"), "{:?}", reading.verdict);
+    assert!(said(&reading, "this host gets ~6 MiB of the declared 32 MiB L3"), "{:?}", reading.verdict);
+}
