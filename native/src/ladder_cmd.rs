@@ -58,7 +58,7 @@ pub struct LadderArgs {
     #[arg(long, default_value_t = ladder::DEFAULT_ATTEMPTS, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub attempts: u32,
     /// Memory-level parallelism: also chase this many independent chains at once over one
-    /// working set (--chains-at), for each count in the list (e.g. 1,2,4,8,16,32), and name the
+    /// working set (--chains-at), for each count in the list (e.g. 1,2,4,8,16,32,64), and name the
     /// count past which more chains stop paying (the misses the core keeps in flight).
     #[arg(long, value_name = "K,...", value_delimiter = ',', value_parser = parse_chains)]
     pub chains: Vec<u32>,
@@ -102,7 +102,7 @@ impl PatternArg {
 fn parse_chains(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {
         Ok(k) if ladder::CHAIN_COUNTS.contains(&k) => Ok(k),
-        _ => Err(format!("'{text}' is not a chase count: use 1, 2, 4, 8, 16 or 32")),
+        _ => Err(format!("'{text}' is not a chase count: use 1, 2, 4, 8, 16, 32 or 64")),
     }
 }
 
@@ -134,10 +134,10 @@ pub fn measured_host(clock: &dyn Clock) -> Host {
 pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
     let sizes = ladder::ladder_sizes(args.min, args.max, args.points_per_octave).map_err(CliError::usage)?;
     let chains_at = args.chains_at.unwrap_or(args.max.min(DEFAULT_CHAINS_AT));
-    if !args.chains.is_empty() && chains_at < 2 * LINE_BYTES as u64 * 32 {
+    if !args.chains.is_empty() && chains_at < 2 * LINE_BYTES as u64 * 64 {
         return Err(CliError::usage(format!(
-            "--chains-at must be at least {} (32 chases of two lines)",
-            2 * LINE_BYTES * 32
+            "--chains-at must be at least {} (64 chases of two lines)",
+            2 * LINE_BYTES * 64
         )));
     }
     // The largest ring plus its permutation (4 bytes per line) must fit, with the allocation

@@ -66,7 +66,7 @@ pub enum LadderError {
     BufferTooShort,
     #[error("cancelled")]
     Cancelled,
-    #[error("{0} chases: the chase count must be one of 1, 2, 4, 8, 16, 32")]
+    #[error("{0} chases: the chase count must be one of 1, 2, 4, 8, 16, 32, 64")]
     Chains(u32),
 }
 
@@ -288,7 +288,7 @@ unsafe fn chase_raw(mut p: *const u8, hops: u64) -> *const u8 {
 
 /// The chase counts [`Ring::chase_chains`] accepts: powers of two, so each doubling's gain reads
 /// directly off the curve.
-pub const CHAIN_COUNTS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+pub const CHAIN_COUNTS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 impl Ring<'_> {
     /// `k` cursors spread evenly along the cycle: chased together, each stays `lines / k` hops
@@ -331,7 +331,7 @@ impl Ring<'_> {
                 }
             };
         }
-        dispatch!(1, 2, 4, 8, 16, 32)
+        dispatch!(1, 2, 4, 8, 16, 32, 64)
     }
 }
 

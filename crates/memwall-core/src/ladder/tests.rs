@@ -305,7 +305,7 @@ proptest! {
     /// K cursors spread along one cycle, chased together, cover every line exactly once in
     /// lines / K rounds (for K dividing the lines).
     #[test]
-    fn interleaved_chases_visit_every_line_once(shift in 0usize..6, rounds in 1usize..64, seed in any::<u64>()) {
+    fn interleaved_chases_visit_every_line_once(shift in 0usize..7, rounds in 1usize..64, seed in any::<u64>()) {
         let k = 1usize << shift;
         let lines = k * rounds;
         prop_assume!(lines >= 2);
