@@ -40,33 +40,16 @@ pub enum Job {
     GroupBy(crate::groupby_job::GroupByJob),
 }
 
+/// `LadderDone` holds its ladder boxed: a finished ladder is far larger than every other event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event")]
 pub enum WorkerEvent {
-    LadderStarted {
-        timer_resolution_ns: f64,
-        target_sample_ns: f64,
-        samples: u32,
-        cross_origin_isolated: bool,
-    },
-    LadderMeasuring {
-        index: usize,
-        total: usize,
-        bytes: u64,
-    },
-    LadderPoint {
-        index: usize,
-        total: usize,
-        point: LadderPoint,
-    },
-    /// Boxed: a finished ladder is far larger than every other event.
-    LadderDone {
-        ladder: Box<Ladder>,
-    },
+    LadderStarted { timer_resolution_ns: f64, target_sample_ns: f64, samples: u32, cross_origin_isolated: bool },
+    LadderMeasuring { index: usize, total: usize, bytes: u64 },
+    LadderPoint { index: usize, total: usize, point: LadderPoint },
+    LadderDone { ladder: Box<Ladder> },
     GroupBy(crate::groupby_job::GroupByEvent),
-    Failed {
-        message: String,
-    },
+    Failed { message: String },
 }
 
 pub fn run(job: Job, post: &mut dyn FnMut(WorkerEvent)) {
