@@ -26,6 +26,7 @@ pub fn describe() -> Host {
         thp: read_trimmed("/sys/kernel/mm/transparent_hugepage/enabled").and_then(|s| bracketed(&s)),
         memory_bytes: crate::platform::total_memory_bytes(),
         core_ghz: None,
+        core_clock: None,
         core_ghz_unavailable: None,
         timer_resolution_ns: None,
         user_agent: None,

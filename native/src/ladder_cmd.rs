@@ -7,9 +7,12 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::{self, Clock};
-use memwall_core::ladder::{self, LINE_BYTES, LadderEvent, SampleConfig};
+use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, Pattern, SampleConfig};
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Cache, Host, Ladder, LadderPoint, Report, Source, Step};
+use memwall_core::{cycles, explain};
+use memwall_report::{
+    Cache, Cause, ClockEstimate, Curve, Host, Ladder, LadderPoint, Level, Parallelism, Report, Source, Step,
+};
 
 use crate::arena::{HugePages, MmapArena};
 use crate::output::{self, Destination};
@@ -31,9 +34,17 @@ pub struct LadderArgs {
     #[arg(long, value_name = "CPU")]
     pub pin: Option<u32>,
     /// Page backing of each ring: off (small pages: TLB misses show), thp (transparent huge
-    /// pages, verified in /proc/self/smaps), on (reserved hugetlbfs pages).
-    #[arg(long, value_enum, default_value = "off")]
-    pub huge_pages: HugePages,
+    /// pages, verified in /proc/self/smaps), on (reserved hugetlbfs pages). Several (off,thp)
+    /// measure a curve for each; the first is the main curve.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "off")]
+    pub huge_pages: Vec<HugePages>,
+    /// How the chase visits lines: random (one random cycle: caches, TLB and DRAM), page-local
+    /// (random lines, a few pages at a time: caches and DRAM without TLB misses), page-stride (one
+    /// line per 4 KiB page: TLB and page-walk cost), sequential (what the prefetchers hide).
+    /// Several (random,page-local) measure a curve each; the first is the main curve, and random
+    /// with page-local gives the page-walk share per size and tells TLB steps from cache steps.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "random")]
+    pub pattern: Vec<PatternArg>,
     /// Timed samples kept per working set (min, median, p90 and max are over these).
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub runs: u32,
@@ -46,6 +57,14 @@ pub struct LadderArgs {
     /// disturbed attempt is kept. 1 measures every size once.
     #[arg(long, default_value_t = ladder::DEFAULT_ATTEMPTS, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub attempts: u32,
+    /// Memory-level parallelism: also chase this many independent chains at once over one
+    /// working set (--chains-at), for each count in the list (e.g. 1,2,4,8,16,32,64), and name the
+    /// count past which more chains stop paying (the misses the core keeps in flight).
+    #[arg(long, value_name = "K,...", value_delimiter = ',', value_parser = parse_chains)]
+    pub chains: Vec<u32>,
+    /// The working set of the --chains sweep (default: --max, at most 256MiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub chains_at: Option<u64>,
     /// Seed of the random cycle.
     #[arg(long, default_value_t = 0x6d65_6d77_616c_6c)]
     pub seed: u64,
@@ -60,6 +79,33 @@ pub struct LadderArgs {
     pub markdown: Option<PathBuf>,
 }
 
+/// The `--pattern` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PatternArg {
+    Random,
+    PageLocal,
+    PageStride,
+    Sequential,
+}
+
+impl PatternArg {
+    pub fn pattern(self) -> Pattern {
+        match self {
+            Self::Random => Pattern::Random,
+            Self::PageLocal => Pattern::PageLocal,
+            Self::PageStride => Pattern::PageStride,
+            Self::Sequential => Pattern::Sequential,
+        }
+    }
+}
+
+fn parse_chains(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(k) if ladder::CHAIN_COUNTS.contains(&k) => Ok(k),
+        _ => Err(format!("'{text}' is not a chase count: use 1, 2, 4, 8, 16, 32 or 64")),
+    }
+}
+
 fn parse_sample_ms(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(ms) if ms.is_finite() && ms > 0.0 && ms <= 10_000.0 => Ok(ms),
@@ -67,12 +113,18 @@ fn parse_sample_ms(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Where the --chains sweep runs unless told: deep in DRAM on any current host, yet quick to build.
+pub const DEFAULT_CHAINS_AT: u64 = 256 << 20;
+
 /// Host facts that need measuring: timer resolution and core clock.
 pub fn measured_host(clock: &dyn Clock) -> Host {
     let mut host = crate::host::describe();
     host.timer_resolution_ns = Some(clock::resolution_ns(clock, 1000));
-    match platform::core_ghz(clock) {
-        Ok(ghz) => host.core_ghz = Some(ghz),
+    match platform::core_clock(clock) {
+        Ok(estimate) => {
+            host.core_ghz = Some(estimate.ghz);
+            host.core_clock = Some(estimate);
+        }
         Err(why) => host.core_ghz_unavailable = Some(why),
     }
     host
@@ -81,9 +133,16 @@ pub fn measured_host(clock: &dyn Clock) -> Host {
 /// Checks the arguments, then measures; `out` gets the progress-free human output.
 pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
     let sizes = ladder::ladder_sizes(args.min, args.max, args.points_per_octave).map_err(CliError::usage)?;
+    let chains_at = args.chains_at.unwrap_or(args.max.min(DEFAULT_CHAINS_AT));
+    if !args.chains.is_empty() && chains_at < 2 * LINE_BYTES as u64 * 64 {
+        return Err(CliError::usage(format!(
+            "--chains-at must be at least {} (64 chases of two lines)",
+            2 * LINE_BYTES * 64
+        )));
+    }
     // The largest ring plus its permutation (4 bytes per line) must fit, with the allocation
     // refused up front rather than by the OOM killer halfway through.
-    let largest = *sizes.last().unwrap_or(&args.max);
+    let largest = (*sizes.last().unwrap_or(&args.max)).max(if args.chains.is_empty() { 0 } else { chains_at });
     let needed = largest + largest / LINE_BYTES as u64 * 4 + (2 << 20);
     platform::check_fits_in_memory(needed, &format!("--max {}", format_bytes(largest)))?;
     if usize::try_from(largest).is_err() {
@@ -99,37 +158,112 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         warmup: true,
         seed: args.seed,
         attempts: args.attempts,
+        pattern: Pattern::Random,
     };
     let started = clock.now_ns();
-    let bar = ProgressBar::new(sizes.len() as u64).with_style(
+    // Every pattern with every page backing, in the order asked; the first is the main curve.
+    let mut kinds: Vec<(Pattern, HugePages)> = Vec::new();
+    for &hp in &args.huge_pages {
+        for p in &args.pattern {
+            if !kinds.contains(&(p.pattern(), hp)) {
+                kinds.push((p.pattern(), hp));
+            }
+        }
+    }
+    if kinds.iter().any(|(p, _)| *p == Pattern::PageStride) && args.min < 2 * ladder::PATTERN_PAGE_BYTES as u64 {
+        return Err(CliError::usage("--pattern page-stride needs --min of at least 8KiB (two pages)"));
+    }
+    let bar = ProgressBar::new((sizes.len() * kinds.len()) as u64).with_style(
         ProgressStyle::with_template("{spinner} ladder [{bar:30}] {pos}/{len} {msg} ({elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let mut arena = MmapArena { huge_pages: args.huge_pages };
-    let points = ladder::run_ladder(&mut arena, clock, &sizes, &config, host.core_ghz, &mut |event| {
-        match event {
-            LadderEvent::Measuring { bytes, .. } => bar.set_message(format_bytes(bytes)),
-            LadderEvent::Measured { .. } => bar.inc(1),
-        }
-        ControlFlow::Continue(())
-    })
-    .map_err(|e| CliError::runtime(format!("ladder: {e}")))?;
+    // Short probes (0.5 ms runs, five of each length) between sizes: a few ms per point.
+    let probe = platform::clock_probe(clock, 5e5, 5);
+    let mut curves = Vec::with_capacity(kinds.len());
+    for &(pattern, huge_pages) in &kinds {
+        let cycles = match (host.core_ghz, &probe) {
+            (Some(reference), Ok(probe)) => Cycles::Track { probe: *probe, reference: Some(reference) },
+            (Some(ghz), Err(_)) => Cycles::Fixed(ghz),
+            (None, _) => Cycles::Unknown,
+        };
+        let config = SampleConfig { pattern, ..config.clone() };
+        let label = if kinds.len() > 1 { format!("{} {}: ", pattern.name(), huge_pages.name()) } else { String::new() };
+        let mut arena = MmapArena { huge_pages };
+        let points = ladder::run_ladder(&mut arena, clock, &sizes, &config, cycles, &mut |event| {
+            match event {
+                LadderEvent::Measuring { bytes, .. } => bar.set_message(format!("{label}{}", format_bytes(bytes))),
+                LadderEvent::Measured { .. } => bar.inc(1),
+            }
+            ControlFlow::Continue(())
+        })
+        .map_err(|e| CliError::runtime(format!("ladder: {e}")))?;
+        curves.push(Curve { pattern: pattern.name().into(), huge_pages: huge_pages.name().into(), chains: 1, points });
+    }
     bar.finish_and_clear();
+    let main = curves.remove(0);
+    let mut points = main.points;
+    let mut arena = MmapArena { huge_pages: args.huge_pages[0] };
+    let parallelism = if args.chains.is_empty() {
+        None
+    } else {
+        let mut chains = args.chains.clone();
+        chains.sort_unstable();
+        chains.dedup();
+        let spinner = ProgressBar::new_spinner().with_message(format!(
+            "memory-level parallelism: {} chase counts at {}",
+            chains.len(),
+            format_bytes(chains_at)
+        ));
+        spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+        let measured = ladder::measure_parallelism(&mut arena, clock, chains_at, &chains, &config)
+            .map_err(|e| CliError::runtime(format!("--chains: {e}")))?;
+        spinner.finish_and_clear();
+        Some(measured)
+    };
     let steps = ladder::detect_steps(&points);
+    let l1 = host.caches.iter().find(|c| c.level == 1 && c.kind != "Instruction").map(|c| c.size_bytes);
+    let clock_check = cycles::check_clock(&points, l1, host.core_ghz);
+    let withheld = cycles::withhold_cycles_if_implausible(&mut points, clock_check.as_ref());
+    // Levels get the clock of the run as a whole: the median of the points' own.
+    let mut local: Vec<f64> = points.iter().filter_map(|p| p.ghz).collect();
+    local.sort_by(f64::total_cmp);
+    let level_ghz = if withheld.is_some() { None } else { local.get(local.len() / 2).copied().or(host.core_ghz) };
+    // Page-local beside a random main curve, same pages, tells the TLB from the caches; on huge
+    // pages it shows the caches best.
+    let local = |pages: &str| {
+        curves
+            .iter()
+            .find(|c| c.pattern == Pattern::PageLocal.name() && c.huge_pages == pages)
+            .filter(|_| main.pattern == Pattern::Random.name())
+            .map(|c| c.points.as_slice())
+    };
+    let page_local = local(&main.huge_pages);
+    let caches = local("thp").or_else(|| local("on"));
+    let curves_read = explain::Curves { random: &points, page_local, caches };
+    let reading = explain::read_levels(curves_read, &host.caches, level_ghz);
+    for curve in &mut curves {
+        cycles::withhold_cycles_if_implausible(&mut curve.points, clock_check.as_ref());
+    }
     Ok(Ladder {
-        pattern: "random-cycle".into(),
-        huge_pages: args.huge_pages.name().into(),
+        pattern: main.pattern,
+        huge_pages: main.huge_pages,
         pinned_cpu: args.pin,
         line_bytes: LINE_BYTES as u32,
         seed: args.seed,
-        ghz: host.core_ghz,
-        cycles_unavailable: host.core_ghz_unavailable.clone(),
+        ghz: if withheld.is_some() { None } else { host.core_ghz },
+        cycles_unavailable: withheld.or_else(|| host.core_ghz_unavailable.clone()),
         target_sample_ns: config.target_sample_ns,
         timer_resolution_ns: host.timer_resolution_ns,
         duration_s: Some((clock.now_ns() - started) / 1e9),
         points,
         steps,
+        clock: host.core_clock.clone(),
+        clock_check,
+        levels: reading.levels,
+        verdict: reading.verdict,
+        parallelism,
+        curves,
     })
 }
 
@@ -162,6 +296,7 @@ fn row(point: &LadderPoint) -> Vec<String> {
         format!("{:.2}", ns.median),
         format!("{:.2}", ns.p90),
         point.cycles_per_load.map_or("-".into(), |c| format!("{c:.1}")),
+        point.ghz.map_or("-".into(), |g| format!("{g:.2}{}", if point.clock_moved { "*" } else { "" })),
         format!("{:.1}%", ns.spread() * 100.0),
         point.attempts.to_string(),
     ];
@@ -173,20 +308,79 @@ fn row(point: &LadderPoint) -> Vec<String> {
     row
 }
 
-const HEADER: [&str; 8] =
-    ["working set", "ns min", "ns median", "ns p90", "cycles", "spread", "attempts", "huge pages"];
+const HEADER: [&str; 9] =
+    ["working set", "ns min", "ns median", "ns p90", "cycles", "GHz", "spread", "attempts", "huge pages"];
+
+/// The clock estimate in one line: its figure, spread and whether it held still.
+pub fn clock_summary(estimate: &ClockEstimate) -> String {
+    let verdict = if estimate.stable {
+        "stable".to_string()
+    } else {
+        format!(
+            "UNSTABLE: {}; cycles figures are uncertain",
+            if estimate.residual.abs() > cycles::STABLE_RESIDUAL {
+                format!(
+                    "the {} runs were all disturbed (residual {:+.1}%), so the long runs alone were used",
+                    if estimate.residual > 0.0 { "short" } else { "long" },
+                    estimate.residual * 100.0
+                )
+            } else {
+                format!("runs spread over {:.0}%", cycles::STABLE_SPREAD * 100.0)
+            }
+        )
+    };
+    format!(
+        "{:.2} GHz (dependent add chain, fastest of {} runs at each of two lengths; spread {:.1}%, {verdict})",
+        estimate.ghz,
+        estimate.repetitions,
+        estimate.spread * 100.0
+    )
+}
 
 pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) -> std::io::Result<()> {
     let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
     write!(out, "{}", output::table(&HEADER, &rows))?;
-    match ladder.ghz {
-        Some(ghz) => writeln!(out, "cycles at {ghz:.2} GHz (dependent add chain); spread = (median - min) / min")?,
-        None => writeln!(
+    if let Some((header, rows)) = curves_table(ladder) {
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        writeln!(out)?;
+        write!(out, "{}", output::table(&header, &rows))?;
+        writeln!(
+            out,
+            "ns min per curve; page walks = (random - page-local) / random; THP saves = (random off - random thp) / random off"
+        )?;
+    }
+    let tracked: Vec<f64> = ladder.points.iter().filter_map(|p| p.ghz).collect();
+    match (ladder.ghz, &ladder.clock) {
+        (Some(_), Some(estimate)) if !tracked.is_empty() => {
+            let (low, high) = tracked.iter().fold((f64::MAX, f64::MIN), |(l, h), &g| (l.min(g), h.max(g)));
+            writeln!(out, "core clock at the start: {}", clock_summary(estimate))?;
+            writeln!(
+                out,
+                "cycles = median ns x the clock re-estimated around each size ({low:.2}-{high:.2} GHz, column GHz)"
+            )?;
+            let moved: Vec<String> =
+                ladder.points.iter().filter(|p| p.clock_moved).map(|p| format_bytes(p.bytes)).collect();
+            if !moved.is_empty() {
+                writeln!(
+                    out,
+                    "* the clock moved more than {:.0}% at {} size(s) ({}): their cycles are less certain than their ns",
+                    cycles::CLOCK_MOVED * 100.0,
+                    moved.len(),
+                    moved.join(", ")
+                )?;
+            }
+        }
+        (Some(ghz), _) => writeln!(out, "cycles at {ghz:.2} GHz (dependent add chain)")?,
+        (None, _) => writeln!(
             out,
             "cycles unavailable: {}",
             ladder.cycles_unavailable.as_deref().unwrap_or("core clock unknown")
         )?,
     }
+    if let Some(check) = ladder.clock_check.as_ref().filter(|c| c.plausible) {
+        writeln!(out, "clock check: {}", check.note)?;
+    }
+    writeln!(out, "spread = (median - min) / min")?;
     let remeasured = ladder.points.iter().filter(|p| p.attempts > 1).count();
     if remeasured > 0 {
         writeln!(
@@ -196,6 +390,18 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
         )?;
     }
     writeln!(out, "{}", steps_summary(&ladder.steps))?;
+    if let Some(p) = &ladder.parallelism {
+        writeln!(out, "{}", parallelism_summary(p))?;
+    }
+    if !ladder.levels.is_empty() {
+        writeln!(out, "levels:")?;
+        for level in &ladder.levels {
+            writeln!(out, "  {}", level_line(level))?;
+        }
+    }
+    for sentence in &ladder.verdict {
+        writeln!(out, "- {sentence}")?;
+    }
     if !declared.is_empty() {
         let caches: Vec<String> = declared
             .iter()
@@ -208,6 +414,95 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
         writeln!(out, "measured in {seconds:.1} s")?;
     }
     Ok(())
+}
+
+/// Every curve's fastest ns per size side by side, with the page-walk share (random against
+/// page-local on the same pages) and what THP saves (random on small pages against random on THP)
+/// where both halves were measured.
+pub fn curves_table(ladder: &Ladder) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    if ladder.curves.is_empty() {
+        return None;
+    }
+    let main = Curve {
+        pattern: ladder.pattern.clone(),
+        huge_pages: ladder.huge_pages.clone(),
+        chains: 1,
+        points: ladder.points.clone(),
+    };
+    let all: Vec<&Curve> = std::iter::once(&main).chain(&ladder.curves).collect();
+    let find = |pattern: Pattern, pages: &str| {
+        all.iter().find(|c| c.pattern == pattern.name() && c.huge_pages == pages).copied()
+    };
+    let walks = ["off", "thp", "on", "default"]
+        .into_iter()
+        .find_map(|pages| Some((pages, find(Pattern::Random, pages)?, find(Pattern::PageLocal, pages)?)));
+    let thp = find(Pattern::Random, "off").zip(find(Pattern::Random, "thp"));
+    let mut header = vec!["working set".to_string()];
+    header.extend(all.iter().map(|c| format!("{} {}", c.pattern.trim_end_matches("-cycle"), c.huge_pages)));
+    if let Some((pages, ..)) = walks {
+        header.push(format!("page walks ({pages})"));
+    }
+    if thp.is_some() {
+        header.push("THP saves".into());
+    }
+    let rows = ladder
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let at = |c: &Curve| c.points.get(i).filter(|q| q.bytes == p.bytes).cloned();
+            let mut row = vec![format_bytes(p.bytes)];
+            row.extend(all.iter().map(|c| at(c).map_or("-".into(), |q| format!("{:.2}", q.ns_per_load.min))));
+            if let Some((_, random, local)) = walks {
+                row.push(match (at(random), at(local)) {
+                    (Some(r), Some(l)) => format!("{:.0}%", explain::page_walk_share(&r, &l) * 100.0),
+                    _ => "-".into(),
+                });
+            }
+            if let Some((off, on)) = thp {
+                row.push(match (at(off), at(on)) {
+                    (Some(off), Some(on)) => format!("{:.0}%", explain::page_walk_share(&off, &on) * 100.0),
+                    _ => "-".into(),
+                });
+            }
+            row
+        })
+        .collect();
+    Some((header, rows))
+}
+
+pub fn level_line(level: &Level) -> String {
+    let cause = match level.cause {
+        Cause::Cache => "cache",
+        Cause::Tlb => "tlb",
+        Cause::Dram => "dram",
+    };
+    let cycles = level.cycles_per_load.map_or(String::new(), |c| format!(" ({c:.0} cycles)"));
+    let declared = level.declared_bytes.map_or(String::new(), |d| format!(", declared {}", format_bytes(d)));
+    let reach = if level.cause == Cause::Dram { "from" } else { "to" };
+    format!(
+        "{:<18} {reach} {:>8}: {:>7.1} ns{cycles}  [{cause}{declared}]",
+        level.name,
+        format_bytes(level.size_bytes),
+        level.ns_per_load
+    )
+}
+
+pub fn parallelism_summary(p: &Parallelism) -> String {
+    let curve: Vec<String> = p.points.iter().map(|c| format!("{}: {:.1}", c.chains, c.ns_per_load)).collect();
+    let knee = match p.knee_chains {
+        Some(k) => format!(
+            "knee at {k} chase(s): about {k} misses in flight per core, the parallelism prefetching and radix \
+             kernels can use"
+        ),
+        None => "no knee in range: more chases still paid at the largest count".into(),
+    };
+    format!(
+        "memory-level parallelism at {} (ns/load by chases: {}): {:.1}x faster at best; {knee}",
+        format_bytes(p.bytes),
+        curve.join(", "),
+        p.max_speedup
+    )
 }
 
 pub fn steps_summary(steps: &[Step]) -> String {

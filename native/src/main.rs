@@ -1,6 +1,7 @@
 //! `memwall`: measure the memory wall of this host at full precision.
 
 mod arena;
+mod bandwidth_cmd;
 mod counters;
 #[cfg(test)]
 mod fuzz;
@@ -39,6 +40,8 @@ enum Command {
     Info(run_cmd::InfoArgs),
     /// Measure ns per load for working sets from --min to --max with a dependent pointer chase.
     Ladder(ladder_cmd::LadderArgs),
+    /// Streaming read, write and copy bandwidth in GB/s per working set, against memcpy.
+    Bandwidth(bandwidth_cmd::BandwidthArgs),
     /// Race GROUP BY kernels (count(*) per key) over generated or real keys.
     Groupby(groupby_cmd::GroupByArgs),
     /// Sweep GROUP BY kernels over distinct keys or partition counts.
@@ -125,6 +128,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::run(args),
         Command::Info(args) => run_cmd::info(args),
         Command::Ladder(args) => ladder_cmd::ladder(args),
+        Command::Bandwidth(args) => bandwidth_cmd::bandwidth(args),
         Command::Groupby(args) => groupby_cmd::groupby(args),
         Command::Sweep(args) => sweep_cmd::sweep(args),
         Command::Generate(args) => generate_cmd::generate(args),

@@ -2,7 +2,9 @@
 //! memory may be asked for.
 
 use memwall_core::clock::Clock;
+use memwall_core::cycles::ClockProbe;
 use memwall_core::size::format_bytes;
+use memwall_report::ClockEstimate;
 
 use crate::CliError;
 
@@ -80,18 +82,24 @@ pub fn add_chain(steps: u64) {
     core::hint::black_box(x);
 }
 
-/// Core clock from a dependent add chain, or why it could not be had.
-pub fn core_ghz(clock: &dyn Clock) -> Result<f64, String> {
+/// The add chain as the core's clock probe, its runs about `target_ns` long, or why there is none.
+pub fn clock_probe(clock: &dyn Clock, target_ns: f64, repetitions: u32) -> Result<ClockProbe<'static>, String> {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
-        memwall_core::ladder::estimate_ghz(clock, &add_chain, 2e6)
-            .ok_or_else(|| "the add-chain timings were inconsistent".to_string())
+        Ok(ClockProbe::calibrate(clock, &add_chain, target_ns, repetitions))
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
-        let _ = clock;
+        let _ = (clock, target_ns, repetitions);
         Err(format!("no calibration chain for {}", std::env::consts::ARCH))
     }
+}
+
+/// Core clock from a dependent add chain (runs of 0.5 and 1 ms, fifteen of each), or why it could
+/// not be had. Short runs: a timer tick every few ms lands in most runs of 2-4 ms, and the minimum
+/// then has no clean run to find; 0.5 ms is still 20,000 timer resolutions.
+pub fn core_clock(clock: &dyn Clock) -> Result<ClockEstimate, String> {
+    clock_probe(clock, 5e5, 15)?.settle(clock, 3).ok_or_else(|| "the add-chain timings were inconsistent".to_string())
 }
 
 /// Memory the kernel says can be allocated without swapping (MemAvailable).

@@ -4,9 +4,11 @@ use std::io::Write;
 
 use clap::Args;
 use memwall_core::size::format_bytes;
-use memwall_report::{Host, Report, Source};
+use memwall_report::{Bandwidth, Host, Report, Source};
 
-use crate::ladder_cmd::{self, LadderArgs};
+use crate::arena::HugePages;
+use crate::bandwidth_cmd::BandwidthArgs;
+use crate::ladder_cmd::{self, LadderArgs, PatternArg};
 use crate::output::{self, Destination};
 use crate::platform::NativeClock;
 use crate::{CliError, CliResult};
@@ -29,6 +31,11 @@ pub struct RunArgs {
     /// Skip the GROUP BY race (small preset, every kernel, one thread) that follows the ladder.
     #[arg(long)]
     pub no_groupby: bool,
+    /// The full set: the ladder also page-local (TLB steps told from cache steps) and on
+    /// transparent huge pages, bandwidth with every CPU as well as one, and loaded latency.
+    /// Several times longer.
+    #[arg(long)]
+    pub thorough: bool,
     #[command(flatten)]
     pub ladder: LadderArgs,
 }
@@ -69,10 +76,41 @@ pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
         host.timer_resolution_ns.map_or_else(unknown, |ns| format!("{ns:.0} ns resolution"))
     )?;
     match (host.core_ghz, &host.core_ghz_unavailable) {
-        (Some(ghz), _) => writeln!(out, "core clock:  {ghz:.2} GHz (dependent add chain)")?,
+        (Some(ghz), _) => match &host.core_clock {
+            Some(estimate) => writeln!(out, "core clock:  {}", ladder_cmd::clock_summary(estimate))?,
+            None => writeln!(out, "core clock:  {ghz:.2} GHz (dependent add chain)")?,
+        },
         (None, why) => writeln!(out, "core clock:  unavailable: {}", why.as_deref().unwrap_or("unknown"))?,
     }
     Ok(())
+}
+
+/// Bandwidth as `memwall run` measures it: one thread from 16 KiB to the ladder's --max (at most
+/// 1 GiB), one size per octave; with --thorough, every CPU as well at the largest size, and
+/// loaded latency.
+fn run_bandwidth(args: &RunArgs, host: &Host, clock: &NativeClock) -> CliResult<Bandwidth> {
+    let mut bandwidth_args = BandwidthArgs {
+        min: 16 << 10,
+        max: args.ladder.max.clamp(16 << 10, 1 << 30),
+        points_per_octave: 1,
+        threads: 1,
+        pin: args.ladder.pin,
+        huge_pages: HugePages::Thp,
+        runs: 3,
+        sample_ms: 10,
+        loaded: args.thorough,
+        loaded_at: 256 << 20,
+        json: None,
+    };
+    let mut measured = crate::bandwidth_cmd::measure(&bandwidth_args, clock)?;
+    bandwidth_args.loaded = false;
+    let cpus = host.logical_cpus.unwrap_or(1);
+    if args.thorough && cpus > 1 {
+        bandwidth_args.min = bandwidth_args.max;
+        bandwidth_args.threads = cpus;
+        measured.points.extend(crate::bandwidth_cmd::measure(&bandwidth_args, clock)?.points);
+    }
+    Ok(measured)
 }
 
 pub fn run(args: RunArgs) -> CliResult {
@@ -85,10 +123,26 @@ pub fn run(args: RunArgs) -> CliResult {
     let mut out = std::io::stdout();
     print_host(&mut out, &host).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out).ok();
-    let ladder = ladder_cmd::measure(&args.ladder, &host, &clock)?;
+    let mut ladder_args = args.ladder.clone();
+    if ladder_args.chains.is_empty() {
+        ladder_args.chains = memwall_core::ladder::CHAIN_COUNTS.to_vec();
+    }
+    if args.thorough && ladder_args.pattern == [PatternArg::Random] {
+        ladder_args.pattern = vec![PatternArg::Random, PatternArg::PageLocal];
+    }
+    if args.thorough && ladder_args.huge_pages == [HugePages::Off] {
+        ladder_args.huge_pages = vec![HugePages::Off, HugePages::Thp];
+    }
+    let ladder = ladder_cmd::measure(&ladder_args, &host, &clock)?;
     ladder_cmd::print_ladder(&mut out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
+    writeln!(out).ok();
+    let bandwidth = run_bandwidth(&args, &host, &clock)?;
+    crate::bandwidth_cmd::print_bandwidth(&mut out, &bandwidth).map_err(|e| CliError::runtime(e.to_string()))?;
+    let advice = memwall_core::explain::advice(&ladder, Some(&bandwidth));
     let mut report = Report::new(Source::Native, output::unix_now(), host);
     report.ladder = Some(ladder);
+    report.bandwidth = Some(bandwidth);
+    report.advice = advice;
     // A failed race still leaves the ladder in the report; its error is returned afterwards.
     let raced = if args.no_groupby {
         Ok(())
@@ -100,6 +154,12 @@ pub fn run(args: RunArgs) -> CliResult {
             Ok(())
         })
     };
+    if !report.advice.is_empty() {
+        writeln!(out, "\nfor someone choosing a server:").ok();
+        for sentence in &report.advice {
+            writeln!(out, "- {sentence}").ok();
+        }
+    }
     output::write_report(&Destination::File(args.out.clone()), &report)?;
     writeln!(out, "report: {}", args.out.display()).ok();
     raced?;

@@ -115,3 +115,87 @@ fn help_explains_the_commands() {
     let text = String::from_utf8(memwall(&["ladder", "--help"]).stdout).unwrap();
     assert!(text.contains("--huge-pages") && text.contains("transparent huge pages"), "{text}");
 }
+
+#[test]
+fn patterns_chains_and_explanations_land_in_the_report() {
+    let out = memwall(&[
+        "ladder",
+        "--min",
+        "16KiB",
+        "--max",
+        "64KiB",
+        "--runs",
+        "2",
+        "--sample-ms",
+        "1",
+        "--attempts",
+        "1",
+        "--pattern",
+        "random,page-local,page-stride,sequential",
+        "--chains",
+        "1,2,4",
+        "--chains-at",
+        "64KiB",
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ladder = Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap().ladder.unwrap();
+    assert_eq!(ladder.pattern, "random-cycle");
+    let extra: Vec<&str> = ladder.curves.iter().map(|c| c.pattern.as_str()).collect();
+    assert_eq!(extra, ["page-local", "page-stride", "sequential"]);
+    assert!(ladder.curves.iter().all(|c| c.points.len() == ladder.points.len() && c.huge_pages == "off"));
+    let chains = ladder.parallelism.unwrap();
+    assert_eq!(chains.points.iter().map(|p| p.chains).collect::<Vec<_>>(), [1, 2, 4]);
+    assert_eq!(chains.bytes, 64 << 10);
+    // L1 is in range, so a level is named, and the clock was either checked or said missing.
+    assert_eq!(ladder.levels.first().map(|l| l.name.as_str()), Some("L1"));
+    assert!(ladder.clock_check.is_some() || ladder.cycles_unavailable.is_some());
+    let table = String::from_utf8_lossy(&out.stderr);
+    assert!(table.contains("page walks (off)") && table.contains("memory-level parallelism"), "{table}");
+}
+
+#[test]
+fn bad_pattern_and_chain_counts_are_refused() {
+    assert_refused(&["ladder", "--pattern", "zigzag"], "zigzag");
+    assert_refused(&["ladder", "--chains", "0"], "not a chase count");
+    assert_refused(&["ladder", "--chains", "3"], "not a chase count");
+    assert_refused(&["ladder", "--chains", "128"], "not a chase count");
+    assert_refused(&["ladder", "--chains", "1", "--chains-at", "1KiB"], "--chains-at");
+    assert_refused(&["ladder", "--pattern", "page-stride", "--min", "4KiB"], "page-stride");
+    assert_refused(&["bandwidth", "--threads", "0"], "--threads");
+}
+
+#[test]
+fn bandwidth_report_has_every_figure() {
+    let out = memwall(&[
+        "bandwidth",
+        "--min",
+        "64KiB",
+        "--max",
+        "128KiB",
+        "--runs",
+        "2",
+        "--sample-ms",
+        "1",
+        "--loaded",
+        "--loaded-at",
+        "256KiB",
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bandwidth = Report::from_json(&String::from_utf8(out.stdout).unwrap()).unwrap().bandwidth.unwrap();
+    assert_eq!(bandwidth.points.iter().map(|p| p.bytes).collect::<Vec<_>>(), [64 << 10, 128 << 10]);
+    for p in &bandwidth.points {
+        assert_eq!(p.threads, 1);
+        assert!(p.read_gb_per_s > 0.0 && p.write_gb_per_s > 0.0 && p.copy_gb_per_s > 0.0, "{p:?}");
+        assert!(p.memcpy_gb_per_s.is_some_and(|m| m > 0.0), "{p:?}");
+    }
+    // Idle first, then with every other CPU (at least one) streaming.
+    let loaded = &bandwidth.loaded_latency;
+    assert_eq!(loaded.len(), 2);
+    assert_eq!(loaded[0].streaming_threads, 0);
+    assert!(loaded[1].streaming_threads >= 1);
+    assert!(loaded.iter().all(|l| l.bytes == 256 << 10 && l.ns_per_load > 0.0), "{loaded:?}");
+}

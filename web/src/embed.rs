@@ -174,6 +174,8 @@ mod tests {
                 bytes: 16384,
                 ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
                 cycles_per_load: None,
+                ghz: None,
+                clock_moved: false,
                 loads_per_sample: 1000,
                 samples: 3,
                 samples_ns_per_load: vec![1.0, 1.1, 1.3],
@@ -181,6 +183,12 @@ mod tests {
                 huge_page_bytes: None,
             }],
             steps: vec![],
+            clock: None,
+            clock_check: None,
+            levels: vec![],
+            verdict: vec![],
+            parallelism: None,
+            curves: vec![],
         });
         let compact = compact_report(&report);
         let point = &compact.ladder.as_ref().unwrap().points[0];

@@ -6,6 +6,7 @@
 use std::ops::ControlFlow;
 
 use memwall_core::clock::{self, Clock};
+use memwall_core::explain;
 use memwall_core::ladder::{self, HeapArena, LINE_BYTES, LadderEvent, SampleConfig};
 use memwall_report::{Ladder, LadderPoint};
 use serde::{Deserialize, Serialize};
@@ -39,13 +40,14 @@ pub enum Job {
     GroupBy(crate::groupby_job::GroupByJob),
 }
 
+/// `LadderDone` holds its ladder boxed: a finished ladder is far larger than every other event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event")]
 pub enum WorkerEvent {
     LadderStarted { timer_resolution_ns: f64, target_sample_ns: f64, samples: u32, cross_origin_isolated: bool },
     LadderMeasuring { index: usize, total: usize, bytes: u64 },
     LadderPoint { index: usize, total: usize, point: LadderPoint },
-    LadderDone { ladder: Ladder },
+    LadderDone { ladder: Box<Ladder> },
     GroupBy(crate::groupby_job::GroupByEvent),
     Failed { message: String },
 }
@@ -76,25 +78,35 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
         samples,
         cross_origin_isolated: cross_origin_isolated(),
     });
-    let config =
-        SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed, attempts: ladder::DEFAULT_ATTEMPTS };
+    let config = SampleConfig {
+        target_sample_ns,
+        samples,
+        warmup: true,
+        seed: job.seed,
+        attempts: ladder::DEFAULT_ATTEMPTS,
+        pattern: ladder::Pattern::Random,
+    };
     let started = clock.now_ns();
-    let result = ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, None, &mut |event| {
-        match event {
-            LadderEvent::Measuring { index, total, bytes } => {
-                post(WorkerEvent::LadderMeasuring { index, total, bytes })
+    let result =
+        ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, ladder::Cycles::Unknown, &mut |event| {
+            match event {
+                LadderEvent::Measuring { index, total, bytes } => {
+                    post(WorkerEvent::LadderMeasuring { index, total, bytes })
+                }
+                LadderEvent::Measured { index, total, point } => {
+                    post(WorkerEvent::LadderPoint { index, total, point: point.clone() });
+                }
             }
-            LadderEvent::Measured { index, total, point } => {
-                post(WorkerEvent::LadderPoint { index, total, point: point.clone() });
-            }
-        }
-        ControlFlow::Continue(())
-    });
+            ControlFlow::Continue(())
+        });
     match result {
         Ok(points) => {
             let steps = ladder::detect_steps(&points);
+            // A page sees no declared caches and no clock: levels are numbered, in ns only.
+            let curves = explain::Curves { random: &points, page_local: None, caches: None };
+            let reading = explain::read_levels(curves, &[], None);
             post(WorkerEvent::LadderDone {
-                ladder: Ladder {
+                ladder: Box::new(Ladder {
                     pattern: "random-cycle".into(),
                     // The browser's allocator decides; no madvise from inside wasm.
                     huge_pages: "default".into(),
@@ -110,7 +122,13 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
                     duration_s: Some((clock.now_ns() - started) / 1e9),
                     points,
                     steps,
-                },
+                    clock: None,
+                    clock_check: None,
+                    levels: reading.levels,
+                    verdict: reading.verdict,
+                    parallelism: None,
+                    curves: vec![],
+                }),
             });
         }
         Err(e) => post(WorkerEvent::Failed { message: format!("ladder: {e}") }),
@@ -130,6 +148,8 @@ mod tests {
             bytes: 16384,
             ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
             cycles_per_load: None,
+            ghz: None,
+            clock_moved: false,
             loads_per_sample: 1000,
             samples: 3,
             samples_ns_per_load: vec![1.0, 1.1, 1.3],

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use memwall_core::ladder;
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Host, Ladder, LadderPoint, Report, Source};
+use memwall_report::{Cause, Host, Ladder, LadderPoint, Report, Source};
 use yew::prelude::*;
 
 use crate::chart::{self, Band, LineChart, Series, XFormat};
@@ -167,7 +167,7 @@ impl Component for LadderPage {
                     WorkerEvent::LadderPoint { point, .. } => self.points.push(point),
                     WorkerEvent::LadderDone { ladder } => {
                         self.points = ladder.points.clone();
-                        self.ladder = Some(ladder);
+                        self.ladder = Some(*ladder);
                         self.worker = None;
                         self.measuring = None;
                     }
@@ -316,6 +316,9 @@ impl Component for LadderPage {
                     { self.overlay_controls(ctx) }
                     { chart }
                     { self.steps_summary() }
+                    if let Some(ladder) = &self.ladder {
+                        { levels_and_verdict(ladder, &[]) }
+                    }
                     <div class="row wrap-row">
                         <button type="button" onclick={link.callback(|_| Msg::ToggleLogY)} aria-pressed={(!self.log_y).to_string()}>{ if self.log_y { "Linear y axis" } else { "Log y axis" } }</button>
                         <button type="button" onclick={link.callback(|_| Msg::ExportSvg)}>{ "Export SVG" }</button>
@@ -569,5 +572,53 @@ impl LadderPage {
                 </table>
             </div>
         }
+    }
+}
+
+/// A ladder's named levels and its verdict, as the core read them.
+fn levels_and_verdict(ladder: &Ladder, advice: &[String]) -> Html {
+    if ladder.levels.is_empty() && ladder.verdict.is_empty() && advice.is_empty() {
+        return html! {};
+    }
+    let cause = |c: Cause| match c {
+        Cause::Cache => "cache",
+        Cause::Tlb => "TLB",
+        Cause::Dram => "DRAM",
+    };
+    html! {
+        <div class="explanation">
+            if !ladder.levels.is_empty() {
+                <p class="levels"><strong>{ "Levels: " }</strong>
+                    { ladder.levels.iter().map(|l| format!(
+                        "{} {} {} at {} ns{} ({}{})",
+                        l.name,
+                        if l.cause == Cause::Dram { "from" } else { "to" },
+                        format_bytes(l.size_bytes),
+                        chart::format_number(l.ns_per_load),
+                        l.cycles_per_load.map_or(String::new(), |c| format!(", {c:.0} cycles")),
+                        cause(l.cause),
+                        l.declared_bytes.map_or(String::new(), |d| format!(", declared {}", format_bytes(d))),
+                    )).collect::<Vec<_>>().join(" · ") }
+                </p>
+            }
+            if !ladder.verdict.is_empty() {
+                <ul class="verdict">{ for ladder.verdict.iter().map(|s| html! { <li>{ s.clone() }</li> }) }</ul>
+            }
+            if !advice.is_empty() {
+                <p><strong>{ "For someone choosing a server:" }</strong></p>
+                <ul class="advice">{ for advice.iter().map(|s| html! { <li>{ s.clone() }</li> }) }</ul>
+            }
+        </div>
+    }
+}
+
+/// What a report says about its ladder and its advice, for the reports page.
+pub fn explanation(report: &memwall_report::Report) -> Html {
+    match &report.ladder {
+        Some(ladder) => levels_and_verdict(ladder, &report.advice),
+        None if !report.advice.is_empty() => html! {
+            <ul class="advice">{ for report.advice.iter().map(|s| html! { <li>{ s.clone() }</li> }) }</ul>
+        },
+        None => html! {},
     }
 }

@@ -242,6 +242,7 @@ impl ReportsPage {
                 <dl class="facts">
                     { for rows.into_iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
                 </dl>
+                { crate::ladder_page::explanation(&r.report) }
             </article>
         }
     }
@@ -421,7 +422,14 @@ fn host_rows(host: &Host, report: &Report) -> Vec<(&'static str, String)> {
     add(
         "Core clock",
         host.core_ghz
-            .map(|g| format!("{g:.2} GHz (add chain)"))
+            .map(|g| match &host.core_clock {
+                Some(c) => format!(
+                    "{g:.2} GHz (add chain, spread {:.1}%{})",
+                    c.spread * 100.0,
+                    if c.stable { "" } else { ", unstable" }
+                ),
+                None => format!("{g:.2} GHz (add chain)"),
+            })
             .or_else(|| host.core_ghz_unavailable.as_ref().map(|w| format!("unknown: {w}"))),
     );
     add("Timer resolution", host.timer_resolution_ns.map(util::format_duration));

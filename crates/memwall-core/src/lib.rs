@@ -6,8 +6,11 @@
 //! `cfg`.
 
 pub mod arch;
+pub mod bandwidth;
 pub mod clock;
+pub mod cycles;
 pub mod exec;
+pub mod explain;
 pub mod groupby;
 pub mod ladder;
 pub mod size;

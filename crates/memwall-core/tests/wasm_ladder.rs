@@ -44,10 +44,11 @@ fn ladder_runs_in_the_browser() {
         warmup: true,
         seed: 7,
         attempts: 1,
+        pattern: ladder::Pattern::Random,
     };
     let sizes = ladder::ladder_sizes(16 * 1024, 256 * 1024, 1).unwrap();
     let mut measured = 0;
-    let points = ladder::run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| {
+    let points = ladder::run_ladder(&mut HeapArena, &clock, &sizes, &config, ladder::Cycles::Unknown, &mut |event| {
         if let LadderEvent::Measured { .. } = event {
             measured += 1;
         }

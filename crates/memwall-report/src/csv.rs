@@ -36,6 +36,8 @@ mod tests {
             bytes: 16384,
             ns_per_load: Summary { min: 1.0, median: 1.5, p90: 2.0, max: 3.0 },
             cycles_per_load: None,
+            ghz: None,
+            clock_moved: false,
             loads_per_sample: 1000,
             samples: 15,
             samples_ns_per_load: vec![],

@@ -12,7 +12,11 @@ use serde::{Deserialize, Serialize};
 mod check;
 mod csv;
 pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES};
+mod explain;
 pub use csv::LADDER_CSV_HEADER;
+pub use explain::{
+    Bandwidth, BandwidthPoint, Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, LoadedLatency, Parallelism,
+};
 
 /// The version of the schema this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -29,6 +33,12 @@ pub struct Report {
     pub ladder: Option<Ladder>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groupby: Option<GroupBy>,
+    /// Streaming bandwidth per working set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Bandwidth>,
+    /// A short reading for someone choosing a server, each sentence backed by a figure above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +91,9 @@ pub struct Host {
     /// Core clock estimated from a dependent add chain (not the nominal or TSC frequency).
     #[serde(default)]
     pub core_ghz: Option<f64>,
+    /// How `core_ghz` was had and how far it can be trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_clock: Option<ClockEstimate>,
     /// Why `core_ghz` is missing, when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_ghz_unavailable: Option<String>,
@@ -176,15 +189,41 @@ pub struct Ladder {
     /// Where latency jumps, found in `points` by the core's step detector.
     #[serde(default)]
     pub steps: Vec<Step>,
+    /// The clock estimate at the start of the ladder (`ghz` is its figure, when trusted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockEstimate>,
+    /// The L1 cross-check of the clock. When it fails, `ghz` and every `cycles_per_load` are left
+    /// out and `cycles_unavailable` says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_check: Option<ClockCheck>,
+    /// The plateaus of the curve, named and explained.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<Level>,
+    /// Plain sentences on what the levels mean, each with its numbers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdict: Vec<String>,
+    /// Memory-level parallelism: K interleaved chases over one large working set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<Parallelism>,
+    /// Curves beyond the main one (other patterns or page sizes), same point shape.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<Curve>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LadderPoint {
     pub bytes: u64,
     pub ns_per_load: Summary,
-    /// Median ns per load times the estimated core GHz.
+    /// Median ns per load times the core clock of this point's moment (`ghz`).
     #[serde(default)]
     pub cycles_per_load: Option<f64>,
+    /// The core clock around this point: the mean of estimates just before and just after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ghz: Option<f64>,
+    /// The clock moved more than 5% while this point was measured, or sits more than 5% from the
+    /// ladder's first estimate: its cycles are less certain than its ns.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clock_moved: bool,
     pub loads_per_sample: u64,
     /// How many samples were kept.
     pub samples: u32,
@@ -423,6 +462,8 @@ impl Report {
             host,
             ladder: None,
             groupby: None,
+            bandwidth: None,
+            advice: Vec::new(),
         }
     }
 

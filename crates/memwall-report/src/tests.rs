@@ -22,6 +22,7 @@ fn full_report() -> Report {
             thp: Some("madvise".into()),
             memory_bytes: Some(24 << 30),
             core_ghz: Some(3.7),
+            core_clock: Some(clock_estimate()),
             core_ghz_unavailable: None,
             timer_resolution_ns: Some(20.0),
             user_agent: None,
@@ -43,6 +44,8 @@ fn full_report() -> Report {
             bytes: 16384,
             ns_per_load: ns,
             cycles_per_load: Some(4.6),
+            ghz: Some(3.7),
+            clock_moved: true,
             loads_per_sample: 4_000_000,
             samples: 3,
             samples_ns_per_load: vec![1.2, 1.25, 1.3],
@@ -50,7 +53,50 @@ fn full_report() -> Report {
             huge_page_bytes: Some(0),
         }],
         steps: vec![Step { from_bytes: 32768, to_bytes: 65536, ns_per_load_before: 1.2, ns_per_load_after: 3.4 }],
+        clock: Some(clock_estimate()),
+        clock_check: Some(ClockCheck {
+            bytes: 16384,
+            ns_per_load: 1.2,
+            ghz: 3.7,
+            cycles_per_load: 4.44,
+            plausible: true,
+            note: "L1 reads 4.4 cycles".into(),
+        }),
+        levels: vec![Level {
+            name: "L2".into(),
+            size_bytes: 1 << 20,
+            ns_per_load: 3.5,
+            cycles_per_load: Some(13.0),
+            cause: Cause::Cache,
+            declared_bytes: Some(1 << 20),
+        }],
+        verdict: vec!["this guest gets ~8 MiB of the declared 32 MiB L3".into()],
+        parallelism: Some(Parallelism {
+            bytes: 256 << 20,
+            points: vec![ChainsPoint { chains: 1, ns_per_load: 180.0, ns_per_load_median: Some(190.0) }],
+            knee_chains: Some(16),
+            max_speedup: 9.5,
+        }),
+        curves: vec![Curve { pattern: "page-local".into(), huge_pages: "off".into(), chains: 1, points: vec![] }],
     });
+    report.bandwidth = Some(Bandwidth {
+        points: vec![BandwidthPoint {
+            bytes: 1 << 30,
+            threads: 2,
+            read_gb_per_s: 18.7,
+            write_gb_per_s: 12.0,
+            copy_gb_per_s: 15.0,
+            memcpy_gb_per_s: Some(16.0),
+        }],
+        loaded_latency: vec![LoadedLatency {
+            bytes: 256 << 20,
+            stream_bytes: 256 << 20,
+            streaming_threads: 1,
+            ns_per_load: 265.8,
+            ns_per_load_median: Some(270.0),
+        }],
+    });
+    report.advice = vec!["keep hot data under 3 MiB".into()];
     report.groupby = Some(GroupBy {
         dataset: Dataset {
             rows: 10,
@@ -109,6 +155,10 @@ fn full_report() -> Report {
         }],
     });
     report
+}
+
+fn clock_estimate() -> ClockEstimate {
+    ClockEstimate { ghz: 3.7, spread: 0.004, residual: 0.0001, repetitions: 9, steps: 1 << 20, stable: true }
 }
 
 #[test]
@@ -229,4 +279,41 @@ fn measured_figures_pass_the_check_and_impossible_ones_do_not() {
     let point = ladder.points[0].clone();
     ladder.points = vec![point; MAX_ITEMS + 1];
     assert!(crowded.check().unwrap_err().0.contains("ladder points, more than"));
+}
+
+/// A ladder as memwall wrote it before the clock check, levels, verdict, parallelism and extra
+/// curves existed (schema 1 all the same): it must still open, with those empty.
+#[test]
+fn a_report_from_before_the_explanations_still_opens() {
+    let old = r#"{
+      "schema_version": 1,
+      "tool": {"name": "memwall", "version": "0.1.0"},
+      "source": "native",
+      "created_unix_s": 1790000000,
+      "host": {"name": "vm", "caches": [], "core_ghz": 5.17},
+      "ladder": {
+        "pattern": "random-cycle", "huge_pages": "off", "pinned_cpu": null, "line_bytes": 64,
+        "seed": 1, "ghz": 5.17, "target_sample_ns": 5000000.0, "timer_resolution_ns": 20.0,
+        "duration_s": 3.0,
+        "points": [{"bytes": 16384, "ns_per_load": {"min": 1.4, "median": 1.5, "p90": 1.6, "max": 1.7},
+                    "cycles_per_load": 7.7, "loads_per_sample": 1000, "samples": 3,
+                    "samples_ns_per_load": [1.4, 1.5, 1.7], "attempts": 1}],
+        "steps": []
+      }
+    }"#;
+    let report = Report::from_json(old).unwrap();
+    assert_eq!(report.host.core_clock, None);
+    assert_eq!((report.bandwidth.as_ref(), report.advice.len()), (None, 0));
+    let ladder = report.ladder.unwrap();
+    assert_eq!((ladder.clock, ladder.clock_check, ladder.parallelism), (None, None, None));
+    assert!(ladder.levels.is_empty() && ladder.verdict.is_empty() && ladder.curves.is_empty());
+    assert_eq!((ladder.points[0].ghz, ladder.points[0].clock_moved), (None, false));
+    assert_eq!(ladder.points[0].cycles_per_load, Some(7.7));
+}
+
+#[test]
+fn causes_are_written_in_lowercase() {
+    assert_eq!(serde_json::to_string(&Cause::Tlb).unwrap(), "\"tlb\"");
+    assert_eq!(serde_json::from_str::<Cause>("\"dram\"").unwrap(), Cause::Dram);
+    assert!(serde_json::from_str::<Cause>("\"disk\"").is_err());
 }

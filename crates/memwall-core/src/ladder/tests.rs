@@ -104,6 +104,8 @@ fn point(bytes: u64, ns: f64) -> LadderPoint {
         bytes,
         ns_per_load: Summary { min: ns, median: ns, p90: ns, max: ns },
         cycles_per_load: None,
+        ghz: None,
+        clock_moved: false,
         loads_per_sample: 1,
         samples: 1,
         samples_ns_per_load: vec![ns],
@@ -151,7 +153,14 @@ fn noise_is_not_a_step() {
 #[test]
 fn measures_a_small_ring_with_a_real_clock() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig { target_sample_ns: 200_000.0, samples: 5, warmup: true, seed: 1, attempts: 1 };
+    let config = SampleConfig {
+        target_sample_ns: 200_000.0,
+        samples: 5,
+        warmup: true,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    };
     let point = measure_point(&mut HeapArena, &clock, 16 * 1024, &config, Some(3.0)).unwrap();
     assert_eq!(point.samples, 5);
     assert_eq!(point.samples_ns_per_load.len(), 5);
@@ -164,10 +173,17 @@ fn measures_a_small_ring_with_a_real_clock() {
 #[test]
 fn a_run_can_be_cancelled_and_reports_progress() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig { target_sample_ns: 50_000.0, samples: 2, warmup: false, seed: 1, attempts: 1 };
+    let config = SampleConfig {
+        target_sample_ns: 50_000.0,
+        samples: 2,
+        warmup: false,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    };
     let sizes = [4096, 8192, 16384];
     let mut seen = Vec::new();
-    let points = run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| {
+    let points = run_ladder(&mut HeapArena, &clock, &sizes, &config, Cycles::Unknown, &mut |event| {
         if let LadderEvent::Measured { index, total, .. } = event {
             seen.push((index, total));
         }
@@ -176,7 +192,7 @@ fn a_run_can_be_cancelled_and_reports_progress() {
     .unwrap();
     assert_eq!(points.iter().map(|p| p.bytes).collect::<Vec<_>>(), sizes);
     assert_eq!(seen, [(0, 3), (1, 3), (2, 3)]);
-    let cancelled = run_ladder(&mut HeapArena, &clock, &sizes, &config, None, &mut |event| match event {
+    let cancelled = run_ladder(&mut HeapArena, &clock, &sizes, &config, Cycles::Unknown, &mut |event| match event {
         LadderEvent::Measured { index: 1, .. } => ControlFlow::Break(()),
         _ => ControlFlow::Continue(()),
     });
@@ -226,4 +242,170 @@ fn a_disturbed_working_set_is_measured_again_and_the_least_disturbed_attempt_kep
     assert_eq!(least_disturbed(0, |_| (1, noisy.clone())).1, 1);
     // A sample at or below zero (a coarse browser timer) never counts as settled.
     assert_eq!(least_disturbed(2, |_| (1, vec![0.0, 0.0, 0.0])).1, 2);
+}
+
+#[test]
+fn a_tracked_ladder_gives_every_point_its_own_clock() {
+    let clock = TestClock(std::time::Instant::now());
+    let config = SampleConfig {
+        target_sample_ns: 50_000.0,
+        samples: 2,
+        warmup: false,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    };
+    // Real work for a real clock; its speed is whatever this machine gives it.
+    let chain = |n: u64| {
+        let mut x = 0u64;
+        for _ in 0..n {
+            x = std::hint::black_box(x + 1);
+        }
+    };
+    let probe = ClockProbe::calibrate(&clock, &chain, 20_000.0, 3);
+    let cycles = Cycles::Track { probe, reference: None };
+    let points =
+        run_ladder(&mut HeapArena, &clock, &[4096, 8192], &config, cycles, &mut |_| ControlFlow::Continue(())).unwrap();
+    for p in &points {
+        let ghz = p.ghz.expect("a clock per point");
+        assert_eq!(p.cycles_per_load, Some(p.ns_per_load.median * ghz));
+    }
+    let fixed =
+        run_ladder(&mut HeapArena, &clock, &[4096], &config, Cycles::Fixed(2.0), &mut |_| ControlFlow::Continue(()))
+            .unwrap();
+    assert_eq!((fixed[0].ghz, fixed[0].clock_moved), (Some(2.0), false));
+}
+
+fn chains_curve(ns: &[(u32, f64)]) -> Vec<ChainsPoint> {
+    ns.iter().map(|&(chains, ns)| ChainsPoint { chains, ns_per_load: ns, ns_per_load_median: None }).collect()
+}
+
+#[test]
+fn the_knee_is_where_more_chases_stop_paying() {
+    // A core with ~16 misses in flight (Zen-like): halves per doubling up to 16, then flat.
+    let zen = chains_curve(&[(1, 180.0), (2, 91.0), (4, 46.0), (8, 24.0), (16, 13.0), (32, 12.5)]);
+    let p = parallelism_from(256 << 20, zen);
+    assert_eq!(p.knee_chains, Some(16));
+    assert!((p.max_speedup - 180.0 / 12.5).abs() < 1e-12);
+    // One slow point at 4 chases is not a knee: 8 beats it by far.
+    let noisy = chains_curve(&[(1, 180.0), (2, 91.0), (4, 95.0), (8, 24.0), (16, 13.0), (32, 12.8)]);
+    assert_eq!(parallelism_knee(&noisy), Some(16));
+    // A small core that keeps ~4 misses in flight.
+    let small = chains_curve(&[(1, 100.0), (2, 52.0), (4, 28.0), (8, 27.0), (16, 27.5), (32, 26.0)]);
+    assert_eq!(parallelism_knee(&small), Some(4));
+    // Still falling at 32: no knee in range. Too few points: none either.
+    let falling = chains_curve(&[(1, 100.0), (2, 50.0), (4, 25.0), (8, 13.0), (16, 7.0), (32, 4.0)]);
+    assert_eq!(parallelism_knee(&falling), None);
+    assert_eq!(parallelism_knee(&chains_curve(&[(1, 100.0), (2, 100.0)])), None);
+    // In L1 nothing is waiting on memory: flat from the start, the knee is 1 chase.
+    assert_eq!(parallelism_knee(&chains_curve(&[(1, 1.0), (2, 1.0), (4, 0.98)])), Some(1));
+}
+
+proptest! {
+    /// K cursors spread along one cycle, chased together, cover every line exactly once in
+    /// lines / K rounds (for K dividing the lines).
+    #[test]
+    fn interleaved_chases_visit_every_line_once(shift in 0usize..7, rounds in 1usize..64, seed in any::<u64>()) {
+        let k = 1usize << shift;
+        let lines = k * rounds;
+        prop_assume!(lines >= 2);
+        let mut buffer = vec![0u8; (lines + 1) * LINE_BYTES];
+        let ring = Ring::build(&mut buffer, (lines * LINE_BYTES) as u64, seed).unwrap();
+        let mut cursors = ring.spread_starts(k);
+        let line_of = |c: Cursor| (c.0 as usize - ring.start().0 as usize) / LINE_BYTES;
+        let mut seen = vec![0u32; lines];
+        for _ in 0..rounds {
+            for &c in &cursors {
+                seen[line_of(c)] += 1;
+            }
+            prop_assert!(ring.chase_chains(&mut cursors, 1));
+        }
+        prop_assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+        // Each cursor has walked its stretch and stands where the next one started.
+        let mut next = ring.spread_starts(k);
+        next.rotate_left(1);
+        prop_assert_eq!(cursors, next);
+    }
+}
+
+#[test]
+fn chase_counts_outside_the_list_are_refused() {
+    let mut buffer = vec![0u8; 1 << 16];
+    let ring = Ring::build(&mut buffer, 1 << 15, 3).unwrap();
+    let mut three = ring.spread_starts(3);
+    assert!(!ring.chase_chains(&mut three, 10));
+    assert_eq!(three, ring.spread_starts(3));
+    let clock = TestClock(std::time::Instant::now());
+    let config = SampleConfig {
+        target_sample_ns: 20_000.0,
+        samples: 2,
+        warmup: true,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    };
+    assert_eq!(
+        measure_parallelism(&mut HeapArena, &clock, 1 << 15, &[1, 3], &config).unwrap_err(),
+        LadderError::Chains(3)
+    );
+    let p = measure_parallelism(&mut HeapArena, &clock, 1 << 15, &[1, 2, 4], &config).unwrap();
+    assert_eq!(p.points.iter().map(|p| p.chains).collect::<Vec<_>>(), [1, 2, 4]);
+    assert!(p.points.iter().all(|p| p.ns_per_load > 0.0 && p.ns_per_load_median.is_some()));
+}
+
+proptest! {
+    /// Every pattern is one cycle over its lines: all of the window, or one per whole 4 KiB page
+    /// for page-stride, each visited once, and the chase comes back to the start.
+    #[test]
+    fn every_pattern_is_one_cycle_over_its_lines(pages in 2usize..40, extra in 0usize..64, seed in any::<u64>(), misalign in 0usize..64) {
+        let lines = pages * 64 + extra;
+        for pattern in Pattern::ALL {
+            let mut buffer = vec![0u8; (lines + 1) * LINE_BYTES + misalign];
+            let ring = Ring::build_pattern(&mut buffer[misalign..], (lines * LINE_BYTES) as u64, seed, pattern).unwrap();
+            let mut order = ring.order();
+            prop_assert_eq!(ring.chase(ring.start(), ring.lines() as u64), ring.start());
+            match pattern {
+                Pattern::PageStride => {
+                    let mut pages_seen: Vec<usize> = order.iter().map(|l| l / 64).collect();
+                    pages_seen.sort_unstable();
+                    prop_assert_eq!(pages_seen, (0..pages).collect::<Vec<_>>());
+                }
+                _ => {
+                    order.sort_unstable();
+                    prop_assert_eq!(order, (0..lines).collect::<Vec<_>>());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn patterns_order_lines_as_documented() {
+    let lines = 64 * 64;
+    assert_eq!(Pattern::Sequential.order(lines, 1), (0..lines as u32).collect::<Vec<_>>());
+    // Page-local: each run of 512 visits stays within one group of eight pages.
+    let local = Pattern::PageLocal.order(lines, 1);
+    for group in local.chunks(PAGE_LOCAL_PAGES * 64) {
+        let first = group[0] as usize / (PAGE_LOCAL_PAGES * 64);
+        assert!(group.iter().all(|&l| l as usize / (PAGE_LOCAL_PAGES * 64) == first));
+    }
+    // ... and is random within it: few hops to the next line.
+    let next = local.windows(2).filter(|w| w[1] == w[0] + 1).count();
+    assert!(next < lines / 50, "{next}");
+    // Page-stride: one line per page, never two hops in a row on one page.
+    let stride = Pattern::PageStride.order(lines, 1);
+    assert_eq!(stride.len(), 64);
+    assert!(stride.windows(2).all(|w| w[0] / 64 != w[1] / 64));
+    // The random pattern is the ring memwall always built: same seed, same cycle.
+    let mut a = vec![0u8; (lines + 1) * LINE_BYTES];
+    let mut b = vec![0u8; (lines + 1) * LINE_BYTES];
+    let ring = Ring::build(&mut a, (lines * LINE_BYTES) as u64, 5).unwrap();
+    let next = sattolo_cycle(lines, 5);
+    let order = ring.order();
+    assert!(order.windows(2).all(|w| next[w[0]] as usize == w[1]));
+    let random = Ring::build_pattern(&mut b, (lines * LINE_BYTES) as u64, 5, Pattern::Random).unwrap();
+    assert_eq!(random.order(), order);
+    // Page-stride needs two whole pages.
+    let mut small = vec![0u8; 8192];
+    assert_eq!(Ring::build_pattern(&mut small, 4096, 1, Pattern::PageStride).unwrap_err(), LadderError::TooSmall(4096));
 }
