@@ -174,8 +174,11 @@ fn one_line(e: &dyn std::fmt::Display) -> String {
     e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Column names as a one-line list: a name is the file's to choose, control characters and all,
+/// so one that is not plain is shown quoted and escaped.
 fn list_columns(names: &[&str]) -> String {
-    let mut shown: Vec<String> = names.iter().take(LISTED_COLUMNS).map(|n| n.to_string()).collect();
+    let show = |n: &&str| if n.chars().any(char::is_control) { format!("{n:?}") } else { n.to_string() };
+    let mut shown: Vec<String> = names.iter().take(LISTED_COLUMNS).map(show).collect();
     if names.len() > LISTED_COLUMNS {
         shown.push(format!("... and {} more", names.len() - LISTED_COLUMNS));
     }

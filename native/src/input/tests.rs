@@ -306,3 +306,10 @@ fn a_footer_with_a_negative_chunk_length_is_refused_not_a_panic() {
         "{text}"
     );
 }
+
+/// Found by the Parquet fuzzer: a column name with a newline broke the one-line error.
+#[test]
+fn column_names_with_control_characters_stay_on_one_line() {
+    let listed = super::list_columns(&["nullable", "n\nrrow", "plain"]);
+    assert_eq!(listed, "nullable, \"n\\nrrow\", plain");
+}
