@@ -11,7 +11,7 @@ use memwall_core::clock::Clock;
 use memwall_core::exec::Executor;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
-use memwall_core::groupby::{self, GroupByConfig, Kernel, MemoryPolicy, summary};
+use memwall_core::groupby::{self, CachesFrom, GroupByConfig, Kernel, MemoryPolicy, summary};
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Dataset, Generator, GroupBy, Host, Input, Report, Source};
 
@@ -263,6 +263,7 @@ pub fn groupby_config(partitions: u32, host: &Host) -> CliResult<GroupByConfig> 
         partitions,
         cache_bytes: declared(2).map_or(default.cache_bytes, |c| c.size_bytes),
         llc_bytes: declared(3).map_or(default.llc_bytes, |c| c.size_bytes),
+        caches_from: if declared(2).is_some() { CachesFrom::Declared } else { CachesFrom::Guess },
     };
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     Ok(config)
@@ -427,8 +428,8 @@ pub fn truth(rules: &RuleArgs, dataset: &Dataset) -> Truth {
 }
 
 /// The race `memwall run` includes: the small preset, every kernel, one thread (on the CPU the
-/// caller is pinned to, if it is), under the default rules.
-pub fn default_race(host: &Host, clock: &dyn Clock) -> CliResult<(GroupBy, String)> {
+/// caller is pinned to, if it is), under the default rules, with the caches the ladder found.
+pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn Clock) -> CliResult<(GroupBy, String)> {
     let args = GroupByArgs {
         data: DataArgs {
             preset: Some("small".into()),
@@ -449,6 +450,7 @@ pub fn default_race(host: &Host, clock: &dyn Clock) -> CliResult<(GroupBy, Strin
         json: None,
     };
     let (threads, config, mut data) = prepare(&args, host)?;
+    let config = config.with_measured_caches(levels);
     let setup = Race {
         kernels: &args.kernel.0,
         config,

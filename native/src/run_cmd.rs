@@ -148,7 +148,8 @@ pub fn run(args: RunArgs) -> CliResult {
         Ok(())
     } else {
         writeln!(out).ok();
-        crate::groupby_cmd::default_race(&report.host, &clock).and_then(|(groupby, label)| {
+        let levels = report.ladder.as_ref().map_or(&[][..], |l| &l.levels[..]);
+        crate::groupby_cmd::default_race(&report.host, levels, &clock).and_then(|(groupby, label)| {
             crate::groupby_cmd::print_race(&mut out, &groupby, &label).map_err(|e| CliError::runtime(e.to_string()))?;
             report.groupby = Some(groupby);
             Ok(())

@@ -26,7 +26,8 @@ fn check(keys: &[i64]) {
     let expected = groupby::reference(keys);
     for partitions in [2, 64, 4096, 65536] {
         for cache_bytes in [0, 1 << 20] {
-            let config = GroupByConfig { partitions, cache_bytes, llc_bytes: cache_bytes * 4 };
+            let config =
+                GroupByConfig { partitions, cache_bytes, llc_bytes: cache_bytes * 4, ..GroupByConfig::default() };
             for kernel in Kernel::ALL {
                 let outcome = groupby::run(kernel, keys, &config, &Sequential).unwrap();
                 assert_eq!(outcome.result, expected, "{} with P = {partitions}, {} rows", kernel.name(), keys.len());

@@ -139,7 +139,7 @@ pub(super) fn aggregate(
             single_table_groups: full.single_table_groups / threads,
         }
     };
-    let cache = crate::size::format_bytes(config.cache_bytes);
+    let cache = format!("{} ({})", crate::size::format_bytes(config.cache_bytes), config.caches_from.describe());
     let choice = |kernel: Kernel, estimated_groups: u64, sampled_rows: u64, reason: String| AdaptiveChoice {
         kernel: kernel.name().into(),
         estimated_groups,
@@ -165,8 +165,9 @@ pub(super) fn aggregate(
     if worth_trying && let Some(groups) = prefetch::aggregate_bounded(keys, estimate.groups, single_limit, scratch)? {
         let exact = groups.len();
         let reason = format!(
-            "{exact} groups: more than fit the {cache} cache, few enough ({} at most) for one prefetched table",
-            limits.single_table_groups
+            "{exact} groups: more than fit the {cache} cache, few enough ({} at most) for one prefetched table in the {} last-level cache",
+            limits.single_table_groups,
+            crate::size::format_bytes(config.llc_bytes)
         );
         return Ok(Outcome {
             result: groups.finish(),
@@ -234,6 +235,36 @@ mod tests {
             assert!((0.5..=2.0).contains(&ratio) || groups == 400_000, "{groups}: {estimate:?}");
             assert!(estimate.groups <= 400_000);
         }
+    }
+
+    #[test]
+    fn measured_levels_replace_declared_caches() {
+        use memwall_report::{Cause, Level};
+        let level = |name: &str, size_bytes: u64, cause: Cause| Level {
+            name: name.into(),
+            size_bytes,
+            ns_per_load: 1.0,
+            cycles_per_load: None,
+            cause,
+            declared_bytes: None,
+        };
+        let declared = GroupByConfig { cache_bytes: 1 << 20, llc_bytes: 32 << 20, ..GroupByConfig::default() };
+        // The Zen 3 guest of HOSTS.md: L2 to 256 KiB (then TLB misses), ~3 MiB of the L3.
+        let zen3 = [
+            level("L1", 32 << 10, Cause::Cache),
+            level("L2", 256 << 10, Cause::Cache),
+            level("L2 + TLB misses", 384 << 10, Cause::Tlb),
+            level("L3", 3 << 20, Cause::Cache),
+            level("DRAM", 4 << 20, Cause::Dram),
+        ];
+        let measured = declared.with_measured_caches(&zen3);
+        assert_eq!((measured.cache_bytes, measured.llc_bytes), (384 << 10, 3 << 20));
+        assert_eq!(measured.caches_from, super::super::CachesFrom::Ladder);
+        assert_eq!(thresholds(&measured).single_table_groups, 98_304);
+        // A ladder that never left L2 changes nothing it did not see.
+        let short = [level("L1", 32 << 10, Cause::Cache), level("L2", 1 << 20, Cause::Cache)];
+        assert_eq!(declared.with_measured_caches(&short).llc_bytes, 1 << 20);
+        assert_eq!(declared.with_measured_caches(&[]), declared);
     }
 
     #[test]

@@ -115,11 +115,57 @@ pub struct GroupByConfig {
     /// adaptive keeps one prefetched table while it fits. As the ladder finds it, else as
     /// declared; a guess in a browser.
     pub llc_bytes: u64,
+    /// Where the two cache sizes came from, for the reasons adaptive gives.
+    pub caches_from: CachesFrom,
+}
+
+/// Where a [`GroupByConfig`]'s cache sizes came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CachesFrom {
+    /// The levels this host's ladder found.
+    Ladder,
+    /// What the OS declares.
+    Declared,
+    /// Defaults, where nothing better is known (a browser).
+    Guess,
+}
+
+impl CachesFrom {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Ladder => "as the ladder measured them",
+            Self::Declared => "as the OS declares them",
+            Self::Guess => "guessed: nothing measured or declared them",
+        }
+    }
 }
 
 impl Default for GroupByConfig {
     fn default() -> Self {
-        Self { partitions: DEFAULT_PARTITIONS, cache_bytes: 1 << 20, llc_bytes: 8 << 20 }
+        Self {
+            partitions: DEFAULT_PARTITIONS,
+            cache_bytes: 1 << 20,
+            llc_bytes: 8 << 20,
+            caches_from: CachesFrom::Guess,
+        }
+    }
+}
+
+impl GroupByConfig {
+    /// This config with the caches a ladder's named levels show, where they show them: the
+    /// per-core cache is the largest `L2` level, the last-level cache the largest level past it
+    /// that is still cache (the part of a shared L3 this core really gets).
+    pub fn with_measured_caches(self, levels: &[memwall_report::Level]) -> Self {
+        use memwall_report::Cause;
+        let largest = |prefix: &str| {
+            levels.iter().filter(|l| l.name.starts_with(prefix) && l.cause != Cause::Dram).map(|l| l.size_bytes).max()
+        };
+        let (l2, l3) = (largest("L2"), largest("L3"));
+        if l2.is_none() && l3.is_none() {
+            return self;
+        }
+        let cache_bytes = l2.unwrap_or(self.cache_bytes);
+        Self { cache_bytes, llc_bytes: l3.unwrap_or(cache_bytes), caches_from: CachesFrom::Ladder, ..self }
     }
 }
 

@@ -215,9 +215,15 @@ fn scratch_bytes_bounds_what_every_kernel_takes() {
         let groups = reference(keys).groups;
         for threads in [1, 2] {
             let exec: &dyn Executor = if threads == 1 { &Sequential } else { &Threads(2) };
-            for config in
-                [GroupByConfig::default(), GroupByConfig { partitions: 64, cache_bytes: 256 << 10, llc_bytes: 2 << 20 }]
-            {
+            for config in [
+                GroupByConfig::default(),
+                GroupByConfig {
+                    partitions: 64,
+                    cache_bytes: 256 << 10,
+                    llc_bytes: 2 << 20,
+                    ..GroupByConfig::default()
+                },
+            ] {
                 for kernel in Kernel::ALL {
                     let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
                     scratch.begin_run();
