@@ -1,7 +1,8 @@
 //! What this host says about itself: CPU, caches as declared, virtualization, pages, memory.
 //!
 //! Everything is read from the OS (sysfs, procfs) or CPUID and reported as declared; on a VM the
-//! declared caches are the hypervisor's story, which the ladder then checks against reality.
+//! declared caches are the hypervisor's story, which the ladder's named levels (core `explain.rs`) then
+//! set against what it measures.
 
 use std::fs;
 use std::path::Path;
