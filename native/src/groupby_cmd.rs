@@ -74,6 +74,10 @@ pub struct GroupByArgs {
     pub counters: bool,
     #[command(flatten)]
     pub rules: RuleArgs,
+    /// Size adaptive's limits by the caches the OS declares instead of measuring them first
+    /// with a short ladder (about a second).
+    #[arg(long)]
+    pub declared_caches: bool,
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
@@ -269,6 +273,37 @@ pub fn groupby_config(partitions: u32, host: &Host) -> CliResult<GroupByConfig> 
     Ok(config)
 }
 
+/// `config` with the caches this host really has where adaptive will run (it is the kernel that
+/// decides by them): a short ladder (16 KiB to 64 MiB, a size per doubling, about a second)
+/// names the levels, whose sizes replace the declared ones (a VM's declared L3 is often many
+/// times what it gets). The declared sizes stay if the ladder cannot run, or with `--declared-caches`.
+pub fn with_host_caches(config: GroupByConfig, kernels: &[Kernel], declared_only: bool, host: &Host) -> GroupByConfig {
+    if declared_only || !kernels.contains(&Kernel::Adaptive) {
+        return config;
+    }
+    let probe = crate::ladder_cmd::LadderArgs {
+        min: 16 << 10,
+        max: 64 << 20,
+        points_per_octave: 1,
+        pin: None,
+        huge_pages: vec![HugePages::Off],
+        pattern: vec![crate::ladder_cmd::PatternArg::Random],
+        runs: 3,
+        sample_ms: 2.0,
+        attempts: 1,
+        chains: Vec::new(),
+        chains_at: None,
+        seed: datagen::DEFAULT_SEED,
+        json: None,
+        csv: None,
+        markdown: None,
+    };
+    match crate::ladder_cmd::measure(&probe, host, &NativeClock::new()) {
+        Ok(ladder) => config.with_measured_caches(&ladder.levels),
+        Err(_) => config,
+    }
+}
+
 /// Everything a race needs besides the data.
 pub struct Race<'a> {
     pub kernels: &'a [Kernel],
@@ -447,6 +482,7 @@ pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn C
         runs: 3,
         counters: false,
         rules: RuleArgs::defaults(),
+        declared_caches: true,
         json: None,
     };
     let (threads, config, mut data) = prepare(&args, host)?;
@@ -469,6 +505,7 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     let json_on_stdout = args.json == Some(Destination::Stdout);
     let host = if args.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
     let (threads, config, mut data) = prepare(&args, &host)?;
+    let config = with_host_caches(config, &args.kernel.0, args.declared_caches, &host);
     let mut out = output::human(json_on_stdout);
     if args.counters
         && let Err(why) = crate::counters::probe()

@@ -50,6 +50,10 @@ pub struct CommonArgs {
     pub json: Option<Destination>,
     #[command(flatten)]
     pub rules: RuleArgs,
+    /// Size adaptive's limits by the caches the OS declares instead of measuring them first
+    /// with a short ladder (about a second).
+    #[arg(long)]
+    pub declared_caches: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -138,6 +142,7 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
     let host = crate::ladder_cmd::measured_host(&clock);
     let threads = Threads::new(args.common.threads, args.common.pin)?;
     let config = groupby_cmd::groupby_config(args.partitions, &host)?;
+    let config = groupby_cmd::with_host_caches(config, &args.kernel.0, args.common.declared_caches, &host);
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {
         return Err(CliError::usage(format!(

@@ -164,8 +164,10 @@ impl GroupByConfig {
         if l2.is_none() && l3.is_none() {
             return self;
         }
+        // A level the ladder did not see keeps the size it had.
         let cache_bytes = l2.unwrap_or(self.cache_bytes);
-        Self { cache_bytes, llc_bytes: l3.unwrap_or(cache_bytes), caches_from: CachesFrom::Ladder, ..self }
+        let llc_bytes = l3.unwrap_or(self.llc_bytes).max(cache_bytes);
+        Self { cache_bytes, llc_bytes, caches_from: CachesFrom::Ladder, ..self }
     }
 }
 
