@@ -288,7 +288,7 @@ pub fn with_host_caches(config: GroupByConfig, kernels: &[Kernel], declared_only
         pin: None,
         huge_pages: vec![HugePages::Off],
         pattern: vec![crate::ladder_cmd::PatternArg::Random],
-        runs: 3,
+        runs: 5,
         sample_ms: 2.0,
         attempts: 1,
         chains: Vec::new(),

@@ -270,6 +270,13 @@ mod tests {
         let measured = declared.with_measured_caches(&short);
         assert_eq!((measured.cache_bytes, measured.llc_bytes), (768 << 10, 32 << 20));
         assert_eq!(declared.with_measured_caches(&[]), declared);
+        // A noisy ladder that took the L3 plateau for DRAM: the declared L3 is not believed.
+        let noisy = [
+            level("L1", 32 << 10, Cause::Cache),
+            level("L2", 256 << 10, Cause::Cache),
+            level("DRAM", 2 << 20, Cause::Dram),
+        ];
+        assert_eq!(declared.with_measured_caches(&noisy).llc_bytes, 1 << 20);
     }
 
     #[test]

@@ -161,12 +161,17 @@ impl GroupByConfig {
             levels.iter().filter(|l| l.name.starts_with(prefix) && l.cause != Cause::Dram).map(|l| l.size_bytes).max()
         };
         let (l2, l3) = (largest("L2"), largest("L3"));
-        if l2.is_none() && l3.is_none() {
+        // Where DRAM's latency began: whatever cache there is ends below it.
+        let dram = levels.iter().filter(|l| l.cause == Cause::Dram).map(|l| l.size_bytes).min();
+        if l2.is_none() && l3.is_none() && dram.is_none() {
             return self;
         }
-        // A level the ladder did not see keeps the size it had.
+        // A level the ladder did not see keeps the size it had, but no cache reaches DRAM: a
+        // last-level cache guessed too large costs far more (one table in DRAM) than one guessed
+        // too small (partitioning a little early).
         let cache_bytes = l2.unwrap_or(self.cache_bytes);
-        let llc_bytes = l3.unwrap_or(self.llc_bytes).max(cache_bytes);
+        let below_dram = dram.map_or(u64::MAX, |d| d / 2);
+        let llc_bytes = l3.unwrap_or(self.llc_bytes.min(below_dram)).max(cache_bytes);
         Self { cache_bytes, llc_bytes, caches_from: CachesFrom::Ladder, ..self }
     }
 }
