@@ -150,8 +150,8 @@ fn generated_data_at_several_sizes() {
 #[test]
 fn adaptive_explains_its_choice() {
     use datagen::{DataSpec, Skew};
-    // 256 KiB: naive up to 16,384 groups, one prefetched table up to 65,536.
-    let config = GroupByConfig { cache_bytes: 256 << 10, ..GroupByConfig::default() };
+    // 256 KiB of L2 and 2 MiB of L3: naive up to 16,384 groups, one prefetched table up to 65,536.
+    let config = GroupByConfig { cache_bytes: 256 << 10, llc_bytes: 2 << 20, ..GroupByConfig::default() };
     let data = |keys| datagen::generate(&DataSpec { rows: 300_000, keys, skew: Skew::Uniform, seed: 1 }).unwrap();
     let outcome = run(Kernel::Adaptive, &data(100), &config, &Threads(2)).unwrap();
     let choice = outcome.choice.unwrap();
