@@ -169,7 +169,9 @@ pub fn check_clock(points: &[LadderPoint], l1_bytes: Option<u64>, ghz: Option<f6
         && (cycles - whole).abs() <= L1_TOLERANCE;
     let size = crate::size::format_bytes(point.bytes);
     let note = if plausible {
-        format!("L1 ({size}) reads {cycles:.2} cycles ({ns:.2} ns at {ghz:.2} GHz): a whole number of cycles, as an L1 hit always is")
+        format!(
+            "L1 ({size}) reads {cycles:.2} cycles ({ns:.2} ns at {ghz:.2} GHz): a whole number of cycles, as an L1 hit always is"
+        )
     } else {
         format!(
             "L1 ({size}) reads {cycles:.2} cycles ({ns:.2} ns at {ghz:.2} GHz), not the whole {}-{} cycles an L1 hit \
