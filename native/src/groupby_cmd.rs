@@ -315,6 +315,21 @@ pub struct Race<'a> {
     pub counters: bool,
 }
 
+impl<'a> Race<'a> {
+    /// The race the command line asks for, over data described by `dataset`.
+    pub fn for_args(args: &'a GroupByArgs, config: GroupByConfig, threads: &'a Threads, dataset: &Dataset) -> Self {
+        Race {
+            kernels: &args.kernel.0,
+            config,
+            threads,
+            policy: args.rules.memory,
+            truth: truth(&args.rules, dataset),
+            runs: args.runs,
+            counters: args.counters,
+        }
+    }
+}
+
 /// Times every kernel over `data` (the core's race: kernels take turns and must agree), with a
 /// progress bar and, if asked, hardware counters around each timed run.
 pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<GroupBy> {
@@ -486,16 +501,7 @@ pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn C
         json: None,
     };
     let (threads, config, mut data) = prepare(&args, host)?;
-    let config = config.with_measured_caches(levels);
-    let setup = Race {
-        kernels: &args.kernel.0,
-        config,
-        threads: &threads,
-        policy: args.rules.memory,
-        truth: truth(&args.rules, &data.dataset),
-        runs: args.runs,
-        counters: false,
-    };
+    let setup = Race::for_args(&args, config.with_measured_caches(levels), &threads, &data.dataset);
     let result = race(&setup, &mut data, clock)?;
     Ok((result, data.label))
 }
@@ -512,15 +518,7 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     {
         writeln!(out, "counters unavailable: {why}").ok();
     }
-    let race_setup = Race {
-        kernels: &args.kernel.0,
-        config,
-        threads: &threads,
-        policy: args.rules.memory,
-        truth: truth(&args.rules, &data.dataset),
-        runs: args.runs,
-        counters: args.counters,
-    };
+    let race_setup = Race::for_args(&args, config, &threads, &data.dataset);
     let result = race(&race_setup, &mut data, &clock)?;
     print_race(&mut *out, &result, &data.label).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(cpus) = threads.cpus() {
