@@ -182,10 +182,6 @@ impl<'s> Scratch<'s> {
         Self { source, policy, pool: Mutex::new(Pool::default()) }
     }
 
-    pub fn policy(&self) -> MemoryPolicy {
-        self.policy
-    }
-
     fn pool(&self) -> MutexGuard<'_, Pool> {
         // A kernel that panicked aborts the run; the pool's bookkeeping is still whole.
         self.pool.lock().unwrap_or_else(PoisonError::into_inner)
