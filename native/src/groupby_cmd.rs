@@ -74,6 +74,11 @@ pub struct GroupByArgs {
     pub counters: bool,
     #[command(flatten)]
     pub rules: RuleArgs,
+    /// Time each kernel's phases (scatter, per-partition aggregation, emit, merge, ...) with
+    /// timers that stay in the kernels, and print them as ns/row beside the total (and in the
+    /// report's runs[].phases). Off, the timers cost nothing.
+    #[arg(long)]
+    pub phases: bool,
     /// Size adaptive's limits by the caches the OS declares instead of measuring them first
     /// with a short ladder (about a second).
     #[arg(long)]
@@ -313,6 +318,7 @@ pub struct Race<'a> {
     pub truth: Truth,
     pub runs: u32,
     pub counters: bool,
+    pub phases: bool,
 }
 
 impl<'a> Race<'a> {
@@ -326,13 +332,14 @@ impl<'a> Race<'a> {
             truth: truth(&args.rules, dataset),
             runs: args.runs,
             counters: args.counters,
+            phases: args.phases,
         }
     }
 }
 
 /// Times every kernel over `data` (the core's race: kernels take turns and must agree), with a
 /// progress bar and, if asked, hardware counters around each timed run.
-pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<GroupBy> {
+pub fn race(race: &Race<'_>, data: &mut Data, clock: &(dyn Clock + Sync)) -> CliResult<GroupBy> {
     let runs = race.runs.max(1);
     let bar = ProgressBar::new(u64::from(runs) * race.kernels.len() as u64).with_style(
         ProgressStyle::with_template("{spinner} group by [{bar:30}] {pos}/{len} {msg} ({elapsed})")
@@ -348,6 +355,7 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<Gr
         clock,
         runs,
         truth: race.truth,
+        phases: race.phases.then_some(clock),
     };
     // Counters per kernel, one entry per run, in run order (the order of `samples_seconds`).
     let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];
@@ -425,6 +433,9 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
         if let Some(counters) = &run.counters {
             writeln!(out, "{} counters: {}", run.kernel, counters_line(counters))?;
         }
+        if let Some(phases) = &run.phases {
+            writeln!(out, "{} phases: {}", run.kernel, summary::phases_line(run, phases))?;
+        }
     }
     if let Some(run) = groupby.runs.first() {
         let top: Vec<String> = run.top.iter().map(|kc| format!("{} x{}", kc.key, kc.count)).collect();
@@ -479,7 +490,11 @@ pub fn truth(rules: &RuleArgs, dataset: &Dataset) -> Truth {
 
 /// The race `memwall run` includes: the small preset, every kernel, one thread (on the CPU the
 /// caller is pinned to, if it is), under the default rules, with the caches the ladder found.
-pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn Clock) -> CliResult<(GroupBy, String)> {
+pub fn default_race(
+    host: &Host,
+    levels: &[memwall_report::Level],
+    clock: &(dyn Clock + Sync),
+) -> CliResult<(GroupBy, String)> {
     let args = GroupByArgs {
         data: DataArgs {
             preset: Some("small".into()),
@@ -496,6 +511,7 @@ pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn C
         pin: None,
         runs: 3,
         counters: false,
+        phases: false,
         rules: RuleArgs::defaults(),
         declared_caches: true,
         json: None,

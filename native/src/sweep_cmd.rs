@@ -167,6 +167,7 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         clock: &clock,
         runs: args.common.runs,
         truth,
+        phases: None,
     };
     let bar = progress((distinct.len() * args.kernel.0.len()) as u64);
     let result = sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar));
@@ -217,6 +218,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         clock: &clock,
         runs: args.common.runs,
         truth: groupby_cmd::truth(rules, &data.dataset),
+        phases: None,
     };
     let bar = progress((counts.len() * kernels.iter().filter(|k| k.uses_partitions()).count()) as u64);
     let result = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar));

@@ -112,6 +112,7 @@ fn rules<'a>(config: GroupByConfig, clock: &'a dyn Clock, spec: &DataSpec) -> Ra
         clock,
         runs: 1,
         truth: Truth::by_default(spec.rows, Some(spec.keys)),
+        phases: None,
     }
 }
 

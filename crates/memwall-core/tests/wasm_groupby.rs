@@ -12,7 +12,7 @@ use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::race::{Check, RaceError, Truth};
 use memwall_core::groupby::{
-    self, GroupByConfig, GroupByError, GroupResult, HeapChunks, Kernel, MemoryPolicy, Outcome, Scratch,
+    self, GroupByConfig, GroupByError, GroupResult, HeapChunks, Kernel, MemoryPolicy, Outcome, Phases, Scratch,
 };
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -91,6 +91,7 @@ fn a_cardinality_sweep_runs_in_the_browser() {
         clock: &clock,
         runs: 1,
         truth: Truth { groups: None, reference: true },
+        phases: None,
     };
     let sweep =
         sweeper.cardinality(200_000, &[1024, 65536], Skew::Uniform, 1, &mut |_| ControlFlow::Continue(())).unwrap();
@@ -113,14 +114,16 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
         runs: 1,
         // 3,000 keys around zero (0 among them), and the two extremes.
         truth: Truth { groups: Some(3002), reference: false },
+        phases: None,
     };
     let off_by_one = |kernel: Kernel,
                       keys: &[i64],
                       config: &GroupByConfig,
                       exec: &dyn memwall_core::exec::Executor,
-                      scratch: &Scratch<'_>|
+                      scratch: &Scratch<'_>,
+                      phases: Phases<'_>|
      -> Result<Outcome, GroupByError> {
-        let mut outcome = groupby::run_in(kernel, keys, config, exec, scratch)?;
+        let mut outcome = groupby::run_timed_in(kernel, keys, config, exec, scratch, phases)?;
         let GroupResult { groups, .. } = &mut outcome.result;
         *groups += 1;
         Ok(outcome)

@@ -349,6 +349,21 @@ pub struct GroupByRun {
     /// recorded).
     #[serde(default)]
     pub verified_by: Vec<String>,
+    /// With `--phases`: where the run's time went, phase by phase, from timers in the kernel
+    /// (the run nearest the median). Phases are "sample", "scatter", "split", "aggregate",
+    /// "emit", "merge" and "given-up" (adaptive's abandoned attempts); a kernel reports those it
+    /// has. On several threads a phase's time is summed over the threads that ran it. Absent
+    /// when the phases were not timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Vec<PhaseTime>>,
+}
+
+/// Time one phase of a GROUP BY run took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTime {
+    pub phase: String,
+    /// ns of the phase divided by the rows read.
+    pub ns_per_row: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -107,6 +107,7 @@ fn full_report() -> Report {
             max_rows_per_key: Some(5),
         },
         runs: vec![GroupByRun {
+            phases: None,
             kernel: "adaptive".into(),
             threads: 1,
             partitions: Some(4096),

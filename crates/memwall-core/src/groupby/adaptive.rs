@@ -10,6 +10,7 @@ use memwall_report::AdaptiveChoice;
 
 use super::flat::{Slot, capacity_for, upsert};
 use super::hash::hash;
+use super::phases::{Phase, Phases};
 use super::scratch::Scratch;
 use super::{GroupByConfig, GroupByError, Kernel, Outcome, prefetch, tuned};
 use crate::exec::Executor;
@@ -131,6 +132,7 @@ pub(super) fn aggregate(
     config: &GroupByConfig,
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
+    phases: Phases<'_>,
 ) -> Result<Outcome, GroupByError> {
     // With more threads partitioning gets faster and the single-threaded tables do not: their
     // ranges shrink accordingly.
@@ -150,7 +152,7 @@ pub(super) fn aggregate(
         reason,
     };
     let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
-    if let Some(groups) = super::naive::aggregate_bounded(keys, naive_limit, scratch)? {
+    if let Some(groups) = phases.attempt(|| super::naive::aggregate_bounded(keys, naive_limit, scratch, phases))? {
         let exact = groups.len();
         let reason = format!("all {exact} groups fit one hashbrown table in the {cache} cache");
         return Ok(Outcome {
@@ -160,12 +162,13 @@ pub(super) fn aggregate(
             threads: 1,
         });
     }
-    let estimate = estimate_groups(keys);
+    let estimate = phases.time(Phase::Sample, || estimate_groups(keys));
     let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
     // Skew only ever makes the estimate low, so one far above the limit is safe to believe, and
     // saves setting up a table that would be given up anyway.
     let worth_trying = estimate.groups <= limits.single_table_groups.saturating_mul(2);
-    if worth_trying && let Some(groups) = prefetch::aggregate_bounded(keys, estimate.groups, single_limit, scratch)? {
+    let attempt = || prefetch::aggregate_bounded(keys, estimate.groups, single_limit, scratch, phases);
+    if worth_trying && let Some(groups) = phases.attempt(attempt)? {
         let exact = groups.len();
         let reason = format!(
             "{exact} groups: more than fit the {cache} cache, few enough ({} at most) for one prefetched table in the {} last-level cache",
@@ -198,7 +201,7 @@ pub(super) fn aggregate(
         .unwrap_or(usize::MAX),
         groups_per_row: estimate.upper_groups as f64 / keys.len().max(1) as f64,
     };
-    let groups = tuned::aggregate(keys, partitions, config, Some(fit), exec, scratch)?;
+    let groups = tuned::aggregate(keys, partitions, config, Some(fit), exec, scratch, phases)?;
     Ok(Outcome {
         result: groups.finish(),
         choice: Some(choice(Kernel::Tuned, estimate.groups, estimate.sampled_rows, reason)),

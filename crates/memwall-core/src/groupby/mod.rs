@@ -23,6 +23,7 @@ pub mod datagen;
 mod flat;
 mod hash;
 mod naive;
+pub mod phases;
 mod prefetch;
 pub mod race;
 mod radix;
@@ -38,6 +39,7 @@ mod tests;
 
 pub use adaptive::{Estimate, Thresholds, estimate_groups, partitions_for, thresholds};
 pub use hash::partition_of;
+pub use phases::{Phase, PhaseClock, Phases};
 pub use result::{GroupResult, TOP, reference};
 pub use scratch::{Chunk, ChunkSource, HeapChunks, MemoryPolicy, RunMemory, Scratch};
 pub use tuned::{TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION};
@@ -226,6 +228,18 @@ pub fn run_in(
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
 ) -> Result<Outcome, GroupByError> {
+    run_timed_in(kernel, keys, config, exec, scratch, Phases::OFF)
+}
+
+/// [`run_in`], timing the kernel's phases with `phases`.
+pub fn run_timed_in(
+    kernel: Kernel,
+    keys: &[i64],
+    config: &GroupByConfig,
+    exec: &dyn Executor,
+    scratch: &Scratch<'_>,
+    phases: Phases<'_>,
+) -> Result<Outcome, GroupByError> {
     config.validate()?;
     let single =
         |groups: result::Groups| Outcome { result: groups.finish(), choice: None, partitions: None, threads: 1 };
@@ -236,11 +250,14 @@ pub fn run_in(
         threads: exec.threads(),
     };
     Ok(match kernel {
-        Kernel::Naive => single(naive::aggregate(keys, scratch)?),
-        Kernel::Radix => partitioned(radix::aggregate(keys, config.partitions, exec, scratch)?),
-        Kernel::Tuned => partitioned(tuned::aggregate(keys, config.partitions, config, None, exec, scratch)?),
-        Kernel::Prefetch => single(prefetch::aggregate(keys, estimate_groups(keys).groups, scratch)?),
-        Kernel::Adaptive => adaptive::aggregate(keys, config, exec, scratch)?,
+        Kernel::Naive => single(naive::aggregate(keys, scratch, phases)?),
+        Kernel::Radix => partitioned(radix::aggregate(keys, config.partitions, exec, scratch, phases)?),
+        Kernel::Tuned => partitioned(tuned::aggregate(keys, config.partitions, config, None, exec, scratch, phases)?),
+        Kernel::Prefetch => {
+            let hint = phases.time(Phase::Sample, || estimate_groups(keys).groups);
+            single(prefetch::aggregate(keys, hint, scratch, phases)?)
+        }
+        Kernel::Adaptive => adaptive::aggregate(keys, config, exec, scratch, phases)?,
     })
 }
 
@@ -317,6 +334,7 @@ fn prefetch_chain_bytes(hint: u64, groups: u64) -> u64 {
 pub(crate) fn aggregate_partitions(
     exec: &dyn Executor,
     rows_per_partition: &[usize],
+    phases: Phases<'_>,
     aggregate: impl Fn(core::ops::Range<usize>) -> Result<result::Groups, GroupByError> + Sync,
 ) -> Result<result::Groups, GroupByError> {
     // Several tasks per thread even out partitions that turned out heavier (skew).
@@ -333,7 +351,8 @@ pub(crate) fn aggregate_partitions(
         }
     }
     let parts = exec::map(exec, ranges, |_, range| aggregate(range));
-    Ok(result::Groups::merge_all(parts.into_iter().collect::<Result<Vec<_>, _>>()?))
+    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(phases.time(Phase::Merge, || result::Groups::merge_all(parts)))
 }
 
 /// How many chunks the scatter phase cuts the input into: one per thread, unless the input is so

@@ -7,6 +7,7 @@
 use super::GroupByError;
 use super::flat::{Slot, capacity_for, drain_into, rehash, upsert};
 use super::hash::hash;
+use super::phases::{Phase, Phases};
 use super::result::Groups;
 use super::scratch::Scratch;
 use crate::arch::{Line, prefetch};
@@ -52,8 +53,13 @@ pub(super) fn groups_before_growing(capacity: usize) -> usize {
 }
 
 /// `groups_hint` sizes the table; too low only costs rehashes.
-pub(super) fn aggregate(keys: &[i64], groups_hint: u64, scratch: &Scratch<'_>) -> Result<Groups, GroupByError> {
-    Ok(aggregate_bounded(keys, groups_hint, usize::MAX, scratch)?.expect("no limit"))
+pub(super) fn aggregate(
+    keys: &[i64],
+    groups_hint: u64,
+    scratch: &Scratch<'_>,
+    phases: Phases<'_>,
+) -> Result<Groups, GroupByError> {
+    Ok(aggregate_bounded(keys, groups_hint, usize::MAX, scratch, phases)?.expect("no limit"))
 }
 
 /// As [`aggregate`], but gives up (returns `None`) as soon as more than `max_groups` groups turn
@@ -63,39 +69,43 @@ pub(super) fn aggregate_bounded(
     groups_hint: u64,
     max_groups: usize,
     scratch: &Scratch<'_>,
+    phases: Phases<'_>,
 ) -> Result<Option<Groups>, GroupByError> {
     let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(keys.len()).min(max_groups);
     let mut table = Table::new(scratch, initial_capacity(hint))?;
     let mut groups = 0usize;
     let mut next = 0;
-    while next < keys.len() {
-        if groups > max_groups {
-            return Ok(None);
-        }
-        // Each row adds at most one group: check the load once per block, not per row.
-        let room = groups_before_growing(table.capacity()).saturating_sub(groups);
-        if room == 0 {
-            let bigger = Table::new(scratch, table.capacity() * 2)?;
-            rehash(table.slots, bigger.slots);
-            table = bigger;
-            continue;
-        }
-        let end = keys.len().min(next + room);
-        let slots = &mut *table.slots;
-        let mask = slots.len() - 1;
-        for i in next..end {
-            if let Some(&ahead) = keys.get(i + DISTANCE) {
-                prefetch(&slots[hash(ahead) as usize & mask]);
+    phases.time(Phase::Aggregate, || -> Result<(), GroupByError> {
+        while next < keys.len() {
+            if groups > max_groups {
+                return Ok(());
             }
-            let key = keys[i];
-            groups += usize::from(upsert(slots, key, hash(key), 1));
+            // Each row adds at most one group: check the load once per block, not per row.
+            let room = groups_before_growing(table.capacity()).saturating_sub(groups);
+            if room == 0 {
+                let bigger = Table::new(scratch, table.capacity() * 2)?;
+                rehash(table.slots, bigger.slots);
+                table = bigger;
+                continue;
+            }
+            let end = keys.len().min(next + room);
+            let slots = &mut *table.slots;
+            let mask = slots.len() - 1;
+            for i in next..end {
+                if let Some(&ahead) = keys.get(i + DISTANCE) {
+                    prefetch(&slots[hash(ahead) as usize & mask]);
+                }
+                let key = keys[i];
+                groups += usize::from(upsert(slots, key, hash(key), 1));
+            }
+            next = end;
         }
-        next = end;
-    }
+        Ok(())
+    })?;
     if groups > max_groups {
         return Ok(None);
     }
     let mut out = Groups::default();
-    drain_into(table.slots, &mut out);
+    phases.time(Phase::Emit, || drain_into(table.slots, &mut out));
     Ok(Some(out))
 }

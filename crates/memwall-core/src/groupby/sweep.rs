@@ -271,6 +271,7 @@ mod tests {
             clock: &clock,
             runs: 2,
             truth: Truth { groups: None, reference: true },
+            phases: None,
         };
         let mut events = 0;
         let sweep = sweeper

@@ -246,7 +246,7 @@ fn scratch_bytes_bounds_what_every_kernel_takes() {
 fn partition_ranges_balance_rows() {
     let rows: Vec<usize> = (0..100).map(|p| if p == 3 { 10_000 } else { 10 }).collect();
     let seen = std::sync::Mutex::new(Vec::new());
-    aggregate_partitions(&Threads(2), &rows, |range| {
+    aggregate_partitions(&Threads(2), &rows, Phases::OFF, |range| {
         seen.lock().unwrap().push(range);
         Ok(result::Groups::default())
     })
@@ -296,5 +296,69 @@ proptest! {
         let before = run(Kernel::Tuned, &keys, &GroupByConfig::default(), &Sequential).unwrap().result;
         fastrand::Rng::with_seed(seed).shuffle(&mut keys);
         prop_assert_eq!(run(Kernel::Tuned, &keys, &GroupByConfig::default(), &Sequential).unwrap().result, before);
+    }
+}
+
+/// The wall clock, as the native front end injects it.
+struct WallClock(std::time::Instant);
+
+impl crate::clock::Clock for WallClock {
+    fn now_ns(&self) -> f64 {
+        self.0.elapsed().as_nanos() as f64
+    }
+}
+
+#[test]
+fn phases_cover_the_run_and_off_records_nothing() {
+    use core::ops::ControlFlow;
+
+    use super::race::{Racer, Truth};
+    let keys = datagen::generate(&datagen::DataSpec {
+        rows: 2_000_000,
+        keys: 400_000,
+        skew: datagen::Skew::Uniform,
+        seed: 3,
+    })
+    .unwrap();
+    let clock = WallClock(std::time::Instant::now());
+    let config = GroupByConfig { partitions: 1024, cache_bytes: 256 << 10, llc_bytes: 2 << 20, ..Default::default() };
+    let racer = |phases: bool| Racer {
+        kernels: &Kernel::ALL,
+        config,
+        exec: &Sequential,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Warm,
+        clock: &clock,
+        runs: 1,
+        truth: Truth { groups: Some(400_000), reference: false },
+        phases: phases.then_some(&clock as &(dyn crate::clock::Clock + Sync)),
+    };
+    let dataset = memwall_report::Dataset {
+        rows: keys.len() as u64,
+        distinct_keys: 0,
+        generator: None,
+        input: None,
+        seed: None,
+        max_rows_per_key: None,
+    };
+    let off = racer(false).race(&keys, dataset.clone(), &mut |_| ControlFlow::Continue(())).unwrap();
+    assert!(off.runs.iter().all(|r| r.phases.is_none()), "off: no phase data at all");
+    let on = racer(true).race(&keys, dataset, &mut |_| ControlFlow::Continue(())).unwrap();
+    for run in &on.runs {
+        let phases = run.phases.as_ref().unwrap();
+        let names: Vec<&str> = phases.iter().map(|p| p.phase.as_str()).collect();
+        let expected: &[&str] = match run.kernel.as_str() {
+            "naive" => &["aggregate", "emit"],
+            "prefetch" => &["sample", "aggregate", "emit"],
+            "radix" | "tuned" => &["scatter", "aggregate", "emit", "merge"],
+            // Tried the single tables first and gave them up (400,000 groups outgrow 2 MiB).
+            _ => &["sample", "scatter", "aggregate", "emit", "merge", "given-up"],
+        };
+        assert_eq!(names, expected, "{}", run.kernel);
+        // Phases are timed inside the run's timer, one thread: at most the total, and all but
+        // the setup between them (allocating scratch, splitting the work).
+        let timed: f64 = phases.iter().map(|p| p.ns_per_row).sum();
+        assert!(timed <= run.ns_per_row * 1.001, "{}: {timed} of {}", run.kernel, run.ns_per_row);
+        assert!(timed >= run.ns_per_row * 0.8, "{}: {timed} of {}", run.kernel, run.ns_per_row);
     }
 }

@@ -36,6 +36,7 @@ use allocator_api2::vec::Vec as ScratchVec;
 
 use super::flat::{Slot, capacity_for, find, rehash};
 use super::hash::{bits_of, hash, partition_of_hash};
+use super::phases::{Phase, Phases};
 use super::result::Groups;
 use super::scratch::{Scratch, ScratchAlloc};
 use super::{GroupByConfig, GroupByError, aggregate_partitions, chunks_for, rounded};
@@ -106,6 +107,7 @@ pub(super) fn aggregate(
     fit: Option<Fit>,
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
+    phases: Phases<'_>,
 ) -> Result<Groups, GroupByError> {
     let bits = bits_of(partitions);
     let scatter_bits = bits.min(SCATTER_BITS);
@@ -125,15 +127,16 @@ pub(super) fn aggregate(
         jobs.push((range, region));
         rest = tail;
     }
-    let scattered =
-        exec::map(exec, jobs, |_, (range, region)| scatter(&keys[range], scatter_bits, page_words, region, scratch));
+    let scattered = exec::map(exec, jobs, |_, (range, region)| {
+        phases.time(Phase::Scatter, || scatter(&keys[range], scatter_bits, page_words, region, scratch))
+    });
     let scattered = scattered.into_iter().collect::<Result<Vec<_>, _>>()?;
 
     let rows: Vec<usize> = (0..fanout).map(|p| scattered.iter().map(|s| s.rows(p)).sum()).collect();
     let cache_table_groups = cache_table_groups(config);
     let max_fit_rows = keys.len() / fanout * FIT_MAX_SHARE + FIT_MAX_EXTRA_ROWS;
-    aggregate_partitions(exec, &rows, |range| {
-        let mut aggregator = Aggregator::new(scratch, cache_table_groups);
+    aggregate_partitions(exec, &rows, phases, |range| {
+        let mut aggregator = Aggregator::new(scratch, cache_table_groups, phases);
         for p in range {
             let pages = scattered.iter().flat_map(|s| s.pages(p));
             let split_bits = match fit {
@@ -354,10 +357,11 @@ struct Aggregator<'a, 's> {
     /// Rows of one partition, split further by the next hash bits.
     split: Scratched<'a, 's, u64>,
     groups: Groups,
+    phases: Phases<'a>,
 }
 
 impl<'a, 's> Aggregator<'a, 's> {
-    fn new(scratch: &'a Scratch<'s>, cache_table_groups: usize) -> Self {
+    fn new(scratch: &'a Scratch<'s>, cache_table_groups: usize, phases: Phases<'a>) -> Self {
         Self {
             scratch,
             table: ScratchVec::new_in(scratch.alloc()),
@@ -367,6 +371,7 @@ impl<'a, 's> Aggregator<'a, 's> {
             most_groups: 0,
             split: ScratchVec::new_in(scratch.alloc()),
             groups: Groups::default(),
+            phases,
         }
     }
 
@@ -403,25 +408,31 @@ impl<'a, 's> Aggregator<'a, 's> {
         let mut capacity = capacity_for(expected, LOAD_INVERSE).max(MIN_TABLE_SLOTS);
         self.reserve(capacity)?;
         let mut groups = 0usize;
-        for mut share in shares {
-            while !share.is_empty() {
-                // Each row adds at most one group: check the load once per block, not per row.
-                let room = capacity / LOAD_INVERSE - groups;
-                if room == 0 {
-                    capacity *= 2;
-                    self.grow(capacity, groups)?;
-                    continue;
+        let phases = self.phases;
+        phases.time(Phase::Aggregate, || -> Result<(), GroupByError> {
+            for mut share in shares {
+                while !share.is_empty() {
+                    // Each row adds at most one group: check the load once per block, not per row.
+                    let room = capacity / LOAD_INVERSE - groups;
+                    if room == 0 {
+                        capacity *= 2;
+                        self.grow(capacity, groups)?;
+                        continue;
+                    }
+                    let (block, tail) = share.split_at(room.min(share.len()));
+                    groups += count_block(&mut self.table[..capacity], block, &mut self.touched, groups);
+                    share = tail;
                 }
-                let (block, tail) = share.split_at(room.min(share.len()));
-                groups += count_block(&mut self.table[..capacity], block, &mut self.touched, groups);
-                share = tail;
             }
-        }
-        for &i in &self.touched[..groups] {
-            let slot = &mut self.table[i as usize];
-            self.groups.add(slot[0] as i64, slot[1]);
-            *slot = [0, 0];
-        }
+            Ok(())
+        })?;
+        phases.time(Phase::Emit, || {
+            for &i in &self.touched[..groups] {
+                let slot = &mut self.table[i as usize];
+                self.groups.add(slot[0] as i64, slot[1]);
+                *slot = [0, 0];
+            }
+        });
         self.groups_per_row = Some(groups as f64 / rows as f64);
         self.most_groups = self.most_groups.max(groups);
         Ok(())
@@ -454,6 +465,8 @@ impl<'a, 's> Aggregator<'a, 's> {
     ) -> Result<(), GroupByError> {
         let pieces = 1usize << split_bits;
         let piece_of = |key: u64| partition_of_hash(hash(key as i64) << scatter_bits, split_bits);
+        let phases = self.phases;
+        let split_start = phases.start();
         let mut starts = vec![0usize; pieces + 1];
         for &key in shares.clone().flatten() {
             starts[piece_of(key) + 1] += 1;
@@ -474,6 +487,7 @@ impl<'a, 's> Aggregator<'a, 's> {
             split[next[piece]] = key;
             next[piece] += 1;
         }
+        phases.stop(Phase::Split, split_start);
         for piece in starts.windows(2) {
             self.aggregate([&split[piece[0]..piece[1]]], piece[1] - piece[0])?;
         }
@@ -514,7 +528,7 @@ mod tests {
         let as_i64 = |keys: &[u64]| keys.iter().map(|&k| k as i64).collect::<Vec<_>>();
         let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
         scratch.begin_run();
-        let mut aggregator = Aggregator::new(&scratch, 10);
+        let mut aggregator = Aggregator::new(&scratch, 10, Phases::OFF);
         aggregator.groups_per_row = Some(0.0001);
         aggregator.aggregate([&keys[..5_000], &keys[5_000..]], keys.len()).unwrap();
         assert!(aggregator.table.iter().all(|s| *s == [0, 0]), "the table is left empty");
