@@ -11,7 +11,7 @@ use memwall_core::clock::Clock;
 use memwall_core::exec::Executor;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
-use memwall_core::groupby::{self, CachesFrom, GroupByConfig, Kernel, MemoryPolicy, summary};
+use memwall_core::groupby::{self, CachesFrom, GroupByConfig, Kernel, MemoryPolicy, Values, summary};
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Dataset, Generator, GroupBy, Host, Input, Report, Source};
 
@@ -273,6 +273,7 @@ pub fn groupby_config(partitions: u32, host: &Host) -> CliResult<GroupByConfig> 
         cache_bytes: declared(2).map_or(default.cache_bytes, |c| c.size_bytes),
         llc_bytes: declared(3).map_or(default.llc_bytes, |c| c.size_bytes),
         caches_from: if declared(2).is_some() { CachesFrom::Declared } else { CachesFrom::Guess },
+        ..default
     };
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     Ok(config)
@@ -356,6 +357,7 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &(dyn Clock + Sync)) -> Cli
         runs,
         truth: race.truth,
         phases: race.phases.then_some(clock),
+        values: Values::None,
     };
     // Counters per kernel, one entry per run, in run order (the order of `samples_seconds`).
     let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::groupby::datagen::{self, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
-use memwall_core::groupby::{self, GroupByConfig, Kernel};
+use memwall_core::groupby::{self, GroupByConfig, Kernel, Values};
 use memwall_report::{GroupBy, Report, Source, Sweep};
 
 use crate::groupby_cmd::{self, DataArgs, KernelList, RuleArgs, SCRATCH, parse_count, parse_kernels};
@@ -168,6 +168,7 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         runs: args.common.runs,
         truth,
         phases: None,
+        values: Values::None,
     };
     let bar = progress((distinct.len() * args.kernel.0.len()) as u64);
     let result = sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar));
@@ -219,6 +220,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         runs: args.common.runs,
         truth: groupby_cmd::truth(rules, &data.dataset),
         phases: None,
+        values: Values::None,
     };
     let bar = progress((counts.len() * kernels.iter().filter(|k| k.uses_partitions()).count()) as u64);
     let result = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar));

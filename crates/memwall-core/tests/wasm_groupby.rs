@@ -12,7 +12,8 @@ use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::race::{Check, RaceError, Truth};
 use memwall_core::groupby::{
-    self, GroupByConfig, GroupByError, GroupResult, HeapChunks, Kernel, MemoryPolicy, Outcome, Phases, Scratch,
+    self, GroupByConfig, GroupByError, GroupResult, HeapChunks, Kernel, MemoryPolicy, Outcome, Phases, Rows, Scratch,
+    Values,
 };
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -92,6 +93,7 @@ fn a_cardinality_sweep_runs_in_the_browser() {
         runs: 1,
         truth: Truth { groups: None, reference: true },
         phases: None,
+        values: Values::None,
     };
     let sweep =
         sweeper.cardinality(200_000, &[1024, 65536], Skew::Uniform, 1, &mut |_| ControlFlow::Continue(())).unwrap();
@@ -115,9 +117,10 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
         // 3,000 keys around zero (0 among them), and the two extremes.
         truth: Truth { groups: Some(3002), reference: false },
         phases: None,
+        values: Values::None,
     };
     let off_by_one = |kernel: Kernel,
-                      keys: &[i64],
+                      keys: Rows<'_>,
                       config: &GroupByConfig,
                       exec: &dyn memwall_core::exec::Executor,
                       scratch: &Scratch<'_>,

@@ -356,6 +356,30 @@ pub struct GroupByRun {
     /// when the phases were not timed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<Vec<PhaseTime>>,
+    /// With aggregates over a value column: each aggregate summed over all groups, so another
+    /// engine's answer can be checked without a group-by-group diff. Absent for a plain count
+    /// (and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<Totals>,
+}
+
+/// The totals of a run's aggregates over all groups. `count` is the rows counted; the others
+/// are the sums over groups of each group's sum, min, max and avg, as decimal strings: exact
+/// integers for an `i64` value column (they need up to 128 bits, past what JSON numbers keep),
+/// and for `f64` the shortest text that reads back to the same `f64` ("NaN", "inf", "-inf"
+/// included). Absent: not asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Totals {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg: Option<String>,
 }
 
 /// Time one phase of a GROUP BY run took.

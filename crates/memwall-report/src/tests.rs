@@ -108,6 +108,7 @@ fn full_report() -> Report {
         },
         runs: vec![GroupByRun {
             phases: None,
+            totals: None,
             kernel: "adaptive".into(),
             threads: 1,
             partitions: Some(4096),

@@ -9,7 +9,7 @@ use memwall_report::{Dataset, GroupBy, GroupByRun, PhaseTime, Summary};
 
 use super::phases::{Phase, PhaseClock, Phases};
 use super::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
-use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, reference, run_timed_in};
+use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Rows, Values, reference_rows, run_timed_in};
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
 
@@ -123,7 +123,7 @@ pub struct Timings {
 }
 
 /// How one run of one kernel is made; [`run_timed_in`] but for tests of the checks themselves.
-pub type KernelRunner<'r> = dyn Fn(Kernel, &[i64], &GroupByConfig, &dyn Executor, &Scratch<'_>, Phases<'_>) -> Result<Outcome, GroupByError>
+pub type KernelRunner<'r> = dyn Fn(Kernel, Rows<'_>, &GroupByConfig, &dyn Executor, &Scratch<'_>, Phases<'_>) -> Result<Outcome, GroupByError>
     + 'r;
 
 /// What a race runs with.
@@ -140,6 +140,8 @@ pub struct Racer<'a> {
     pub truth: Truth,
     /// Time each run's phases with this clock (see [`super::phases`]); `None`: no timers at all.
     pub phases: Option<&'a (dyn Clock + Sync)>,
+    /// The value column the aggregates of `config` read, as long as the keys.
+    pub values: Values<'a>,
 }
 
 impl core::fmt::Debug for Racer<'_> {
@@ -175,9 +177,11 @@ impl Racer<'_> {
         runner: &KernelRunner<'_>,
     ) -> Result<Vec<Timings>, RaceError> {
         let runs = self.runs.max(1);
+        let rows = Rows { keys, values: self.values };
+        rows.check(self.config.aggregates).map_err(|error| RaceError::GroupBy { kernel: "every kernel", error })?;
         let expected = if self.truth.reference {
             flow(on_event(RaceEvent::Checking))?;
-            Some(reference(keys))
+            Some(reference_rows(rows, self.config.aggregates))
         } else {
             None
         };
@@ -198,7 +202,7 @@ impl Racer<'_> {
             scratch.begin_run();
             let phase_clock = self.phases.map(PhaseClock::new);
             let phases = phase_clock.as_ref().map_or(Phases::OFF, PhaseClock::phases);
-            let (ns, outcome) = time_ns(self.clock, || runner(kernel, keys, &self.config, self.exec, scratch, phases));
+            let (ns, outcome) = time_ns(self.clock, || runner(kernel, rows, &self.config, self.exec, scratch, phases));
             let outcome = outcome.map_err(|error| RaceError::GroupBy { kernel: kernel.name(), error })?;
             verifier.check(kernel, &outcome.result)?;
             match &first {
@@ -292,11 +296,25 @@ impl Racer<'_> {
                 huge_page_share: last.huge_page_share(),
                 verified_by: verified_by.iter().map(|c| c.name().to_string()).collect(),
                 phases,
+                totals: (self.config.aggregates != super::Aggregates::COUNT || self.values != Values::None)
+                    .then(|| report_totals(&outcome.result.totals)),
             });
             dataset.distinct_keys = outcome.result.groups;
             dataset.max_rows_per_key = outcome.result.top.first().map(|kc| kc.count);
         }
         Ok(GroupBy { dataset, runs, sweeps: Vec::new() })
+    }
+}
+
+/// A result's totals as the report writes them.
+pub fn report_totals(totals: &super::Totals) -> memwall_report::Totals {
+    let text = |total: Option<super::Total>| total.map(|t| t.to_string());
+    memwall_report::Totals {
+        count: totals.count,
+        sum: text(totals.sum),
+        min: text(totals.min),
+        max: text(totals.max),
+        avg: text(totals.avg),
     }
 }
 
@@ -355,7 +373,7 @@ mod tests {
     use super::*;
     use crate::clock::Ticks;
     use crate::exec::Sequential;
-    use crate::groupby::HeapChunks;
+    use crate::groupby::{HeapChunks, reference};
 
     fn dataset(rows: usize) -> Dataset {
         Dataset {
@@ -380,6 +398,7 @@ mod tests {
             runs,
             truth: Truth { groups: None, reference: true },
             phases: None,
+            values: Values::None,
         }
     }
 
@@ -460,10 +479,10 @@ mod tests {
     /// A kernel that is right except for `sabotage`.
     fn sabotaged(
         sabotage: fn(&mut GroupResult),
-    ) -> impl Fn(Kernel, &[i64], &GroupByConfig, &dyn Executor, &Scratch<'_>, Phases<'_>) -> Result<Outcome, GroupByError>
+    ) -> impl Fn(Kernel, Rows<'_>, &GroupByConfig, &dyn Executor, &Scratch<'_>, Phases<'_>) -> Result<Outcome, GroupByError>
     {
-        move |kernel, keys, config, exec, scratch, phases| {
-            let mut outcome = run_timed_in(kernel, keys, config, exec, scratch, phases)?;
+        move |kernel, rows, config, exec, scratch, phases| {
+            let mut outcome = run_timed_in(kernel, rows, config, exec, scratch, phases)?;
             if kernel == Kernel::Tuned {
                 sabotage(&mut outcome.result);
             }

@@ -98,6 +98,7 @@ mod tests {
     fn run(kernel: &str, median: f64, memory: Option<&str>, checks: &[&str]) -> GroupByRun {
         GroupByRun {
             phases: None,
+            totals: None,
             kernel: kernel.into(),
             threads: 1,
             partitions: None,

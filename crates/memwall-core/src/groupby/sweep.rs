@@ -272,6 +272,7 @@ mod tests {
             runs: 2,
             truth: Truth { groups: None, reference: true },
             phases: None,
+            values: crate::groupby::Values::None,
         };
         let mut events = 0;
         let sweep = sweeper
