@@ -3,17 +3,17 @@
 
 use std::io::Write;
 use std::ops::ControlFlow;
+use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::Clock;
-use memwall_core::groupby::datagen;
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
 use memwall_core::groupby::{self, CachesFrom, GroupByConfig, Kernel, MemoryPolicy, summary};
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Dataset, GroupBy, Host, Report, Source};
 
-use crate::arena::{HugePages, SCRATCH};
+use crate::arena::SCRATCH;
 use crate::counters::CounterSession;
 use crate::dataset::{Data, DataArgs, load};
 use crate::output::{self, Destination};
@@ -53,6 +53,9 @@ pub struct GroupByArgs {
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
+    /// Write the race as CSV (one row per kernel: the columns the page's export writes).
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
 }
 
 /// The rules every kernel of a race is measured under.
@@ -130,6 +133,22 @@ pub fn groupby_config(partitions: u32, host: &Host) -> CliResult<GroupByConfig> 
     Ok(config)
 }
 
+/// The short ladder that finds the caches adaptive sizes by.
+const CACHE_PROBE_FLAGS: [&str; 12] = [
+    "--min",
+    "16KiB",
+    "--max",
+    "64MiB",
+    "--points-per-octave",
+    "1",
+    "--runs",
+    "5",
+    "--sample-ms",
+    "2",
+    "--attempts",
+    "1",
+];
+
 /// `config` with the caches this host really has where adaptive will run (it is the kernel that
 /// decides by them): a short ladder (16 KiB to 64 MiB, a size per doubling, about a second)
 /// names the levels, whose sizes replace the declared ones (a VM's declared L3 is often many
@@ -138,22 +157,8 @@ pub fn with_host_caches(config: GroupByConfig, kernels: &[Kernel], declared_only
     if declared_only || !kernels.contains(&Kernel::Adaptive) {
         return config;
     }
-    let probe = crate::ladder_cmd::LadderArgs {
-        min: 16 << 10,
-        max: 64 << 20,
-        points_per_octave: 1,
-        pin: None,
-        huge_pages: vec![HugePages::Off],
-        pattern: vec![crate::ladder_cmd::PatternArg::Random],
-        runs: 5,
-        sample_ms: 2.0,
-        attempts: 1,
-        chains: Vec::new(),
-        chains_at: None,
-        seed: datagen::DEFAULT_SEED,
-        json: None,
-        csv: None,
-        markdown: None,
+    let Ok(probe) = crate::ladder_cmd::LadderArgs::from_flags(&CACHE_PROBE_FLAGS) else {
+        return config;
     };
     match crate::ladder_cmd::measure(&probe, host, &NativeClock::new()) {
         Ok(ladder) => config.with_measured_caches(&ladder.levels),
@@ -348,6 +353,7 @@ pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn C
         rules: RuleArgs::defaults(),
         declared_caches: true,
         json: None,
+        csv: None,
     };
     let (threads, config, mut data) = prepare(&args, host)?;
     let setup = Race::for_args(&args, config.with_measured_caches(levels), &threads, &data.dataset);
@@ -374,6 +380,9 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
         let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
         writeln!(out, "threads pinned to CPUs {}", list.join(",")).ok();
     }
+    if let Some(path) = &args.csv {
+        output::write_file(path, &memwall_report::groupby_csv(&result))?;
+    }
     if let Some(destination) = &args.json {
         let mut report = Report::new(Source::Native, output::unix_now(), host);
         report.groupby = Some(result);
@@ -391,6 +400,13 @@ mod tests {
         assert_eq!(parse_kernels("all").unwrap().0, Kernel::ALL.to_vec());
         assert_eq!(parse_kernels("tuned, naive,tuned").unwrap().0, vec![Kernel::Tuned, Kernel::Naive]);
         assert!(parse_kernels("naive,fast").unwrap_err().contains("fast"));
+    }
+
+    #[test]
+    fn the_cache_probe_is_a_ladder_the_command_line_accepts() {
+        let probe = crate::ladder_cmd::LadderArgs::from_flags(&CACHE_PROBE_FLAGS).unwrap();
+        assert_eq!((probe.min, probe.max, probe.attempts), (16 << 10, 64 << 20, 1));
+        assert!(crate::ladder_cmd::LadderArgs::from_flags(&["--max", "lots"]).unwrap_err().contains("lots"));
     }
 
     #[test]

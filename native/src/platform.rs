@@ -41,7 +41,7 @@ pub fn pin_current_thread(cpu: u32) -> Result<(), CliError> {
     }
 }
 
-/// Runs `steps` dependent one-cycle adds: the chain `estimate_ghz` times.
+/// Runs `steps` dependent one-cycle adds: the chain `cycles::ClockProbe` times.
 #[cfg(target_arch = "x86_64")]
 pub fn add_chain(steps: u64) {
     let iterations = steps.div_ceil(8).max(1);

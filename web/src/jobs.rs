@@ -6,16 +6,11 @@
 use std::ops::ControlFlow;
 
 use memwall_core::clock::{self, Clock};
-use memwall_core::explain;
-use memwall_core::ladder::{self, HeapArena, LINE_BYTES, LadderEvent, SampleConfig};
-use memwall_report::{Ladder, LadderPoint};
+use memwall_core::ladder::{self, HeapArena, LadderEvent, SampleConfig};
+use memwall_report::{Curve, Host, Ladder, LadderPoint};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{PerformanceClock, cross_origin_isolated};
-
-/// The native CLI's default `--seed` ("memwall" in ASCII), so a browser ring and a native ring of
-/// the same size visit lines in the same order.
-pub const DEFAULT_SEED: u64 = 0x006d_656d_7761_6c6c;
 
 /// Each timed sample lasts at least this long (the native default `--sample-ms 5`), and longer
 /// where the timer is coarse (see `ladder::target_sample_ns`).
@@ -101,35 +96,29 @@ fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEve
         });
     match result {
         Ok(points) => {
-            let steps = ladder::detect_steps(&points);
-            // A page sees no declared caches and no clock: levels are numbered, in ns only.
-            let curves = explain::Curves { random: &points, page_local: None, caches: None };
-            let reading = explain::read_levels(curves, &[], None);
-            post(WorkerEvent::LadderDone {
-                ladder: Box::new(Ladder {
-                    pattern: "random-cycle".into(),
-                    // The browser's allocator decides; no madvise from inside wasm.
+            let measured = ladder::report::Measured {
+                // The browser's allocator decides the pages; no madvise from inside wasm.
+                curves: vec![Curve {
+                    pattern: config.pattern.name().into(),
                     huge_pages: "default".into(),
-                    pinned_cpu: None,
-                    line_bytes: LINE_BYTES as u32,
-                    seed: job.seed,
-                    ghz: None,
-                    cycles_unavailable: Some(
-                        "a browser cannot calibrate the core clock: the JIT may fold an add chain".into(),
-                    ),
-                    target_sample_ns,
-                    timer_resolution_ns: Some(resolution),
-                    duration_s: Some((clock.now_ns() - started) / 1e9),
+                    chains: 1,
                     points,
-                    steps,
-                    clock: None,
-                    clock_check: None,
-                    levels: reading.levels,
-                    verdict: reading.verdict,
-                    parallelism: None,
-                    curves: vec![],
-                }),
-            });
+                }],
+                parallelism: None,
+                pinned_cpu: None,
+                seed: job.seed,
+                target_sample_ns,
+                duration_s: Some((clock.now_ns() - started) / 1e9),
+            };
+            // A page sees no declared caches and no clock: levels are numbered, in ns only.
+            let host = Host {
+                timer_resolution_ns: Some(resolution),
+                core_ghz_unavailable: Some(
+                    "a browser cannot calibrate the core clock: the JIT may fold an add chain".into(),
+                ),
+                ..Host::default()
+            };
+            post(WorkerEvent::LadderDone { ladder: Box::new(ladder::report::read(measured, &host)) });
         }
         Err(e) => post(WorkerEvent::Failed { message: format!("ladder: {e}") }),
     }
@@ -142,7 +131,7 @@ mod tests {
 
     #[test]
     fn jobs_and_events_survive_the_trip_through_post_message() {
-        let job = Job::Ladder(LadderJob { sizes: vec![16384, 24576], samples: 0, seed: DEFAULT_SEED });
+        let job = Job::Ladder(LadderJob { sizes: vec![16384, 24576], samples: 0, seed: ladder::DEFAULT_SEED });
         assert_eq!(serde_json::from_str::<Job>(&serde_json::to_string(&job).unwrap()).unwrap(), job);
         let point = LadderPoint {
             bytes: 16384,
@@ -168,10 +157,5 @@ mod tests {
             serde_json::from_str::<WorkerEvent>(text).unwrap(),
             WorkerEvent::Failed { message: "the measuring worker stopped: boom".into() }
         );
-    }
-
-    #[test]
-    fn the_seed_is_memwall_in_ascii() {
-        assert_eq!(DEFAULT_SEED.to_be_bytes()[1..], *b"memwall");
     }
 }

@@ -9,6 +9,7 @@ pub mod arch;
 pub mod bandwidth;
 pub mod clock;
 pub mod cycles;
+pub mod describe;
 pub mod exec;
 pub mod explain;
 pub mod groupby;

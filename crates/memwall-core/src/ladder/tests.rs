@@ -1,4 +1,11 @@
+use core::ops::ControlFlow;
+
+use memwall_report::{ChainsPoint, LadderPoint, Summary};
+
+use super::sampling::least_disturbed;
 use super::*;
+use crate::clock::Clock;
+use crate::cycles::ClockProbe;
 use proptest::prelude::*;
 
 /// A real clock for tests that run natively; the front ends bring their own.
@@ -197,24 +204,6 @@ fn a_run_can_be_cancelled_and_reports_progress() {
         _ => ControlFlow::Continue(()),
     });
     assert_eq!(cancelled.unwrap_err(), LadderError::Cancelled);
-}
-
-#[test]
-fn ghz_from_a_chain_of_known_speed() {
-    // A "chain" that advances a fake clock by exactly 0.25 ns per step reads as 4 GHz.
-    use std::cell::Cell;
-    struct Fake(Cell<f64>);
-    impl Clock for Fake {
-        fn now_ns(&self) -> f64 {
-            self.0.get()
-        }
-    }
-    let clock = Fake(Cell::new(0.0));
-    let chain = |steps: u64| clock.0.set(clock.0.get() + steps as f64 * 0.25 + 100.0);
-    let ghz = estimate_ghz(&clock, &chain, 1e6).unwrap();
-    assert!((ghz - 4.0).abs() < 1e-9, "{ghz}");
-    let frozen = Fake(Cell::new(0.0));
-    assert_eq!(estimate_ghz(&frozen, &|_| {}, 1e3), None);
 }
 
 #[test]
