@@ -11,7 +11,8 @@ use yew::prelude::*;
 
 use crate::chart::{self, Band, LineChart, Series, XFormat};
 use crate::embed::EmbedPanel;
-use crate::jobs::{Job, LadderJob, WorkerEvent};
+use crate::jobs::{Job, WorkerEvent};
+use crate::ladder_job::LadderJob;
 use crate::reports::{LoadedReport, Reports, browser_host, cache_markers, to_points};
 use crate::theme::Palette;
 use crate::util;
@@ -544,7 +545,8 @@ impl LadderPage {
                                 <th scope="row">{ format_bytes(p.bytes) }</th>
                                 <td>{ format!("{:.2}", ns.min) }</td><td>{ format!("{:.2}", ns.median) }</td>
                                 <td>{ format!("{:.2}", ns.p90) }</td><td>{ format!("{:.2}", ns.max) }</td>
-                                // A sample below zero (the N-hop timing was disturbed) makes the spread meaningless.
+                                // A sample at or below zero (a coarse timer read less than the fixed cost subtracted from every
+                                // sample) makes the spread meaningless.
                                 <td>{ if ns.min > 0.0 { format!("{:.1}%", ns.spread() * 100.0) } else { "–".into() } }</td>
                                 <td>{ p.attempts }</td><td>{ p.samples }</td><td>{ p.loads_per_sample }</td>
                             </tr>

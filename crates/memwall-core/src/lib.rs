@@ -16,4 +16,7 @@ pub mod groupby;
 pub mod ladder;
 pub mod size;
 
+#[cfg(test)]
+mod fixtures;
+
 pub use memwall_report as report;

@@ -1,6 +1,7 @@
+use crate::fixtures::point;
 use core::ops::ControlFlow;
 
-use memwall_report::{ChainsPoint, LadderPoint, Summary};
+use memwall_report::ChainsPoint;
 
 use super::sampling::least_disturbed;
 use super::*;
@@ -104,21 +105,6 @@ fn sizes_reject_bad_ranges() {
     assert!(ladder_sizes(8192, 4096, 2).unwrap_err().contains("larger than --max"));
     assert!(ladder_sizes(4096, 8192, 0).is_err());
     assert!(ladder_sizes(4096, u64::MAX, 2).is_ok());
-}
-
-fn point(bytes: u64, ns: f64) -> LadderPoint {
-    LadderPoint {
-        bytes,
-        ns_per_load: Summary { min: ns, median: ns, p90: ns, max: ns },
-        cycles_per_load: None,
-        ghz: None,
-        clock_moved: false,
-        loads_per_sample: 1,
-        samples: 1,
-        samples_ns_per_load: vec![ns],
-        attempts: 1,
-        huge_page_bytes: None,
-    }
 }
 
 #[test]
