@@ -164,8 +164,29 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         return Err(CliError::usage("--max is larger than this platform's address space"));
     }
     if let Some(cpu) = args.pin {
-        platform::pin_current_thread(cpu)?;
+        // On a thread of its own: the pin ends with the ladder, and what runs after it on this
+        // thread (the threads bandwidth and GROUP BY start) keeps every CPU it was allowed.
+        return std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    platform::pin_current_thread(cpu)?;
+                    measure_here(args, sizes, chains_at, host, clock)
+                })
+                .join()
+                .unwrap_or_else(|_| Err(CliError::runtime("the ladder's thread stopped unexpectedly")))
+        });
     }
+    measure_here(args, sizes, chains_at, host, clock)
+}
+
+/// `measure` once the arguments are checked, on whatever CPU this thread is allowed.
+fn measure_here(
+    args: &LadderArgs,
+    sizes: Vec<u64>,
+    chains_at: u64,
+    host: &Host,
+    clock: &NativeClock,
+) -> CliResult<Ladder> {
     let resolution = host.timer_resolution_ns.unwrap_or(1.0);
     let config = SampleConfig {
         target_sample_ns: ladder::target_sample_ns(resolution, args.sample_ms * 1e6),
@@ -482,4 +503,21 @@ pub fn parallelism_summary(p: &Parallelism) -> String {
 pub fn markdown(ladder: &Ladder) -> String {
     let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
     output::markdown_table(&HEADER, &rows) + "\n" + &steps_summary(&ladder.steps) + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pinned_ladder_leaves_the_calling_thread_on_every_cpu_it_had() {
+        let before = core_affinity::get_core_ids().unwrap_or_default().len();
+        let flags =
+            ["--min", "16KiB", "--max", "32KiB", "--pin", "0", "--runs", "1", "--attempts", "1", "--sample-ms", "0.1"];
+        let args = LadderArgs::from_flags(&flags).unwrap();
+        let ladder = measure(&args, &crate::host::describe(), &NativeClock::new()).unwrap();
+        assert_eq!(ladder.pinned_cpu, Some(0));
+        assert!(!ladder.points.is_empty());
+        assert_eq!(core_affinity::get_core_ids().unwrap_or_default().len(), before);
+    }
 }
