@@ -212,7 +212,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         let reference = if rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
         most.saturating_add(reference)
     };
-    let data = crate::dataset::load(&args.data, &threads, &scratch)?;
+    let data = crate::dataset::load(&args.data, &threads, &scratch, false)?;
     let sweeper = Racer {
         kernels,
         config,
@@ -244,7 +244,7 @@ fn finish(
     print_sweep(&mut *out, &sweep, x_name).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(destination) = &common.json {
         let mut report = Report::new(Source::Native, output::unix_now(), host);
-        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps: vec![sweep] });
+        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps: vec![sweep], query: None });
         output::write_report(destination, &report)?;
     }
     Ok(())

@@ -262,6 +262,22 @@ pub struct GroupBy {
     pub runs: Vec<GroupByRun>,
     #[serde(default)]
     pub sweeps: Vec<Sweep>,
+    /// What each group computed when more than `count(*)`; absent for a plain count (and in
+    /// older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<Query>,
+}
+
+/// The aggregates of a GROUP BY beyond a count, and the value column they read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Query {
+    /// "count", "sum", "min", "max", "avg", in that order.
+    pub aggregates: Vec<String>,
+    /// "i64" or "f64".
+    pub value_type: String,
+    /// The input's value column, when the values were read from a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_column: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -98,6 +98,7 @@ fn full_report() -> Report {
     });
     report.advice = vec!["keep hot data under 3 MiB".into()];
     report.groupby = Some(GroupBy {
+        query: None,
         dataset: Dataset {
             rows: 10,
             distinct_keys: 3,

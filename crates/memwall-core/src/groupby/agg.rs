@@ -168,6 +168,40 @@ impl Values<'_> {
     }
 }
 
+/// A value column held in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueColumn {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+impl ValueColumn {
+    pub fn values(&self) -> Values<'_> {
+        match self {
+            Self::I64(v) => Values::I64(v),
+            Self::F64(v) => Values::F64(v),
+        }
+    }
+
+    pub fn value_type(&self) -> ValueType {
+        match self {
+            Self::I64(_) => ValueType::I64,
+            Self::F64(_) => ValueType::F64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Self::I64(v) => v.len(),
+            Self::F64(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// A value type the states can aggregate.
 pub(crate) trait Num: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static {
     /// The running sum: two words of a 128-bit integer, or an `f64`.

@@ -39,7 +39,7 @@ mod tuned;
 mod tests;
 
 pub use adaptive::{Estimate, Thresholds, estimate_groups, partitions_for, thresholds};
-pub use agg::{Aggregates, ValueType, Values};
+pub use agg::{Aggregates, ValueColumn, ValueType, Values};
 pub use hash::partition_of;
 pub use phases::{Phase, PhaseClock, Phases};
 pub use result::{GroupResult, TOP, Total, Totals, reference, reference_query};

@@ -302,7 +302,12 @@ impl Racer<'_> {
             dataset.distinct_keys = outcome.result.groups;
             dataset.max_rows_per_key = outcome.result.top.first().map(|kc| kc.count);
         }
-        Ok(GroupBy { dataset, runs, sweeps: Vec::new() })
+        let query = self.config.aggregates.needs_values().then(|| memwall_report::Query {
+            aggregates: self.config.aggregates.names().iter().map(|n| n.to_string()).collect(),
+            value_type: self.values.value_type().map_or("none", |t| t.name()).into(),
+            value_column: None,
+        });
+        Ok(GroupBy { dataset, runs, sweeps: Vec::new(), query })
     }
 }
 

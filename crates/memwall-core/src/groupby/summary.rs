@@ -122,7 +122,7 @@ mod tests {
     fn race(runs: Vec<GroupByRun>) -> GroupBy {
         let dataset =
             Dataset { rows: 1, distinct_keys: 1, generator: None, input: None, seed: None, max_rows_per_key: None };
-        GroupBy { dataset, runs, sweeps: vec![] }
+        GroupBy { dataset, runs, sweeps: vec![], query: None }
     }
 
     #[test]

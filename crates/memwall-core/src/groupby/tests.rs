@@ -512,3 +512,30 @@ fn scratch_bytes_bounds_the_larger_states_too() {
         }
     }
 }
+
+#[test]
+fn aggregate_results_are_pinned_for_the_wasm_tests() {
+    // The same pins are in tests/wasm_groupby.rs: a browser's aggregates equal the native ones.
+    let spec =
+        datagen::DataSpec { rows: 5000, keys: 700, skew: datagen::Skew::Zipf(datagen::CLICKBENCH_ZIPF), seed: 42 };
+    let keys = datagen::generate(&spec).unwrap();
+    let all = Aggregates::parse("count,sum,min,max,avg").unwrap();
+    for (value_type, checksum, totals) in [
+        (
+            ValueType::I64,
+            "0ee2c107009e6ea9",
+            "count=5000 sum=11764370364 min=-477069614682 max=494023722302 avg=9114967881.26852",
+        ),
+        (
+            ValueType::F64,
+            "1ef1f9764a5f6f28",
+            "count=5000 sum=11764370.364000008 min=-477069614.682 max=494023722.302 avg=9114967.88126852",
+        ),
+    ] {
+        let values = datagen::generate_values(&spec, value_type, &Sequential);
+        let result = reference_query(&keys, values.values(), all);
+        let named: Vec<String> = result.totals.named().iter().map(|(n, v)| format!("{n}={v}")).collect();
+        assert_eq!(format!("{:016x}", result.checksum), checksum);
+        assert_eq!(named.join(" "), totals);
+    }
+}
