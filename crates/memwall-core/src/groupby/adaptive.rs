@@ -318,6 +318,14 @@ mod tests {
         assert_eq!(partitions_for(10, &config), 64);
         let small = GroupByConfig { cache_bytes: 256 << 10, llc_bytes: 2 << 20, ..config };
         assert!(thresholds(&small).naive_groups < thresholds(&config).naive_groups);
+        // A group of sum, min, max and count takes 48 bytes with its key, three times a count's
+        // 16: a third as many groups fit, and partitions are three times as many (rounded up).
+        let full = GroupByConfig {
+            aggregates: super::super::Aggregates::parse("count,sum,min,max").unwrap(),
+            ..config
+        };
+        assert_eq!(thresholds(&full), Thresholds { naive_groups: 65_536 / 3, single_table_groups: 262_144 / 3 });
+        assert_eq!(partitions_for(1_000_000, &full), 2048);
     }
 }
 
