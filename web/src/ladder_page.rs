@@ -309,6 +309,7 @@ impl Component for LadderPage {
                     { for progress }
                     { for error }
                     { chart }
+                    { self.parallelism_chart(ctx) }
                     { self.timer_note() }
                 </div>
             };
@@ -399,8 +400,7 @@ impl Component for LadderPage {
                 } else if let Some(n) = &self.notice {
                     <p class="notice" role="status">{ n.clone() }</p>
                 }
-                <EmbedPanel kind="ladder" params={vec![("min".to_string(), self.min.clone()), ("max".to_string(), self.max.clone())]}
-                    report={self.report().map(Rc::new)} />
+                <EmbedPanel kind="ladder" params={self.embed_params()} report={self.report().map(Rc::new)} />
             </>
         }
     }
@@ -599,6 +599,19 @@ impl LadderPage {
         }
     }
 
+    /// What an embed of this page measures: the same sizes, patterns and chases.
+    fn embed_params(&self) -> Vec<(String, String)> {
+        let mut params = vec![("min".to_string(), self.min.clone()), ("max".to_string(), self.max.clone())];
+        if !self.patterns.is_empty() {
+            let names: Vec<&str> = self.patterns.iter().map(|p| p.name()).collect();
+            params.push(("patterns".into(), names.join(",")));
+        }
+        if self.chains {
+            params.push(("chains".into(), "1".into()));
+        }
+        params
+    }
+
     fn parallelism_chart(&self, ctx: &Context<Self>) -> Html {
         let mut runs = Vec::new();
         if let Some(parallelism) = self.ladder.as_ref().and_then(|l| l.parallelism.clone()) {
@@ -609,7 +622,8 @@ impl LadderPage {
                 runs.push(ParallelismRun { label: r.label.clone(), color: r.id as usize, parallelism });
             }
         }
-        html! { <ParallelismChart id="parallelism-chart" runs={Rc::new(runs)} palette={ctx.props().palette} /> }
+        let id = if ctx.props().compact { "parallelism-chart-embed" } else { "parallelism-chart" };
+        html! { <ParallelismChart {id} runs={Rc::new(runs)} palette={ctx.props().palette} /> }
     }
 
     /// Bandwidth is measured natively only; the reports that carry it are drawn beside the ladder.
