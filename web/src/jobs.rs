@@ -63,12 +63,29 @@ pub fn run(job: Job, post: &mut dyn FnMut(WorkerEvent)) {
     }
 }
 
+/// A measured point with its samples, for tests.
+#[cfg(test)]
+pub fn sample_point() -> LadderPoint {
+    use memwall_report::Summary;
+    LadderPoint {
+        bytes: 16384,
+        ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
+        cycles_per_load: None,
+        ghz: None,
+        clock_moved: false,
+        loads_per_sample: 1000,
+        samples: 3,
+        samples_ns_per_load: vec![1.0, 1.1, 1.3],
+        attempts: 1,
+        huge_page_bytes: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ladder_job::LadderJob;
     use memwall_core::ladder;
-    use memwall_report::Summary;
 
     #[test]
     fn jobs_and_events_survive_the_trip_through_post_message() {
@@ -80,18 +97,7 @@ mod tests {
             chains: vec![1, 2],
         });
         assert_eq!(serde_json::from_str::<Job>(&serde_json::to_string(&job).unwrap()).unwrap(), job);
-        let point = LadderPoint {
-            bytes: 16384,
-            ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
-            cycles_per_load: None,
-            ghz: None,
-            clock_moved: false,
-            loads_per_sample: 1000,
-            samples: 3,
-            samples_ns_per_load: vec![1.0, 1.1, 1.3],
-            attempts: 1,
-            huge_page_bytes: None,
-        };
+        let point = sample_point();
         let event = WorkerEvent::LadderPoint { curve: 1, index: 0, total: 2, point };
         assert_eq!(serde_json::from_str::<WorkerEvent>(&serde_json::to_string(&event).unwrap()).unwrap(), event);
     }
