@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use memwall_core::ladder::Pattern;
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_core::{describe, ladder};
+use memwall_core::{describe, explain, ladder};
 use memwall_report::{Cause, Host, Ladder, LadderPoint, Report, Source};
 use yew::prelude::*;
 
@@ -375,7 +375,7 @@ impl Component for LadderPage {
                     { self.parallelism_chart(ctx) }
                     { self.bandwidth_chart(ctx) }
                     if let Some(ladder) = &self.ladder {
-                        { levels_and_verdict(ladder, &[]) }
+                        { levels_and_verdict(ladder, &explain::advice(ladder, None)) }
                     }
                     <div class="row wrap-row">
                         <button type="button" onclick={link.callback(|_| Msg::ToggleLogY)} aria-pressed={(!self.log_y).to_string()}>{ if self.log_y { "Linear y axis" } else { "Log y axis" } }</button>
@@ -450,6 +450,7 @@ impl LadderPage {
             )
         };
         let mut report = Report::new(Source::Browser, util::unix_now(), host);
+        report.advice = explain::advice(&ladder, None);
         report.ladder = Some(ladder);
         Some(report)
     }
