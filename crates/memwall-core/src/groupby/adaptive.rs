@@ -272,6 +272,7 @@ mod tests {
             cycles_per_load: None,
             cause,
             declared_bytes: None,
+            capacity_bytes: None,
         };
         let declared = GroupByConfig { cache_bytes: 1 << 20, llc_bytes: 32 << 20, ..GroupByConfig::default() };
         // The Zen 3 guest of HOSTS.md: L2 to 256 KiB (then TLB misses), ~3 MiB of the L3.
@@ -320,10 +321,8 @@ mod tests {
         assert!(thresholds(&small).naive_groups < thresholds(&config).naive_groups);
         // A group of sum, min, max and count takes 48 bytes with its key, three times a count's
         // 16: a third as many groups fit, and partitions are three times as many (rounded up).
-        let full = GroupByConfig {
-            aggregates: super::super::Aggregates::parse("count,sum,min,max").unwrap(),
-            ..config
-        };
+        let full =
+            GroupByConfig { aggregates: super::super::Aggregates::parse("count,sum,min,max").unwrap(), ..config };
         assert_eq!(thresholds(&full), Thresholds { naive_groups: 65_536 / 3, single_table_groups: 262_144 / 3 });
         assert_eq!(partitions_for(1_000_000, &full), 2048);
     }
