@@ -31,6 +31,12 @@
 //! With more than `2^SCATTER_BITS` partitions, the write-combining buffers alone would overflow
 //! L2, so the scatter stops at `2^SCATTER_BITS` and each partition is split further, in cache,
 //! just before it is aggregated.
+//!
+//! Aggregates beyond a count (`agg.rs`): the kernel is generic over the group's state and
+//! compiled once per state. A count scatters the key alone, as above; any other aggregate
+//! scatters the key and the value's bits (two words a row, in the same line: pages and
+//! buffers hold whole rows), and the tables hold `(key, state)` slots of 16 to 48 bytes. The
+//! count-only code is the one it was (the value is `()`, the row one word).
 
 use allocator_api2::vec::Vec as ScratchVec;
 
