@@ -1,7 +1,32 @@
 //! The ladder as CSV, one row per working set: the native `--csv` file and the web page's export
 //! write the same columns.
 
-use crate::LadderPoint;
+use crate::{JoinRun, LadderPoint};
+
+/// The columns of [`JoinRun::csv_row`].
+pub const JOIN_CSV_HEADER: &str = "kernel,threads,partitions,matches,checksum,ns_per_probe,build_seconds_median,probe_seconds_median,seconds_min,seconds_median,seconds_max,memory,verified_by";
+
+impl JoinRun {
+    /// One CSV row (no newline); unknown values are empty fields, the checks joined by `;`.
+    pub fn csv_row(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            self.kernel,
+            self.threads,
+            self.partitions.map_or(String::new(), |p| p.to_string()),
+            self.matches,
+            self.checksum,
+            self.ns_per_probe,
+            self.build_seconds.median,
+            self.probe_seconds.median,
+            self.seconds.min,
+            self.seconds.median,
+            self.seconds.max,
+            self.memory.as_deref().unwrap_or(""),
+            self.verified_by.join(";"),
+        )
+    }
+}
 
 /// The columns of [`LadderPoint::csv_row`].
 pub const LADDER_CSV_HEADER: &str = "bytes,ns_per_load_min,ns_per_load_median,ns_per_load_p90,ns_per_load_max,cycles_per_load,loads_per_sample,samples,huge_page_bytes,attempts";
