@@ -12,6 +12,7 @@ pub mod cycles;
 pub mod exec;
 pub mod explain;
 pub mod groupby;
+pub mod join;
 pub mod ladder;
 pub mod size;
 
