@@ -175,7 +175,12 @@ pub fn spec(args: &JoinDataArgs) -> CliResult<(JoinSpec, Option<String>)> {
 }
 
 /// Generates both sides, refusing up front what cannot fit: the sides plus `scratch`.
-pub fn generate(spec: &JoinSpec, preset: Option<&str>, scratch: u64, exec: &Threads) -> CliResult<(JoinData, JoinDataset)> {
+pub fn generate(
+    spec: &JoinSpec,
+    preset: Option<&str>,
+    scratch: u64,
+    exec: &Threads,
+) -> CliResult<(JoinData, JoinDataset)> {
     let what = match preset {
         Some(name) => format!("--preset {name}"),
         None => format!("--build-keys {} --probe-rows {}", spec.data.keys, spec.data.rows),
@@ -227,7 +232,9 @@ pub fn race(setup: &JoinRace<'_>, data: &JoinData, dataset: JoinDataset, clock: 
         match event {
             RaceEvent::Checking => bar.set_message("computing the reference result (untimed)"),
             RaceEvent::WarmingUp { kernel } => bar.set_message(format!("{} warm-up (untimed)", kernel.name())),
-            RaceEvent::Running { kernel, run, runs } => bar.set_message(format!("{} run {}/{runs}", kernel.name(), run + 1)),
+            RaceEvent::Running { kernel, run, runs } => {
+                bar.set_message(format!("{} run {}/{runs}", kernel.name(), run + 1))
+            }
             RaceEvent::Timed { .. } => bar.inc(1),
         }
         ControlFlow::Continue(())
@@ -253,7 +260,9 @@ fn rows(join: &Join) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 format!("{:.3}", r.seconds.min),
                 format!("{:.3}", r.seconds.median),
                 format!("{:.2}", r.ns_per_probe),
-                naive.filter(|_| r.seconds.median > 0.0).map_or("-".into(), |n| format!("{:.2}x", n / r.seconds.median)),
+                naive
+                    .filter(|_| r.seconds.median > 0.0)
+                    .map_or("-".into(), |n| format!("{:.2}x", n / r.seconds.median)),
                 r.scratch_bytes.map_or("-".into(), format_bytes),
                 r.matches.to_string(),
                 r.checksum.clone(),
@@ -261,8 +270,8 @@ fn rows(join: &Join) -> (Vec<&'static str>, Vec<Vec<String>>) {
         })
         .collect();
     let header = vec![
-        "kernel", "threads", "P", "build s", "probe s", "min s", "median s", "ns/probe", "vs naive", "scratch", "matches",
-        "checksum",
+        "kernel", "threads", "P", "build s", "probe s", "min s", "median s", "ns/probe", "vs naive", "scratch",
+        "matches", "checksum",
     ];
     (header, rows)
 }
@@ -318,7 +327,8 @@ pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, 
     let (spec, preset) = spec(&args.data)?;
     let (keys, rows) = (spec.data.keys, spec.data.rows);
     let reference = if args.rules.truth(rows, 0).reference { keys.saturating_mul(16) } else { 0 };
-    let scratch = args.kernel.0.iter().map(|&k| join::scratch_bytes(k, keys, rows, &config)).max().unwrap_or(0);
+    let scratch =
+        args.kernel.0.iter().map(|&k| join::scratch_bytes(k, keys, rows, &config, args.threads)).max().unwrap_or(0);
     let (data, dataset) = generate(&spec, preset.as_deref(), scratch.saturating_add(reference), &threads)?;
     let label = match &preset {
         Some(name) => format!("{name} preset"),
@@ -342,7 +352,8 @@ pub fn with_host_caches(config: JoinConfig, declared_only: bool, host: &Host) ->
 
 pub fn join(args: JoinArgs) -> CliResult {
     let clock = NativeClock::new();
-    let stdout_taken = [&args.json, &args.csv, &args.markdown].into_iter().filter(|d| *d == &Some(Destination::Stdout)).count();
+    let stdout_taken =
+        [&args.json, &args.csv, &args.markdown].into_iter().filter(|d| *d == &Some(Destination::Stdout)).count();
     if stdout_taken > 1 {
         return Err(CliError::usage("only one of --json, --csv and --markdown can write to stdout (-)"));
     }

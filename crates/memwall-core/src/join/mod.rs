@@ -318,7 +318,7 @@ fn adaptive(
 
 /// An upper bound of the scratch memory a run of `kernel` takes (blocks as handed out), for
 /// refusing plans that cannot fit before anything is allocated.
-pub fn scratch_bytes(kernel: Kernel, build_keys: u64, probe_rows: u64, config: &JoinConfig) -> u64 {
+pub fn scratch_bytes(kernel: Kernel, build_keys: u64, probe_rows: u64, config: &JoinConfig, threads: usize) -> u64 {
     let rounded = crate::groupby::rounded;
     let flat = rounded((table::capacity_for(build_keys as usize) as u64).saturating_mul(16));
     match kernel {
@@ -331,7 +331,7 @@ pub fn scratch_bytes(kernel: Kernel, build_keys: u64, probe_rows: u64, config: &
         Kernel::Partitioned => {
             partitioned::scratch_bytes(build_keys, probe_rows, u64::from(config.partitions_for(build_keys)))
         }
-        Kernel::Tuned => tuned::scratch_bytes(build_keys, probe_rows, config),
-        Kernel::Adaptive => flat.max(tuned::scratch_bytes(build_keys, probe_rows, config)),
+        Kernel::Tuned => tuned::scratch_bytes(build_keys, probe_rows, config, threads),
+        Kernel::Adaptive => flat.max(tuned::scratch_bytes(build_keys, probe_rows, config, threads)),
     }
 }

@@ -186,7 +186,7 @@ fn scratch_stays_within_its_bound() {
             scratch.begin_run();
             run_in(kernel, &data.build, &data.probe, &config, &Sequential, &scratch, &Ticks::default()).unwrap();
             let used = scratch.run_memory().carved_bytes;
-            let bound = scratch_bytes(kernel, 20_000, 60_000, &config);
+            let bound = scratch_bytes(kernel, 20_000, 60_000, &config, 1);
             assert!(used <= bound, "{}: {used} > {bound} with {config:?}", kernel.name());
         }
     }
