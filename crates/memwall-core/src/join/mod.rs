@@ -39,6 +39,10 @@ mod tuned;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
+/// The key value the flat tables mark an empty slot with. It is a key like any other (kept
+/// apart when it occurs); tests use it as one.
+pub const EMPTY_SLOT_KEY: i64 = table::EMPTY as i64;
+
 /// One build row: a key and its 8-byte payload.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
