@@ -13,9 +13,13 @@ use memwall_core::join::data::{self, JoinData, JoinSpec};
 use memwall_core::join::race::{RaceEvent, Racer, Truth};
 use memwall_core::join::{self, JoinConfig, Kernel};
 use memwall_core::size::format_bytes;
-use memwall_report::{Generator, Host, JOIN_CSV_HEADER, Join, JoinDataset, Report, Source};
+use memwall_report::{Generator, Host, Join, JoinDataset, Report, Source};
 
-use crate::groupby_cmd::{self, SCRATCH, parse_count, parse_policy, spinner};
+use memwall_core::size::parse_count;
+
+use crate::arena::SCRATCH;
+use crate::dataset::{parse_preset, spinner};
+use crate::groupby_cmd::{self, parse_policy};
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
 use crate::threads::Threads;
@@ -77,7 +81,8 @@ pub struct JoinArgs {
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
-    /// Write one CSV row per kernel to PATH, or to stdout with `-`.
+    /// Write the race as CSV (one row per kernel, build and probe medians apart) to PATH, or to
+    /// stdout with `-`.
     #[arg(long, value_name = "PATH|-")]
     pub csv: Option<Destination>,
     /// Write the race as a Markdown table to PATH, or to stdout with `-`.
@@ -135,12 +140,6 @@ pub fn parse_kernels(text: &str) -> Result<JoinKernels, String> {
         }
     }
     Ok(JoinKernels(kernels))
-}
-
-fn parse_preset(name: &str) -> Result<String, String> {
-    datagen::preset(name)
-        .map(|_| name.trim().to_ascii_lowercase())
-        .ok_or_else(|| format!("unknown preset '{name}': expected {}", datagen::PRESETS.join(" or ")))
 }
 
 fn parse_rate(text: &str) -> Result<f64, String> {
@@ -380,12 +379,7 @@ pub fn join(args: JoinArgs) -> CliResult {
     )
     .ok();
     if let Some(destination) = &args.csv {
-        let mut csv = format!("{JOIN_CSV_HEADER}\n");
-        for run in &result.runs {
-            csv += &run.csv_row();
-            csv.push('\n');
-        }
-        output::write_text(destination, &csv)?;
+        output::write_text(destination, &memwall_report::join_csv(&result))?;
     }
     if let Some(destination) = &args.markdown {
         let (header, rows) = rows(&result);

@@ -1,64 +1,194 @@
-//! The ladder as CSV, one row per working set: the native `--csv` file and the web page's export
-//! write the same columns.
+//! Reports as CSV: the native `--csv` files and the page's exports write the same columns, and
+//! every field goes through the csv crate, so a label with a comma, a quote or a newline (a host
+//! name typed into the page, a report file's name) stays one field.
 
-use crate::{JoinRun, LadderPoint};
+use crate::{GroupBy, Join, LadderPoint, Report, Source};
 
-/// The columns of [`JoinRun::csv_row`].
-pub const JOIN_CSV_HEADER: &str = "kernel,threads,partitions,matches,checksum,ns_per_probe,build_seconds_median,probe_seconds_median,seconds_min,seconds_median,seconds_max,memory,verified_by";
+/// The columns of a ladder: one row per working set.
+pub const LADDER_CSV_HEADER: [&str; 10] = [
+    "bytes",
+    "ns_per_load_min",
+    "ns_per_load_median",
+    "ns_per_load_p90",
+    "ns_per_load_max",
+    "cycles_per_load",
+    "loads_per_sample",
+    "samples",
+    "huge_page_bytes",
+    "attempts",
+];
 
-impl JoinRun {
-    /// One CSV row (no newline); unknown values are empty fields, the checks joined by `;`.
-    pub fn csv_row(&self) -> String {
-        format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            self.kernel,
-            self.threads,
-            self.partitions.map_or(String::new(), |p| p.to_string()),
-            self.matches,
-            self.checksum,
-            self.ns_per_probe,
-            self.build_seconds.median,
-            self.probe_seconds.median,
-            self.seconds.min,
-            self.seconds.median,
-            self.seconds.max,
-            self.memory.as_deref().unwrap_or(""),
-            self.verified_by.join(";"),
-        )
+/// The columns of a GROUP BY race: one row per kernel and thread count.
+pub const GROUPBY_CSV_HEADER: [&str; 15] = [
+    "rows",
+    "distinct_keys",
+    "kernel",
+    "threads",
+    "partitions",
+    "memory",
+    "first_run_seconds",
+    "seconds_min",
+    "seconds_median",
+    "seconds_max",
+    "ns_per_row",
+    "scratch_bytes",
+    "groups",
+    "checksum",
+    "verified_by",
+];
+
+/// The columns of a join race: one row per kernel; build and probe seconds are medians.
+pub const JOIN_CSV_HEADER: [&str; 16] = [
+    "build_keys",
+    "probe_rows",
+    "kernel",
+    "threads",
+    "partitions",
+    "memory",
+    "build_seconds_median",
+    "probe_seconds_median",
+    "seconds_min",
+    "seconds_median",
+    "seconds_max",
+    "ns_per_probe",
+    "scratch_bytes",
+    "matches",
+    "checksum",
+    "verified_by",
+];
+
+/// Unknown values are empty fields, never zero.
+fn opt<T: ToString>(value: Option<T>) -> String {
+    value.map_or(String::new(), |v| v.to_string())
+}
+
+impl LadderPoint {
+    fn csv_fields(&self) -> Vec<String> {
+        let ns = &self.ns_per_load;
+        vec![
+            self.bytes.to_string(),
+            ns.min.to_string(),
+            ns.median.to_string(),
+            ns.p90.to_string(),
+            ns.max.to_string(),
+            opt(self.cycles_per_load),
+            self.loads_per_sample.to_string(),
+            self.samples.to_string(),
+            opt(self.huge_page_bytes),
+            self.attempts.to_string(),
+        ]
     }
 }
 
-/// The columns of [`LadderPoint::csv_row`].
-pub const LADDER_CSV_HEADER: &str = "bytes,ns_per_load_min,ns_per_load_median,ns_per_load_p90,ns_per_load_max,cycles_per_load,loads_per_sample,samples,huge_page_bytes,attempts";
+fn groupby_rows(groupby: &GroupBy) -> impl Iterator<Item = Vec<String>> + '_ {
+    groupby.runs.iter().map(|run| {
+        vec![
+            groupby.dataset.rows.to_string(),
+            groupby.dataset.distinct_keys.to_string(),
+            run.kernel.clone(),
+            run.threads.to_string(),
+            opt(run.partitions),
+            run.memory.clone().unwrap_or_default(),
+            opt(run.first_run_seconds),
+            run.seconds.min.to_string(),
+            run.seconds.median.to_string(),
+            run.seconds.max.to_string(),
+            run.ns_per_row.to_string(),
+            opt(run.scratch_bytes),
+            run.groups.to_string(),
+            run.checksum.clone(),
+            run.verified_by.join(" "),
+        ]
+    })
+}
 
-impl LadderPoint {
-    /// One CSV row (no newline); unknown values are empty fields.
-    pub fn csv_row(&self) -> String {
-        let ns = &self.ns_per_load;
-        format!(
-            "{},{},{},{},{},{},{},{},{},{}",
-            self.bytes,
-            ns.min,
-            ns.median,
-            ns.p90,
-            ns.max,
-            self.cycles_per_load.map_or(String::new(), |c| c.to_string()),
-            self.loads_per_sample,
-            self.samples,
-            self.huge_page_bytes.map_or(String::new(), |b| b.to_string()),
-            self.attempts,
-        )
+/// Rows under a header, each field quoted where it must be.
+fn table<S: AsRef<str>>(header: &[S], rows: impl IntoIterator<Item = Vec<String>>) -> String {
+    let mut writer = ::csv::WriterBuilder::new().flexible(false).from_writer(Vec::new());
+    let header: Vec<&str> = header.iter().map(AsRef::as_ref).collect();
+    // Writing to a Vec cannot fail, and every row has as many fields as the header by construction.
+    writer.write_record(&header).expect("a CSV header");
+    for row in rows {
+        writer.write_record(&row).expect("a CSV row as wide as its header");
     }
+    String::from_utf8(writer.into_inner().expect("a Vec takes every write")).expect("UTF-8 fields give UTF-8 CSV")
+}
+
+/// One join race's runs.
+pub fn join_csv(join: &Join) -> String {
+    let rows = join.runs.iter().map(|run| {
+        vec![
+            join.dataset.build_keys.to_string(),
+            join.dataset.probe_rows.to_string(),
+            run.kernel.clone(),
+            run.threads.to_string(),
+            opt(run.partitions),
+            run.memory.clone().unwrap_or_default(),
+            run.build_seconds.median.to_string(),
+            run.probe_seconds.median.to_string(),
+            run.seconds.min.to_string(),
+            run.seconds.median.to_string(),
+            run.seconds.max.to_string(),
+            run.ns_per_probe.to_string(),
+            opt(run.scratch_bytes),
+            run.matches.to_string(),
+            run.checksum.clone(),
+            run.verified_by.join(" "),
+        ]
+    });
+    table(&JOIN_CSV_HEADER, rows)
+}
+
+/// One ladder's points.
+pub fn ladder_csv(points: &[LadderPoint]) -> String {
+    table(&LADDER_CSV_HEADER, points.iter().map(LadderPoint::csv_fields))
+}
+
+/// One GROUP BY race's runs.
+pub fn groupby_csv(groupby: &GroupBy) -> String {
+    table(&GROUPBY_CSV_HEADER, groupby_rows(groupby))
+}
+
+impl Source {
+    /// The name reports and exports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Native => "native",
+            Source::Browser => "browser",
+        }
+    }
+}
+
+/// Several labelled reports side by side: their ladders in one table, then, after a blank line,
+/// their GROUP BY races in another, each row led by the report's label and source.
+pub fn reports_csv(reports: &[(&str, &Report)]) -> String {
+    let labelled = |extra: &[&'static str]| -> Vec<&'static str> {
+        ["report", "source"].into_iter().chain(extra.iter().copied()).collect()
+    };
+    let lead = |label: &str, source: Source| vec![label.to_string(), source.name().to_string()];
+    let ladder_rows = reports.iter().flat_map(|(label, report)| {
+        report.ladder.iter().flat_map(|l| &l.points).map(move |p| [lead(label, report.source), p.csv_fields()].concat())
+    });
+    let mut out = table(&labelled(&LADDER_CSV_HEADER), ladder_rows);
+    let races: Vec<_> = reports.iter().filter_map(|(label, r)| Some((label, r.source, r.groupby.as_ref()?))).collect();
+    if !races.is_empty() {
+        let rows = races
+            .into_iter()
+            .flat_map(|(label, source, g)| groupby_rows(g).map(move |row| [lead(label, source), row].concat()));
+        out.push('\n');
+        out += &table(&labelled(&GROUPBY_CSV_HEADER), rows);
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::{LADDER_CSV_HEADER, LadderPoint, Summary};
+    use super::*;
+    use crate::{Ladder, Summary};
 
-    #[test]
-    fn a_row_has_a_field_per_column() {
-        let point = LadderPoint {
-            bytes: 16384,
+    fn point(bytes: u64) -> LadderPoint {
+        LadderPoint {
+            bytes,
             ns_per_load: Summary { min: 1.0, median: 1.5, p90: 2.0, max: 3.0 },
             cycles_per_load: None,
             ghz: None,
@@ -68,8 +198,33 @@ mod tests {
             samples_ns_per_load: vec![],
             attempts: 2,
             huge_page_bytes: Some(0),
-        };
-        assert_eq!(point.csv_row(), "16384,1,1.5,2,3,,1000,15,0,2");
-        assert_eq!(point.csv_row().split(',').count(), LADDER_CSV_HEADER.split(',').count());
+        }
+    }
+
+    #[test]
+    fn a_ladder_row_has_a_field_per_column_and_unknowns_are_empty() {
+        let csv = ladder_csv(&[point(16384)]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines, [LADDER_CSV_HEADER.join(","), "16384,1,1.5,2,3,,1000,15,0,2".to_string()]);
+    }
+
+    #[test]
+    fn labels_are_escaped_so_each_stays_one_field() {
+        let mut report = Report::new(Source::Browser, 0, Default::default());
+        let mut ladder: Ladder = serde_json::from_value(serde_json::json!({
+            "pattern": "random-cycle", "huge_pages": "default", "line_bytes": 64, "seed": 1,
+            "target_sample_ns": 1.0, "points": [], "steps": []
+        }))
+        .unwrap();
+        ladder.points = vec![point(16384)];
+        report.ladder = Some(ladder);
+        let nasty = "vm, \"big\"\nbox";
+        let csv = reports_csv(&[(nasty, &report)]);
+        let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
+        let rows: Vec<::csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(&rows[0][0], nasty);
+        assert_eq!(&rows[0][1], "browser");
+        assert_eq!(rows[0].len(), 2 + LADDER_CSV_HEADER.len());
     }
 }

@@ -13,7 +13,7 @@ mod check;
 mod csv;
 pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES};
 mod explain;
-pub use csv::{JOIN_CSV_HEADER, LADDER_CSV_HEADER};
+pub use csv::{GROUPBY_CSV_HEADER, JOIN_CSV_HEADER, LADDER_CSV_HEADER, groupby_csv, join_csv, ladder_csv, reports_csv};
 pub use explain::{
     Bandwidth, BandwidthPoint, Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, LoadedLatency, Parallelism,
 };

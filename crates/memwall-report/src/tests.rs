@@ -175,7 +175,7 @@ fn join() -> Join {
             matches: 9,
             checksum: checksum_hex(7),
             ns_per_probe: 3.5,
-            build_seconds: Summary::of(&[0.1, 0.2]).unwrap(),
+            build_seconds: Summary::of(&[0.125, 0.25]).unwrap(),
             probe_seconds: Summary::of(&[0.3, 0.4]).unwrap(),
             seconds: Summary::of(&[0.4, 0.6]).unwrap(),
             samples_seconds: vec![0.4, 0.6],
@@ -229,9 +229,15 @@ fn impossible_join_figures_fail_the_check() {
     let mut report = full_report();
     report.join.as_mut().unwrap().dataset.miss_rate = 1.5;
     assert!(report.check().is_err());
-    let run = &full_report().join.unwrap().runs[0];
-    assert_eq!(run.csv_row().split(',').count(), JOIN_CSV_HEADER.split(',').count());
-    assert!(run.csv_row().starts_with("partitioned,1,64,9,0000000000000007,3.5,"));
+    let csv = join_csv(&full_report().join.unwrap());
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], JOIN_CSV_HEADER.join(","));
+    assert_eq!(lines[1].split(',').count(), JOIN_CSV_HEADER.len());
+    assert!(
+        lines[1].starts_with("3,10,partitioned,1,64,warm,0.1875,0.35,0.4,0.5,0.6,3.5,4096,9,0000000000000007,"),
+        "{}",
+        lines[1]
+    );
 }
 
 fn clock_estimate() -> ClockEstimate {
