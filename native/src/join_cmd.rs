@@ -142,7 +142,7 @@ pub fn parse_kernels(text: &str) -> Result<JoinKernels, String> {
     Ok(JoinKernels(kernels))
 }
 
-fn parse_rate(text: &str) -> Result<f64, String> {
+pub fn parse_rate(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(rate) if rate.is_finite() && (0.0..=1.0).contains(&rate) => Ok(rate),
         _ => Err(format!("invalid miss rate '{text}': expected a share from 0 to 1, e.g. 0.1")),
