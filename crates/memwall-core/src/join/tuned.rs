@@ -31,7 +31,7 @@ use crate::groupby::Scratch;
 const AHEAD: usize = 16;
 
 pub(super) const DESCRIPTION: &str =
-    "partitioned with write-combined, non-temporal scatters of both sides, threads on disjoint rows and partitions";
+    "partitioned with write-combined, non-temporal scatters of both sides and prefetched probes within a partition";
 
 pub(super) fn partitions(build_keys: usize, config: &JoinConfig) -> Option<u32> {
     Some(config.partitions_for(build_keys as u64))
