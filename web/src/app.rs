@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use memwall_report::Report;
+use memwall_report::{Report, Untrusted};
 use serde::Deserialize;
 use yew::prelude::*;
 
@@ -89,6 +89,9 @@ pub struct App {
     reports: Reports,
     next_id: u32,
     error: Option<String>,
+    /// Reports that parsed but whose figures could not have been measured: listed with why,
+    /// never drawn.
+    implausible: Vec<String>,
     embed: Option<Embed>,
 }
 
@@ -159,7 +162,7 @@ impl Component for App {
         if let Some(boot) = util::document().get_element_by_id("boot") {
             boot.remove();
         }
-        Self { page, theme, reports: Rc::new(Vec::new()), next_id: 1, error: None, embed }
+        Self { page, theme, reports: Rc::new(Vec::new()), next_id: 1, error: None, implausible: Vec::new(), embed }
     }
 
     fn update(&mut self, _ctx: &Context<Self>, msg: Msg) -> bool {
@@ -172,7 +175,7 @@ impl Component for App {
                 self.theme = self.theme.toggled();
                 apply_theme(self.theme);
             }
-            Msg::Load { text, origin, show } => match Report::from_json(&text) {
+            Msg::Load { text, origin, show } => match Report::from_untrusted_json(&text) {
                 Ok(report) => {
                     self.push(report, origin);
                     self.error = None;
@@ -180,6 +183,7 @@ impl Component for App {
                         self.page = Page::Reports;
                     }
                 }
+                Err(Untrusted::Implausible(e)) => self.implausible.push(format!("{origin}: {e}")),
                 // The message names the file; nothing else changes.
                 Err(e) => self.error = Some(format!("{origin}: {e}")),
             },
@@ -215,6 +219,14 @@ impl Component for App {
                 </div>
             }
         });
+        let implausible = (!self.implausible.is_empty()).then(|| {
+            html! {
+                <div class="alert implausible" role="alert">
+                    <strong>{ "Not drawn: these reports hold figures no machine could have measured." }</strong>
+                    <ul>{ for self.implausible.iter().map(|m| html! { <li class="alert-text">{ m.clone() }</li> }) }</ul>
+                </div>
+            }
+        });
 
         if let Some(embed) = self.embed {
             let widget = match embed {
@@ -231,6 +243,7 @@ impl Component for App {
             return html! {
                 <main class="embed" data-theme={self.theme.name()}>
                     { for error }
+                    { for implausible }
                     { widget }
                     <p class="embed-credit"><a href={util::page_base_url()} target="_blank" rel="noopener">{ "memwall" }</a>{ " — measured in your browser, or read from a native report" }</p>
                 </main>
@@ -270,6 +283,7 @@ impl Component for App {
                 </header>
                 <main class="wrap">
                     { for error }
+                    { for implausible }
                     <section hidden={self.page != Page::Ladder} aria-label="Latency ladder">
                         <LadderPage {palette} reports={self.reports.clone()} on_add={on_add.clone()} compact=false />
                     </section>

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use memwall_core::groupby::summary;
 use memwall_core::size::format_bytes;
-use memwall_report::{Host, Report, Source};
+use memwall_report::{Host, Report, Source, csv_field};
 use yew::prelude::*;
 
 use crate::chart::{self, Bar, BarChart, LineChart, Point, Series, XFormat, format_number};
@@ -49,10 +49,6 @@ pub struct ReportsPage {
 fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
     let Some(list) = list else { return Vec::new() };
     (0..list.length()).filter_map(|i| list.get(i)).collect()
-}
-
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
 }
 
 impl Component for ReportsPage {
@@ -364,25 +360,10 @@ impl ReportsPage {
         }
         let runs: Vec<_> = reports.iter().filter_map(|r| Some((r, r.report.groupby.as_ref()?))).collect();
         if !runs.is_empty() {
-            out += "\nreport,source,rows,distinct_keys,kernel,threads,partitions,seconds_min,seconds_median,seconds_max,ns_per_row,groups,checksum\n";
+            out += &format!("\nreport,source,{}\n", memwall_report::GROUPBY_CSV_HEADER);
             for (r, g) in runs {
-                for run in &g.runs {
-                    out += &format!(
-                        "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                        csv_field(&r.label),
-                        source_name(r.report.source),
-                        g.dataset.rows,
-                        g.dataset.distinct_keys,
-                        run.kernel,
-                        run.threads,
-                        run.partitions.map_or(String::new(), |p| p.to_string()),
-                        run.seconds.min,
-                        run.seconds.median,
-                        run.seconds.max,
-                        run.ns_per_row,
-                        run.groups,
-                        run.checksum
-                    );
+                for row in g.csv_rows() {
+                    out += &format!("{},{},{row}\n", csv_field(&r.label), source_name(r.report.source));
                 }
             }
         }
@@ -516,17 +497,5 @@ fn groupby_table(reports: &[&LoadedReport]) -> Html {
                 </tbody>
             </table>
         </div>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_fields_are_quoted_when_they_must_be() {
-        assert_eq!(csv_field("vm"), "vm");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
     }
 }

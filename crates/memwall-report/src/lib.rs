@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 mod check;
 mod csv;
-pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES};
+pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES, Untrusted, check_size, too_large_stopped};
 mod explain;
-pub use csv::LADDER_CSV_HEADER;
+pub use csv::{GROUPBY_CSV_HEADER, LADDER_CSV_HEADER, csv_field};
 pub use explain::{
     Bandwidth, BandwidthPoint, Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, LoadedLatency, Parallelism,
 };
