@@ -210,10 +210,15 @@ await test("a report with impossible figures is marked and not drawn", async () 
 });
 
 await test("a 100 MB ?report= target and a share link that inflates past the cap give a message; the tab lives", async () => {
+  // A page that shows no message in 30 s shows what it does show instead.
+  const shown = async (page, locator) => {
+    await locator.waitFor({ timeout: 30_000 }).catch(async (e) => {
+      throw new Error(`${e.message.split("\n")[0]}; the page shows: ${(await page.locator("main").innerText()).slice(0, 300)}`);
+    });
+    return locator.innerText();
+  };
   const big = await newPage(`${base}?report=${hugeName}`);
-  const alert = big.locator(".alert[role=alert]");
-  await alert.waitFor();
-  const text = await alert.innerText();
+  const text = await shown(big, big.locator(".alert[role=alert]"));
   expect(text.includes(hugeName) && text.includes("more than a memwall report can be"), `alert: ${text}`);
   await big.click(".tab:has-text('GROUP BY race')");
   expect(await big.evaluate(() => 1 + 1) === 2, "the tab died");
@@ -221,9 +226,7 @@ await test("a 100 MB ?report= target and a share link that inflates past the cap
   await big.close();
   const started = Date.now();
   const shared = await newPage(`${base}#report=${bomb}`);
-  const inflated = shared.locator(".alert[role=alert]");
-  await inflated.waitFor();
-  const message = await inflated.innerText();
+  const message = await shown(shared, shared.locator(".alert[role=alert]"));
   expect(message.includes("shared link") && message.includes("reading stopped there"), `alert: ${message}`);
   await shared.click(".tab:has-text('GROUP BY race')");
   expect(await shared.evaluate(() => 1 + 1) === 2, "the tab died");

@@ -73,6 +73,12 @@ pub enum Msg {
         origin: String,
         show: bool,
     },
+    /// A report `memwall serve` lists: loaded alongside, so it neither shows itself nor clears a
+    /// message about a report the URL named.
+    Served {
+        text: String,
+        origin: String,
+    },
     /// A report measured in this browser.
     Add {
         report: Box<Report>,
@@ -149,7 +155,7 @@ impl Component for App {
                 };
                 for served in index.reports {
                     let message = match util::fetch_text(&served.url).await {
-                        Ok(text) => Msg::Load { text, origin: served.name, show: false },
+                        Ok(text) => Msg::Served { text, origin: served.name },
                         Err(e) => Msg::Error(format!("could not load {}: {e}", served.name)),
                     };
                     link.send_message(message);
@@ -175,18 +181,17 @@ impl Component for App {
                 self.theme = self.theme.toggled();
                 apply_theme(self.theme);
             }
-            Msg::Load { text, origin, show } => match Report::from_untrusted_json(&text) {
-                Ok(report) => {
-                    self.push(report, origin);
+            Msg::Load { text, origin, show } => {
+                if self.load(&text, origin) {
                     self.error = None;
                     if show && self.embed.is_none() {
                         self.page = Page::Reports;
                     }
                 }
-                Err(Untrusted::Implausible(e)) => self.implausible.push(format!("{origin}: {e}")),
-                // The message names the file; nothing else changes.
-                Err(e) => self.error = Some(format!("{origin}: {e}")),
-            },
+            }
+            Msg::Served { text, origin } => {
+                self.load(&text, origin);
+            }
             Msg::Add { report, origin } => self.push(*report, origin),
             Msg::Remove(id) => {
                 Rc::make_mut(&mut self.reports).retain(|r| r.id != id);
@@ -308,6 +313,26 @@ impl App {
     fn mark_interactive() {
         if let Some(performance) = util::window().performance() {
             let _ = performance.mark("memwall-interactive");
+        }
+    }
+
+    /// Parses, checks and adds a report; says whether it was added. A report that cannot be
+    /// read sets the message (naming where it came from; nothing else changes), one with
+    /// impossible figures is listed as not drawn.
+    fn load(&mut self, text: &str, origin: String) -> bool {
+        match Report::from_untrusted_json(text) {
+            Ok(report) => {
+                self.push(report, origin);
+                true
+            }
+            Err(Untrusted::Implausible(e)) => {
+                self.implausible.push(format!("{origin}: {e}"));
+                false
+            }
+            Err(e) => {
+                self.error = Some(format!("{origin}: {e}"));
+                false
+            }
         }
     }
 
