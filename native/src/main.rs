@@ -7,6 +7,7 @@ mod counters;
 mod fuzz;
 mod generate_cmd;
 mod groupby_cmd;
+mod headroom;
 mod host;
 mod input;
 mod ladder_cmd;
