@@ -2,8 +2,11 @@
  *
  * It walks exactly the ring memwall would build (read from a file written by the dump_ring
  * example), on small pages (MADV_NOHUGEPAGE, as `memwall ladder --huge-pages off`), after a
- * warm-up pass, timing N and 2N hops per sample like memwall does, so the two differ only in
- * the code that chases.
+ * warm-up pass. Each sample times N and 2N hops and keeps the difference, which cancels the
+ * fixed cost around a sample; memwall instead subtracts the median time of a zero-hop sample
+ * (crates/memwall-core/src/ladder/sampling.rs), so that noise can only add time. Both costs are
+ * tens of ns against milliseconds of chasing, so the two differ in practice only in the code
+ * that chases.
  *
  *   cc -O2 -o chase chase.c && ./chase RING_FILE SAMPLES TARGET_MS   ->  "bytes min median" */
 #define _GNU_SOURCE

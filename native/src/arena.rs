@@ -96,6 +96,10 @@ impl MmapArena {
     }
 }
 
+/// The GROUP BY scratch pool's regions: transparent huge pages, for every kernel alike (a
+/// partition buffer or a big table in 4 KiB pages would miss the TLB on nearly every line).
+pub const SCRATCH: MmapArena = MmapArena { huge_pages: HugePages::Thp };
+
 impl memwall_core::groupby::ChunkSource for MmapArena {
     fn map(&self, bytes: usize) -> Result<Box<dyn memwall_core::groupby::Chunk>, String> {
         Ok(Box::new(MmapArena::map(self, bytes)?))

@@ -13,8 +13,8 @@ use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use proptest::prelude::*;
 
-use crate::groupby_cmd::parse_count;
 use crate::input::{load_keys, write_keys};
+use memwall_core::size::parse_count;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]

@@ -9,67 +9,12 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use memwall_core::groupby::datagen::{self, DataSpec, Skew};
+use memwall_core::groupby::datagen;
 use memwall_core::size::format_bytes;
 
-use crate::groupby_cmd::{parse_count, spinner};
+use crate::dataset::{GenArgs, describe_flags, spinner};
 use crate::threads::Threads;
 use crate::{CliError, CliResult, input, platform};
-
-/// What to generate: a preset, or rows/keys/skew; and the seed.
-#[derive(Debug, Clone, Args)]
-pub struct GenArgs {
-    /// A named data set: small (10,000,000 rows, 1,700,000 keys) or clickbench (99,997,497 rows,
-    /// 17,630,976 keys, shaped like ClickBench's hits.UserID). The default without --rows.
-    #[arg(long, value_parser = parse_preset, conflicts_with_all = ["rows", "keys", "skew"])]
-    pub preset: Option<String>,
-    /// Rows to generate (e.g. 100000000, 100M, 1.5G).
-    #[arg(long, value_parser = parse_count, requires = "keys")]
-    pub rows: Option<u64>,
-    /// Distinct keys to generate; each appears in at least one row (e.g. 17630976, 17.6M).
-    #[arg(long, value_parser = parse_count, requires = "rows")]
-    pub keys: Option<u64>,
-    /// How generated rows spread over keys: uniform, or zipf:S (key i weighs (i+1)^-S).
-    #[arg(long, value_parser = Skew::parse)]
-    pub skew: Option<Skew>,
-    /// Seed of the generator: the same seed gives the same rows.
-    #[arg(long, default_value_t = datagen::DEFAULT_SEED)]
-    pub seed: u64,
-}
-
-impl GenArgs {
-    /// The checked spec, and the preset's name when one was used (the `small` preset when
-    /// neither a preset nor rows were given, as in `memwall groupby`).
-    pub fn spec(&self) -> CliResult<(DataSpec, Option<String>)> {
-        let (spec, preset) = match (&self.preset, self.rows, self.keys) {
-            (Some(name), _, _) => (preset_spec(name)?, Some(name.clone())),
-            (None, Some(rows), Some(keys)) => {
-                (DataSpec { rows, keys, skew: self.skew.unwrap_or(Skew::Uniform), seed: self.seed }, None)
-            }
-            _ => (preset_spec("small")?, Some("small".to_string())),
-        };
-        let spec = DataSpec { seed: self.seed, ..spec };
-        spec.check().map_err(|e| CliError::usage(format!("{}: {e}", describe(&spec, preset.as_deref()))))?;
-        Ok((spec, preset))
-    }
-}
-
-fn preset_spec(name: &str) -> CliResult<DataSpec> {
-    datagen::preset(name).ok_or_else(|| CliError::usage(format!("unknown preset '{name}'")))
-}
-
-fn parse_preset(name: &str) -> Result<String, String> {
-    datagen::preset(name)
-        .map(|_| name.trim().to_ascii_lowercase())
-        .ok_or_else(|| format!("unknown preset '{name}': expected {}", datagen::PRESETS.join(" or ")))
-}
-
-fn describe(spec: &DataSpec, preset: Option<&str>) -> String {
-    match preset {
-        Some(name) => format!("--preset {name}"),
-        None => format!("--rows {} --keys {}", spec.rows, spec.keys),
-    }
-}
 
 #[derive(Debug, Clone, Args)]
 pub struct GenerateArgs {
@@ -108,7 +53,7 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     }
     platform::check_fits_in_memory(
         spec.bytes().saturating_add(WRITE_OVERHEAD_BYTES),
-        &describe(&spec, preset.as_deref()),
+        &describe_flags(&spec, preset.as_deref()),
     )?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let exec = Threads::new(threads, None)?;
@@ -141,6 +86,7 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use memwall_core::groupby::datagen::Skew;
 
     fn gen_args(rows: u64, keys: u64, seed: u64) -> GenArgs {
         GenArgs { preset: None, rows: Some(rows), keys: Some(keys), skew: Some(Skew::Zipf(0.5)), seed }
@@ -162,18 +108,6 @@ mod tests {
             let loaded = input::load_keys(&out, Some("UserID")).unwrap();
             assert_eq!(loaded.keys, expected, "{name}");
         }
-    }
-
-    #[test]
-    fn presets_and_defaults_resolve_like_groupby() {
-        let args = GenArgs { preset: Some("clickbench".into()), rows: None, keys: None, skew: None, seed: 5 };
-        let (spec, preset) = args.spec().unwrap();
-        assert_eq!(
-            (spec.rows, spec.keys, spec.seed, preset.as_deref()),
-            (99_997_497, 17_630_976, 5, Some("clickbench"))
-        );
-        let none = GenArgs { preset: None, rows: None, keys: None, skew: None, seed: datagen::DEFAULT_SEED };
-        assert_eq!(none.spec().unwrap().0, datagen::preset("small").unwrap());
     }
 
     #[test]

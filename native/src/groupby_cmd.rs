@@ -8,46 +8,18 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::Clock;
-use memwall_core::exec::Executor;
-use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
 use memwall_core::groupby::{self, CachesFrom, GroupByConfig, Kernel, MemoryPolicy, summary};
 use memwall_core::size::format_bytes;
-use memwall_report::{Counters, Dataset, Generator, GroupBy, Host, Input, Report, Source};
+use memwall_report::{Counters, Dataset, GroupBy, Host, Report, Source};
 
-use crate::arena::{HugePages, MmapArena};
+use crate::arena::SCRATCH;
 use crate::counters::CounterSession;
+use crate::dataset::{Data, DataArgs, load};
 use crate::output::{self, Destination};
-use crate::platform::{self, NativeClock};
+use crate::platform::NativeClock;
 use crate::threads::Threads;
 use crate::{CliError, CliResult};
-
-/// Where the keys come from: a preset, generator parameters, or a file.
-#[derive(Debug, Clone, Args)]
-pub struct DataArgs {
-    /// A named data set: small (10,000,000 rows, 1,700,000 keys) or clickbench (99,997,497 rows,
-    /// 17,630,976 keys, shaped like ClickBench's hits.UserID). The default without --rows or --input.
-    #[arg(long, value_parser = parse_preset, conflicts_with_all = ["rows", "keys", "skew", "input"])]
-    pub preset: Option<String>,
-    /// Rows to generate (e.g. 100000000, 100M, 1.5G).
-    #[arg(long, value_parser = parse_count, conflicts_with = "input", requires = "keys")]
-    pub rows: Option<u64>,
-    /// Distinct keys to generate; each appears in at least one row (e.g. 17630976, 17.6M).
-    #[arg(long, value_parser = parse_count, conflicts_with = "input", requires = "rows")]
-    pub keys: Option<u64>,
-    /// How generated rows spread over keys: uniform, or zipf:S (key i weighs (i+1)^-S).
-    #[arg(long, value_parser = Skew::parse, conflicts_with = "input")]
-    pub skew: Option<Skew>,
-    /// Seed of the generator: the same seed gives the same rows.
-    #[arg(long, default_value_t = datagen::DEFAULT_SEED)]
-    pub seed: u64,
-    /// Read the keys from a file: Parquet (with --column) or raw little-endian i64 (.bin).
-    #[arg(long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
-    /// The Parquet column holding the keys (Int64, UInt64 or a narrower integer), e.g. UserID.
-    #[arg(long, requires = "input")]
-    pub column: Option<String>,
-}
 
 #[derive(Debug, Clone, Args)]
 pub struct GroupByArgs {
@@ -81,6 +53,9 @@ pub struct GroupByArgs {
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
+    /// Write the race as CSV (one row per kernel: the columns the page's export writes).
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
 }
 
 /// The rules every kernel of a race is measured under.
@@ -119,10 +94,6 @@ fn parse_policy(name: &str) -> Result<MemoryPolicy, String> {
     MemoryPolicy::parse(name).ok_or_else(|| format!("unknown memory policy '{name}': expected warm or cold"))
 }
 
-/// The scratch pool's regions: transparent huge pages, for every kernel alike (a partition
-/// buffer or a big table in 4 KiB pages would miss the TLB on nearly every line).
-pub const SCRATCH: MmapArena = MmapArena { huge_pages: HugePages::Thp };
-
 /// Kernels in the order given, without repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelList(pub Vec<Kernel>);
@@ -146,117 +117,6 @@ pub fn parse_kernels(text: &str) -> Result<KernelList, String> {
     Ok(KernelList(kernels))
 }
 
-fn parse_preset(name: &str) -> Result<String, String> {
-    datagen::preset(name)
-        .map(|_| name.trim().to_ascii_lowercase())
-        .ok_or_else(|| format!("unknown preset '{name}': expected {}", datagen::PRESETS.join(" or ")))
-}
-
-/// Row and key counts as the core reads them (the page reads them the same way).
-pub use memwall_core::size::parse_count;
-
-/// The keys to aggregate and what the report says about them.
-#[derive(Debug)]
-pub struct Data {
-    pub keys: Vec<i64>,
-    pub dataset: Dataset,
-    /// For humans: "clickbench preset", "hits.parquet (UserID)", ...
-    pub label: String,
-}
-
-/// What the data arguments ask for, checked, before anything big is allocated.
-enum DataSource {
-    Generate { spec: DataSpec, preset: Option<String> },
-    File { path: PathBuf, column: Option<String> },
-}
-
-fn source(args: &DataArgs) -> CliResult<DataSource> {
-    if let Some(path) = &args.input {
-        return Ok(DataSource::File { path: path.clone(), column: args.column.clone() });
-    }
-    let (spec, preset) = match (&args.preset, args.rows, args.keys) {
-        (Some(name), _, _) => (datagen::preset(name).expect("checked by clap"), Some(name.clone())),
-        (None, Some(rows), Some(keys)) => {
-            (DataSpec { rows, keys, skew: args.skew.unwrap_or(Skew::Uniform), seed: args.seed }, None)
-        }
-        _ => (datagen::preset("small").expect("a built-in preset"), Some("small".to_string())),
-    };
-    let spec = DataSpec { seed: args.seed, ..spec };
-    spec.check().map_err(|e| CliError::usage(format!("{}: {e}", describe_flags(&spec, preset.as_deref()))))?;
-    Ok(DataSource::Generate { spec, preset })
-}
-
-fn describe_flags(spec: &DataSpec, preset: Option<&str>) -> String {
-    match preset {
-        Some(name) => format!("--preset {name}"),
-        None => format!("--rows {} --keys {}", spec.rows, spec.keys),
-    }
-}
-
-/// Generates or loads the keys, refusing up front what cannot fit: the keys plus `scratch(rows,
-/// groups)`, the most the chosen kernels need on top.
-pub fn load(args: &DataArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> u64) -> CliResult<Data> {
-    match source(args)? {
-        DataSource::Generate { spec, preset } => {
-            let needed = spec.bytes().saturating_add(scratch(spec.rows, spec.keys));
-            platform::check_fits_in_memory(needed, &describe_flags(&spec, preset.as_deref()))?;
-            let bar = spinner(format!("generating {} rows over {} keys", spec.rows, spec.keys));
-            let keys = datagen::generate_with(&spec, exec).map_err(|e| CliError::usage(e.to_string()))?;
-            bar.finish_and_clear();
-            let label = match &preset {
-                Some(name) => format!("{name} preset"),
-                None => format!("generated, {}", spec.skew.name()),
-            };
-            Ok(Data {
-                keys,
-                dataset: Dataset {
-                    rows: spec.rows,
-                    distinct_keys: spec.keys,
-                    generator: Some(Generator { preset, skew: spec.skew.name() }),
-                    input: None,
-                    seed: Some(spec.seed),
-                    max_rows_per_key: None,
-                },
-                label,
-            })
-        }
-        DataSource::File { path, column } => {
-            let bar = spinner(format!("reading {}", path.display()));
-            let loaded = crate::input::load_keys(&path, column.as_deref())?;
-            bar.finish_and_clear();
-            let rows = loaded.keys.len() as u64;
-            // The groups are not known before aggregating; a sample tells roughly, and skew only
-            // makes it low, so allow four times that (as many as rows would refuse real files:
-            // a table for 100 M groups that hits.parquet does not have).
-            let groups = groupby::estimate_groups(&loaded.keys).groups.saturating_mul(4).min(rows);
-            platform::check_fits_in_memory(scratch(rows, groups), &format!("--input {}", path.display()))?;
-            let label = match &column {
-                Some(c) => format!("{} ({c})", path.display()),
-                None => path.display().to_string(),
-            };
-            Ok(Data {
-                keys: loaded.keys,
-                dataset: Dataset {
-                    rows,
-                    // Filled in from the first run's result.
-                    distinct_keys: 0,
-                    generator: None,
-                    input: Some(Input { path: path.display().to_string(), format: loaded.format.into(), column }),
-                    seed: None,
-                    max_rows_per_key: None,
-                },
-                label,
-            })
-        }
-    }
-}
-
-pub fn spinner(message: String) -> ProgressBar {
-    let bar = ProgressBar::new_spinner().with_message(message);
-    bar.enable_steady_tick(std::time::Duration::from_millis(120));
-    bar
-}
-
 /// The caches the kernels size their tables by: this host's per-core L2 and last-level cache as
 /// declared (the core's defaults where it declares none); `memwall run` replaces them with what
 /// its ladder finds.
@@ -273,6 +133,22 @@ pub fn groupby_config(partitions: u32, host: &Host) -> CliResult<GroupByConfig> 
     Ok(config)
 }
 
+/// The short ladder that finds the caches adaptive sizes by.
+const CACHE_PROBE_FLAGS: [&str; 12] = [
+    "--min",
+    "16KiB",
+    "--max",
+    "64MiB",
+    "--points-per-octave",
+    "1",
+    "--runs",
+    "5",
+    "--sample-ms",
+    "2",
+    "--attempts",
+    "1",
+];
+
 /// `config` with the caches this host really has where adaptive will run (it is the kernel that
 /// decides by them): a short ladder (16 KiB to 64 MiB, a size per doubling, about a second)
 /// names the levels, whose sizes replace the declared ones (a VM's declared L3 is often many
@@ -281,22 +157,8 @@ pub fn with_host_caches(config: GroupByConfig, kernels: &[Kernel], declared_only
     if declared_only || !kernels.contains(&Kernel::Adaptive) {
         return config;
     }
-    let probe = crate::ladder_cmd::LadderArgs {
-        min: 16 << 10,
-        max: 64 << 20,
-        points_per_octave: 1,
-        pin: None,
-        huge_pages: vec![HugePages::Off],
-        pattern: vec![crate::ladder_cmd::PatternArg::Random],
-        runs: 5,
-        sample_ms: 2.0,
-        attempts: 1,
-        chains: Vec::new(),
-        chains_at: None,
-        seed: datagen::DEFAULT_SEED,
-        json: None,
-        csv: None,
-        markdown: None,
+    let Ok(probe) = crate::ladder_cmd::LadderArgs::from_flags(&CACHE_PROBE_FLAGS) else {
+        return config;
     };
     match crate::ladder_cmd::measure(&probe, host, &NativeClock::new()) {
         Ok(ladder) => config.with_measured_caches(&ladder.levels),
@@ -481,15 +343,7 @@ pub fn truth(rules: &RuleArgs, dataset: &Dataset) -> Truth {
 /// caller is pinned to, if it is), under the default rules, with the caches the ladder found.
 pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn Clock) -> CliResult<(GroupBy, String)> {
     let args = GroupByArgs {
-        data: DataArgs {
-            preset: Some("small".into()),
-            rows: None,
-            keys: None,
-            skew: None,
-            seed: datagen::DEFAULT_SEED,
-            input: None,
-            column: None,
-        },
+        data: DataArgs::preset("small"),
         kernel: KernelList(Kernel::ALL.to_vec()),
         partitions: groupby::DEFAULT_PARTITIONS,
         threads: 1,
@@ -499,6 +353,7 @@ pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn C
         rules: RuleArgs::defaults(),
         declared_caches: true,
         json: None,
+        csv: None,
     };
     let (threads, config, mut data) = prepare(&args, host)?;
     let setup = Race::for_args(&args, config.with_measured_caches(levels), &threads, &data.dataset);
@@ -525,6 +380,9 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
         let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
         writeln!(out, "threads pinned to CPUs {}", list.join(",")).ok();
     }
+    if let Some(path) = &args.csv {
+        output::write_file(path, &memwall_report::groupby_csv(&result))?;
+    }
     if let Some(destination) = &args.json {
         let mut report = Report::new(Source::Native, output::unix_now(), host);
         report.groupby = Some(result);
@@ -542,6 +400,13 @@ mod tests {
         assert_eq!(parse_kernels("all").unwrap().0, Kernel::ALL.to_vec());
         assert_eq!(parse_kernels("tuned, naive,tuned").unwrap().0, vec![Kernel::Tuned, Kernel::Naive]);
         assert!(parse_kernels("naive,fast").unwrap_err().contains("fast"));
+    }
+
+    #[test]
+    fn the_cache_probe_is_a_ladder_the_command_line_accepts() {
+        let probe = crate::ladder_cmd::LadderArgs::from_flags(&CACHE_PROBE_FLAGS).unwrap();
+        assert_eq!((probe.min, probe.max, probe.attempts), (16 << 10, 64 << 20, 1));
+        assert!(crate::ladder_cmd::LadderArgs::from_flags(&["--max", "lots"]).unwrap_err().contains("lots"));
     }
 
     #[test]

@@ -283,6 +283,17 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_names_the_amounts_and_the_limit() {
+        let headroom = Headroom { bytes: GIB, limited_by: "its cgroup's limit of 2 GiB".into() };
+        assert!(crate::platform::fits(GIB / 2, "--max 512 MiB", &headroom).is_ok());
+        let refused = crate::platform::fits(GIB, "--max 1 GiB", &headroom).unwrap_err();
+        assert_eq!(
+            format!("{} (exit {})", refused.message, refused.code),
+            "--max 1 GiB needs about 1 GiB but only 1 GiB can be allocated here (its cgroup's limit of 2 GiB; memwall keeps a tenth of it free) (exit 2)"
+        );
+    }
+
+    #[test]
     fn this_host_has_some_headroom() {
         // Whatever the host: Linux always has /proc/meminfo, and a test process has room.
         let headroom = headroom().expect("/proc/meminfo");

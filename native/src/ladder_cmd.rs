@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::{self, Clock};
+use memwall_core::describe::{self, steps_summary};
 use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, Pattern, SampleConfig};
 use memwall_core::size::{format_bytes, parse_size};
 use memwall_core::{cycles, explain};
 use memwall_report::{
-    Cache, Cause, ClockEstimate, Curve, Host, Ladder, LadderPoint, Level, Parallelism, Report, Source, Step,
+    Cache, Cause, ClockEstimate, Curve, Host, Ladder, LadderPoint, Level, Parallelism, Report, Source,
 };
 
 use crate::arena::{HugePages, MmapArena};
@@ -66,7 +67,7 @@ pub struct LadderArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub chains_at: Option<u64>,
     /// Seed of the random cycle.
-    #[arg(long, default_value_t = 0x6d65_6d77_616c_6c)]
+    #[arg(long, default_value_t = ladder::DEFAULT_SEED)]
     pub seed: u64,
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
@@ -96,6 +97,20 @@ impl PatternArg {
             Self::PageStride => Pattern::PageStride,
             Self::Sequential => Pattern::Sequential,
         }
+    }
+}
+
+impl LadderArgs {
+    /// The arguments `memwall ladder FLAGS...` would get: every flag not given keeps its
+    /// command-line default, so a ladder run from inside another command cannot drift from them.
+    pub fn from_flags(flags: &[&str]) -> Result<Self, String> {
+        #[derive(clap::Parser)]
+        struct Ladder {
+            #[command(flatten)]
+            args: LadderArgs,
+        }
+        let argv = std::iter::once("ladder").chain(flags.iter().copied());
+        <Ladder as clap::Parser>::try_parse_from(argv).map(|l| l.args).map_err(|e| e.to_string())
     }
 }
 
@@ -143,14 +158,35 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
     // The largest ring plus its permutation (4 bytes per line) must fit, with the allocation
     // refused up front rather than by the OOM killer halfway through.
     let largest = (*sizes.last().unwrap_or(&args.max)).max(if args.chains.is_empty() { 0 } else { chains_at });
-    let needed = largest + largest / LINE_BYTES as u64 * 4 + (2 << 20);
+    let needed = ladder::bytes_needed(largest) + (2 << 20);
     platform::check_fits_in_memory(needed, &format!("--max {}", format_bytes(largest)))?;
     if usize::try_from(largest).is_err() {
         return Err(CliError::usage("--max is larger than this platform's address space"));
     }
     if let Some(cpu) = args.pin {
-        platform::pin_current_thread(cpu)?;
+        // On a thread of its own: the pin ends with the ladder, and what runs after it on this
+        // thread (the threads bandwidth and GROUP BY start) keeps every CPU it was allowed.
+        return std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    platform::pin_current_thread(cpu)?;
+                    measure_here(args, sizes, chains_at, host, clock)
+                })
+                .join()
+                .unwrap_or_else(|_| Err(CliError::runtime("the ladder's thread stopped unexpectedly")))
+        });
     }
+    measure_here(args, sizes, chains_at, host, clock)
+}
+
+/// `measure` once the arguments are checked, on whatever CPU this thread is allowed.
+fn measure_here(
+    args: &LadderArgs,
+    sizes: Vec<u64>,
+    chains_at: u64,
+    host: &Host,
+    clock: &NativeClock,
+) -> CliResult<Ladder> {
     let resolution = host.timer_resolution_ns.unwrap_or(1.0);
     let config = SampleConfig {
         target_sample_ns: ladder::target_sample_ns(resolution, args.sample_ms * 1e6),
@@ -201,8 +237,6 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         curves.push(Curve { pattern: pattern.name().into(), huge_pages: huge_pages.name().into(), chains: 1, points });
     }
     bar.finish_and_clear();
-    let main = curves.remove(0);
-    let mut points = main.points;
     let mut arena = MmapArena { huge_pages: args.huge_pages[0] };
     let parallelism = if args.chains.is_empty() {
         None
@@ -221,50 +255,15 @@ pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult
         spinner.finish_and_clear();
         Some(measured)
     };
-    let steps = ladder::detect_steps(&points);
-    let l1 = host.caches.iter().find(|c| c.level == 1 && c.kind != "Instruction").map(|c| c.size_bytes);
-    let clock_check = cycles::check_clock(&points, l1, host.core_ghz);
-    let withheld = cycles::withhold_cycles_if_implausible(&mut points, clock_check.as_ref());
-    // Levels get the clock of the run as a whole: the median of the points' own.
-    let mut local: Vec<f64> = points.iter().filter_map(|p| p.ghz).collect();
-    local.sort_by(f64::total_cmp);
-    let level_ghz = if withheld.is_some() { None } else { local.get(local.len() / 2).copied().or(host.core_ghz) };
-    // Page-local beside a random main curve, same pages, tells the TLB from the caches; on huge
-    // pages it shows the caches best.
-    let local = |pages: &str| {
-        curves
-            .iter()
-            .find(|c| c.pattern == Pattern::PageLocal.name() && c.huge_pages == pages)
-            .filter(|_| main.pattern == Pattern::Random.name())
-            .map(|c| c.points.as_slice())
-    };
-    let page_local = local(&main.huge_pages);
-    let caches = local("thp").or_else(|| local("on"));
-    let curves_read = explain::Curves { random: &points, page_local, caches };
-    let reading = explain::read_levels(curves_read, &host.caches, level_ghz);
-    for curve in &mut curves {
-        cycles::withhold_cycles_if_implausible(&mut curve.points, clock_check.as_ref());
-    }
-    Ok(Ladder {
-        pattern: main.pattern,
-        huge_pages: main.huge_pages,
-        pinned_cpu: args.pin,
-        line_bytes: LINE_BYTES as u32,
-        seed: args.seed,
-        ghz: if withheld.is_some() { None } else { host.core_ghz },
-        cycles_unavailable: withheld.or_else(|| host.core_ghz_unavailable.clone()),
-        target_sample_ns: config.target_sample_ns,
-        timer_resolution_ns: host.timer_resolution_ns,
-        duration_s: Some((clock.now_ns() - started) / 1e9),
-        points,
-        steps,
-        clock: host.core_clock.clone(),
-        clock_check,
-        levels: reading.levels,
-        verdict: reading.verdict,
-        parallelism,
+    let measured = ladder::report::Measured {
         curves,
-    })
+        parallelism,
+        pinned_cpu: args.pin,
+        seed: args.seed,
+        target_sample_ns: config.target_sample_ns,
+        duration_s: Some((clock.now_ns() - started) / 1e9),
+    };
+    Ok(ladder::report::read(measured, host))
 }
 
 pub fn ladder(args: LadderArgs) -> CliResult {
@@ -275,7 +274,7 @@ pub fn ladder(args: LadderArgs) -> CliResult {
     let mut out = output::human(json_on_stdout);
     print_ladder(&mut *out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(path) = &args.csv {
-        output::write_file(path, &csv(&ladder))?;
+        output::write_file(path, &memwall_report::ladder_csv(&ladder.points))?;
     }
     if let Some(path) = &args.markdown {
         output::write_file(path, &markdown(&ladder))?;
@@ -403,11 +402,7 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
         writeln!(out, "- {sentence}")?;
     }
     if !declared.is_empty() {
-        let caches: Vec<String> = declared
-            .iter()
-            .filter(|c| c.kind != "Instruction")
-            .map(|c| format!("L{} {}", c.level, format_bytes(c.size_bytes)))
-            .collect();
+        let caches: Vec<String> = describe::data_caches(declared).into_iter().map(describe::cache_label).collect();
         writeln!(out, "declared caches: {}", caches.join(", "))?;
     }
     if let Some(seconds) = ladder.duration_s {
@@ -505,35 +500,24 @@ pub fn parallelism_summary(p: &Parallelism) -> String {
     )
 }
 
-pub fn steps_summary(steps: &[Step]) -> String {
-    if steps.is_empty() {
-        return "latency steps: none found in this range".into();
-    }
-    let parts: Vec<String> = steps
-        .iter()
-        .map(|s| {
-            format!(
-                "{} -> {} ({:.1} -> {:.1} ns)",
-                format_bytes(s.from_bytes),
-                format_bytes(s.to_bytes),
-                s.ns_per_load_before,
-                s.ns_per_load_after
-            )
-        })
-        .collect();
-    format!("latency steps: {}", parts.join(", "))
-}
-
-pub fn csv(ladder: &Ladder) -> String {
-    let mut out = format!("{}\n", memwall_report::LADDER_CSV_HEADER);
-    for p in &ladder.points {
-        out += &p.csv_row();
-        out.push('\n');
-    }
-    out
-}
-
 pub fn markdown(ladder: &Ladder) -> String {
     let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
     output::markdown_table(&HEADER, &rows) + "\n" + &steps_summary(&ladder.steps) + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pinned_ladder_leaves_the_calling_thread_on_every_cpu_it_had() {
+        let before = core_affinity::get_core_ids().unwrap_or_default().len();
+        let flags =
+            ["--min", "16KiB", "--max", "32KiB", "--pin", "0", "--runs", "1", "--attempts", "1", "--sample-ms", "0.1"];
+        let args = LadderArgs::from_flags(&flags).unwrap();
+        let ladder = measure(&args, &crate::host::describe(), &NativeClock::new()).unwrap();
+        assert_eq!(ladder.pinned_cpu, Some(0));
+        assert!(!ladder.points.is_empty());
+        assert_eq!(core_affinity::get_core_ids().unwrap_or_default().len(), before);
+    }
 }

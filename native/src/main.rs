@@ -3,6 +3,7 @@
 mod arena;
 mod bandwidth_cmd;
 mod counters;
+mod dataset;
 #[cfg(test)]
 mod fuzz;
 mod generate_cmd;

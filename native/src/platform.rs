@@ -41,21 +41,27 @@ pub fn pin_current_thread(cpu: u32) -> Result<(), CliError> {
     }
 }
 
-/// Runs `steps` dependent one-cycle adds: the chain `estimate_ghz` times.
+/// Runs `steps` dependent one-cycle adds: the chain `cycles::ClockProbe` times.
+///
+/// The addend is a register whose value the core cannot know at rename: Intel's Golden Cove and
+/// later cores fold chains of `add reg, imm` in the renamer, and on a Sapphire Rapids guest such
+/// a chain ran four to five adds a cycle and read as an 8-12 GHz clock.
 #[cfg(target_arch = "x86_64")]
 pub fn add_chain(steps: u64) {
     let iterations = steps.div_ceil(8).max(1);
+    let one: u64 = core::hint::black_box(1);
     let mut x: u64 = 0;
     // SAFETY: pure register arithmetic; touches no memory and no other state than the flags.
     unsafe {
         core::arch::asm!(
             "2:",
-            "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
-            "add {x}, 1", "add {x}, 1", "add {x}, 1", "add {x}, 1",
+            "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+            "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
             "dec {n}",
             "jnz 2b",
             x = inout(reg) x,
             n = inout(reg) iterations => _,
+            one = in(reg) one,
             options(nomem, nostack),
         );
     }
@@ -65,17 +71,19 @@ pub fn add_chain(steps: u64) {
 #[cfg(target_arch = "aarch64")]
 pub fn add_chain(steps: u64) {
     let iterations = steps.div_ceil(8).max(1);
+    let one: u64 = core::hint::black_box(1);
     let mut x: u64 = 0;
     // SAFETY: pure register arithmetic; touches no memory and no other state than the flags.
     unsafe {
         core::arch::asm!(
             "2:",
-            "add {x}, {x}, 1", "add {x}, {x}, 1", "add {x}, {x}, 1", "add {x}, {x}, 1",
-            "add {x}, {x}, 1", "add {x}, {x}, 1", "add {x}, {x}, 1", "add {x}, {x}, 1",
+            "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
+            "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
             "subs {n}, {n}, 1",
             "b.ne 2b",
             x = inout(reg) x,
             n = inout(reg) iterations => _,
+            one = in(reg) one,
             options(nomem, nostack),
         );
     }

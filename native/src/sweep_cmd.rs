@@ -11,11 +11,14 @@ use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
 use memwall_core::groupby::{self, GroupByConfig, Kernel};
 use memwall_report::{GroupBy, Report, Source, Sweep};
 
-use crate::groupby_cmd::{self, DataArgs, KernelList, RuleArgs, SCRATCH, parse_count, parse_kernels};
+use crate::arena::SCRATCH;
+use crate::dataset::DataArgs;
+use crate::groupby_cmd::{self, KernelList, RuleArgs, parse_kernels};
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
 use crate::threads::Threads;
 use crate::{CliError, CliResult};
+use memwall_core::size::parse_count;
 
 #[derive(Debug, Args)]
 pub struct SweepArgs {
@@ -207,7 +210,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         let reference = if rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
         most.saturating_add(reference)
     };
-    let data = groupby_cmd::load(&args.data, &threads, &scratch)?;
+    let data = crate::dataset::load(&args.data, &threads, &scratch)?;
     let sweeper = Racer {
         kernels,
         config,

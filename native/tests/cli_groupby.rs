@@ -119,6 +119,7 @@ fn counters_are_recorded_or_explained() {
 fn binary_input_is_grouped() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("keys.bin");
+    let csv_path = dir.path().join("race.csv");
     let keys: Vec<i64> = (0..20_000i64).map(|i| (i % 777) * 1_000_000_007 - 5).collect();
     std::fs::write(&path, keys.iter().flat_map(|k| k.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
     let out = memwall(&[
@@ -129,10 +130,14 @@ fn binary_input_is_grouped() {
         "naive,tuned",
         "--runs",
         "1",
+        "--csv",
+        csv_path.to_str().unwrap(),
         "--json",
         "-",
     ]);
     let groupby = report_from(&out).groupby.unwrap();
+    // The CSV is the report's, as the page exports it.
+    assert_eq!(std::fs::read_to_string(&csv_path).unwrap(), memwall_report::groupby_csv(&groupby));
     assert_eq!((groupby.dataset.rows, groupby.dataset.distinct_keys), (20_000, 777));
     let input = groupby.dataset.input.unwrap();
     assert_eq!(input.format, "bin");

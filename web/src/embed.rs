@@ -158,42 +158,38 @@ impl Component for EmbedPanel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memwall_report::{Host, Ladder, LadderPoint, Source, Summary};
+    use memwall_core::ladder;
+    use memwall_report::{Curve, Host, LadderPoint, Source, Summary};
 
     #[test]
     fn a_compact_report_keeps_summaries_and_drops_samples() {
         let mut report = Report::new(Source::Browser, 1, Host::default());
-        report.ladder = Some(Ladder {
-            pattern: "random-cycle".into(),
-            huge_pages: "default".into(),
-            pinned_cpu: None,
-            line_bytes: 64,
-            seed: 1,
+        let point = LadderPoint {
+            bytes: 16384,
+            ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
+            cycles_per_load: None,
             ghz: None,
-            cycles_unavailable: None,
-            target_sample_ns: 5e6,
-            timer_resolution_ns: Some(5000.0),
-            duration_s: None,
-            points: vec![LadderPoint {
-                bytes: 16384,
-                ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
-                cycles_per_load: None,
-                ghz: None,
-                clock_moved: false,
-                loads_per_sample: 1000,
-                samples: 3,
-                samples_ns_per_load: vec![1.0, 1.1, 1.3],
-                attempts: 1,
-                huge_page_bytes: None,
+            clock_moved: false,
+            loads_per_sample: 1000,
+            samples: 3,
+            samples_ns_per_load: vec![1.0, 1.1, 1.3],
+            attempts: 1,
+            huge_page_bytes: None,
+        };
+        let measured = ladder::report::Measured {
+            curves: vec![Curve {
+                pattern: "random-cycle".into(),
+                huge_pages: "default".into(),
+                chains: 1,
+                points: vec![point],
             }],
-            steps: vec![],
-            clock: None,
-            clock_check: None,
-            levels: vec![],
-            verdict: vec![],
             parallelism: None,
-            curves: vec![],
-        });
+            pinned_cpu: None,
+            seed: 1,
+            target_sample_ns: 5e6,
+            duration_s: None,
+        };
+        report.ladder = Some(ladder::report::read(measured, &Host::default()));
         let compact = compact_report(&report);
         let point = &compact.ladder.as_ref().unwrap().points[0];
         assert!(point.samples_ns_per_load.is_empty());

@@ -8,7 +8,6 @@ use std::rc::Rc;
 use memwall_core::groupby::datagen::{self, Skew};
 use memwall_core::groupby::sweep::doublings;
 use memwall_core::groupby::{self, GroupByConfig, Kernel, summary};
-use memwall_core::size::format_bytes;
 use memwall_report::{GroupBy, Report, Source, Sweep, SweepPoint};
 use yew::prelude::*;
 
@@ -22,8 +21,6 @@ use crate::theme::Palette;
 use crate::util;
 use crate::worker::{self, WorkerHandle};
 
-/// What fits in a browser: wasm32 memory is 4 GiB at most, and the page needs some for itself.
-const MAX_BROWSER_BYTES: u64 = 3 << 30;
 /// The preset the page starts from (the CLI's `small`: 10 M rows, 1.7 M keys, ClickBench skew).
 const PRESET: &str = "small";
 /// Kernels raced unless the reader picks others.
@@ -175,7 +172,7 @@ impl Component for GroupByPage {
             }
             Msg::SaveJson => {
                 if let Some(report) = self.report() {
-                    self.notify(util::download_text(
+                    self.notice = util::export_notice(util::download_text(
                         "memwall-browser-groupby.json",
                         "application/json",
                         &report.to_json_pretty(),
@@ -190,7 +187,7 @@ impl Component for GroupByPage {
             }
             Msg::ExportSvg(id, file) => {
                 let result = util::download_svg(id, file);
-                self.notify(result);
+                self.notice = util::export_notice(result);
             }
         }
         if self.worker.is_none() {
@@ -337,13 +334,7 @@ impl GroupByPage {
         let kernels: Vec<Kernel> = self.kernels.iter().copied().collect();
         let config = GroupByConfig { partitions: self.partitions, ..GroupByConfig::default() };
         let needed = groupby_job::bytes_needed(&data, &kernels, &config);
-        if needed > MAX_BROWSER_BYTES {
-            return Err(format!(
-                "this needs about {} of memory; a browser gives WebAssembly at most 4 GiB, so keep it under {} (the native memwall has no such limit)",
-                format_bytes(needed),
-                format_bytes(MAX_BROWSER_BYTES)
-            ));
-        }
+        util::fits_in_browser(needed)?;
         Ok(data)
     }
 
@@ -413,12 +404,6 @@ impl GroupByPage {
                 self.error = Some(message);
                 self.worker = None;
             }
-        }
-    }
-
-    fn notify(&mut self, result: Result<(), String>) {
-        if let Err(e) = result {
-            self.notice = Some(format!("Could not export: {e}"));
         }
     }
 

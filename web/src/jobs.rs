@@ -1,42 +1,18 @@
-//! What a worker measures, and what it reports back, point by point.
+//! The protocol between a page and its measuring worker: the jobs it takes and the events it
+//! posts back, point by point.
 //!
 //! The page and the worker exchange these as JSON strings (see `worker.rs`). The measuring itself
 //! is the core's: the browser only supplies a clock and plain heap memory.
 
-use std::ops::ControlFlow;
-
-use memwall_core::clock::{self, Clock};
-use memwall_core::explain;
-use memwall_core::ladder::{self, HeapArena, LINE_BYTES, LadderEvent, SampleConfig};
 use memwall_report::{Ladder, LadderPoint};
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{PerformanceClock, cross_origin_isolated};
-
-/// The native CLI's default `--seed` ("memwall" in ASCII), so a browser ring and a native ring of
-/// the same size visit lines in the same order.
-pub const DEFAULT_SEED: u64 = 0x006d_656d_7761_6c6c;
-
-/// Each timed sample lasts at least this long (the native default `--sample-ms 5`), and longer
-/// where the timer is coarse (see `ladder::target_sample_ns`).
-const SAMPLE_FLOOR_NS: f64 = 5e6;
-
-/// A timer at least this fine is a cross-origin-isolated one (5 µs in Chrome); coarser timers make
-/// every sample 500 ticks long, so fewer samples keep the run short.
-const FINE_TIMER_NS: f64 = 20_000.0;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LadderJob {
-    pub sizes: Vec<u64>,
-    /// Timed samples per size; 0 picks from the timer: 15 with fine timers, 5 with coarse ones.
-    pub samples: u32,
-    pub seed: u64,
-}
+use crate::clock::PerformanceClock;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "job")]
 pub enum Job {
-    Ladder(LadderJob),
+    Ladder(crate::ladder_job::LadderJob),
     GroupBy(crate::groupby_job::GroupByJob),
 }
 
@@ -58,91 +34,21 @@ pub fn run(job: Job, post: &mut dyn FnMut(WorkerEvent)) {
         Err(message) => return post(WorkerEvent::Failed { message }),
     };
     match job {
-        Job::Ladder(job) => run_ladder(&job, &clock, post),
+        Job::Ladder(job) => crate::ladder_job::run(&job, &clock, &mut |e| post(e)),
         Job::GroupBy(job) => crate::groupby_job::run(&job, &clock, &mut |e| post(WorkerEvent::GroupBy(e))),
-    }
-}
-
-fn run_ladder(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEvent)) {
-    // 50 ticks: 5 ms at 100 µs, enough to see the coarse tick and not only its jitter.
-    let resolution = clock::resolution_ns(clock, 50);
-    let target_sample_ns = ladder::target_sample_ns(resolution, SAMPLE_FLOOR_NS);
-    let samples = match job.samples {
-        0 if resolution <= FINE_TIMER_NS => 15,
-        0 => 5,
-        n => n,
-    };
-    post(WorkerEvent::LadderStarted {
-        timer_resolution_ns: resolution,
-        target_sample_ns,
-        samples,
-        cross_origin_isolated: cross_origin_isolated(),
-    });
-    let config = SampleConfig {
-        target_sample_ns,
-        samples,
-        warmup: true,
-        seed: job.seed,
-        attempts: ladder::DEFAULT_ATTEMPTS,
-        pattern: ladder::Pattern::Random,
-    };
-    let started = clock.now_ns();
-    let result =
-        ladder::run_ladder(&mut HeapArena, clock, &job.sizes, &config, ladder::Cycles::Unknown, &mut |event| {
-            match event {
-                LadderEvent::Measuring { index, total, bytes } => {
-                    post(WorkerEvent::LadderMeasuring { index, total, bytes })
-                }
-                LadderEvent::Measured { index, total, point } => {
-                    post(WorkerEvent::LadderPoint { index, total, point: point.clone() });
-                }
-            }
-            ControlFlow::Continue(())
-        });
-    match result {
-        Ok(points) => {
-            let steps = ladder::detect_steps(&points);
-            // A page sees no declared caches and no clock: levels are numbered, in ns only.
-            let curves = explain::Curves { random: &points, page_local: None, caches: None };
-            let reading = explain::read_levels(curves, &[], None);
-            post(WorkerEvent::LadderDone {
-                ladder: Box::new(Ladder {
-                    pattern: "random-cycle".into(),
-                    // The browser's allocator decides; no madvise from inside wasm.
-                    huge_pages: "default".into(),
-                    pinned_cpu: None,
-                    line_bytes: LINE_BYTES as u32,
-                    seed: job.seed,
-                    ghz: None,
-                    cycles_unavailable: Some(
-                        "a browser cannot calibrate the core clock: the JIT may fold an add chain".into(),
-                    ),
-                    target_sample_ns,
-                    timer_resolution_ns: Some(resolution),
-                    duration_s: Some((clock.now_ns() - started) / 1e9),
-                    points,
-                    steps,
-                    clock: None,
-                    clock_check: None,
-                    levels: reading.levels,
-                    verdict: reading.verdict,
-                    parallelism: None,
-                    curves: vec![],
-                }),
-            });
-        }
-        Err(e) => post(WorkerEvent::Failed { message: format!("ladder: {e}") }),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ladder_job::LadderJob;
+    use memwall_core::ladder;
     use memwall_report::Summary;
 
     #[test]
     fn jobs_and_events_survive_the_trip_through_post_message() {
-        let job = Job::Ladder(LadderJob { sizes: vec![16384, 24576], samples: 0, seed: DEFAULT_SEED });
+        let job = Job::Ladder(LadderJob { sizes: vec![16384, 24576], samples: 0, seed: ladder::DEFAULT_SEED });
         assert_eq!(serde_json::from_str::<Job>(&serde_json::to_string(&job).unwrap()).unwrap(), job);
         let point = LadderPoint {
             bytes: 16384,
@@ -168,10 +74,5 @@ mod tests {
             serde_json::from_str::<WorkerEvent>(text).unwrap(),
             WorkerEvent::Failed { message: "the measuring worker stopped: boom".into() }
         );
-    }
-
-    #[test]
-    fn the_seed_is_memwall_in_ascii() {
-        assert_eq!(DEFAULT_SEED.to_be_bytes()[1..], *b"memwall");
     }
 }

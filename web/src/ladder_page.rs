@@ -4,22 +4,19 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use memwall_core::ladder;
 use memwall_core::size::{format_bytes, parse_size};
+use memwall_core::{describe, ladder};
 use memwall_report::{Cause, Host, Ladder, LadderPoint, Report, Source};
 use yew::prelude::*;
 
 use crate::chart::{self, Band, LineChart, Series, XFormat};
 use crate::embed::{self, EmbedPanel};
-use crate::jobs::{DEFAULT_SEED, Job, LadderJob, WorkerEvent};
-use crate::reports::{LoadedReport, Reports, browser_host, cache_markers, source_name, to_points};
+use crate::jobs::{Job, WorkerEvent};
+use crate::ladder_job::LadderJob;
+use crate::reports::{LoadedReport, Reports, browser_host, cache_markers, to_points};
 use crate::theme::Palette;
 use crate::util;
 use crate::worker::{self, WorkerHandle};
-
-/// A browser's wasm memory tops out at 4 GiB, and the ring needs its size plus a permutation of
-/// 4 bytes per line while it is built.
-const MAX_BROWSER_BYTES: u64 = 2 << 30;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -201,7 +198,7 @@ impl Component for LadderPage {
             Msg::ToggleLogY => self.log_y = !self.log_y,
             Msg::SaveJson => {
                 if let Some(report) = self.report() {
-                    self.notify(util::download_text(
+                    self.notice = util::export_notice(util::download_text(
                         "memwall-browser-report.json",
                         "application/json",
                         &report.to_json_pretty(),
@@ -215,14 +212,12 @@ impl Component for LadderPage {
                 }
             }
             Msg::ExportCsv => {
-                let mut csv = format!("{}\n", memwall_report::LADDER_CSV_HEADER);
-                for point in &self.points {
-                    csv += &point.csv_row();
-                    csv.push('\n');
-                }
-                self.notify(util::download_text("memwall-browser-ladder.csv", "text/csv", &csv));
+                let csv = memwall_report::ladder_csv(&self.points);
+                self.notice = util::export_notice(util::download_text("memwall-browser-ladder.csv", "text/csv", &csv));
             }
-            Msg::ExportSvg => self.notify(util::download_svg(&self.chart_id(ctx), "memwall-ladder.svg")),
+            Msg::ExportSvg => {
+                self.notice = util::export_notice(util::download_svg(&self.chart_id(ctx), "memwall-ladder.svg"))
+            }
             Msg::ExportPng => {
                 let id = self.chart_id(ctx);
                 ctx.link().send_future(async move {
@@ -367,13 +362,7 @@ impl LadderPage {
     fn job(&self) -> Result<LadderJob, String> {
         let min = parse_size(&self.min)?;
         let max = parse_size(&self.max)?;
-        if max > MAX_BROWSER_BYTES {
-            return Err(format!(
-                "the largest working set is {}; a browser gives WebAssembly at most 4 GiB, so memwall stops at {} here (the native memwall goes further)",
-                format_bytes(max),
-                format_bytes(MAX_BROWSER_BYTES)
-            ));
-        }
+        util::fits_in_browser(ladder::bytes_needed(max))?;
         let ppo: u32 = self
             .points_per_octave
             .trim()
@@ -385,17 +374,11 @@ impl LadderPage {
                 .replace("--points-per-octave", "points per doubling")
         })?;
         let samples = if self.samples == "auto" { 0 } else { self.samples.parse().unwrap_or(0) };
-        Ok(LadderJob { sizes, samples, seed: DEFAULT_SEED })
+        Ok(LadderJob { sizes, samples, seed: ladder::DEFAULT_SEED })
     }
 
     fn chart_id(&self, ctx: &Context<Self>) -> String {
         if ctx.props().compact { "ladder-chart-embed".into() } else { "ladder-chart".into() }
-    }
-
-    fn notify(&mut self, result: Result<(), String>) {
-        if let Err(e) = result {
-            self.notice = Some(format!("Could not export: {e}"));
-        }
     }
 
     /// The finished run as a report of the shared schema, `source: "browser"`.
@@ -478,7 +461,7 @@ impl LadderPage {
                                 <label class="check">
                                     <input type="checkbox" checked={!self.hidden.contains(&id)} onchange={link.callback(move |_| Msg::ToggleOverlay(id))} />
                                     <span class="swatch" style={format!("background:{}", ctx.props().palette.color(id as usize))}></span>
-                                    { format!("{} ({})", r.label, source_name(r.report.source)) }
+                                    { format!("{} ({})", r.label, r.report.source.name()) }
                                 </label>
                             }
                         }) }
@@ -513,7 +496,7 @@ impl LadderPage {
             }
             let Some(ladder) = &r.report.ladder else { continue };
             series.push(Series {
-                label: format!("{} ({})", r.label, source_name(r.report.source)),
+                label: format!("{} ({})", r.label, r.report.source.name()),
                 color: r.id as usize,
                 dashed: r.report.source == Source::Browser,
                 points: to_points(&ladder.points),
@@ -554,8 +537,7 @@ impl LadderPage {
         html! {
             <p class="steps">
                 <strong>{ "Latency steps found: " }</strong>
-                { steps.iter().map(|s| format!("{} → {} ({} → {} ns)", format_bytes(s.from_bytes), format_bytes(s.to_bytes),
-                    chart::format_number(s.ns_per_load_before), chart::format_number(s.ns_per_load_after))).collect::<Vec<_>>().join(" · ") }
+                { steps.iter().map(describe::step_label).collect::<Vec<_>>().join(" · ") }
             </p>
         }
     }
@@ -577,7 +559,8 @@ impl LadderPage {
                                 <th scope="row">{ format_bytes(p.bytes) }</th>
                                 <td>{ format!("{:.2}", ns.min) }</td><td>{ format!("{:.2}", ns.median) }</td>
                                 <td>{ format!("{:.2}", ns.p90) }</td><td>{ format!("{:.2}", ns.max) }</td>
-                                // A sample below zero (the N-hop timing was disturbed) makes the spread meaningless.
+                                // A sample at or below zero (a coarse timer read less than the fixed cost subtracted from every
+                                // sample) makes the spread meaningless.
                                 <td>{ if ns.min > 0.0 { format!("{:.1}%", ns.spread() * 100.0) } else { "–".into() } }</td>
                                 <td>{ p.attempts }</td><td>{ p.samples }</td><td>{ p.loads_per_sample }</td>
                             </tr>

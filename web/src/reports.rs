@@ -1,11 +1,10 @@
 //! The reports the page holds (opened files, links, this browser's runs), and how a report's
 //! ladder and host turn into chart data. The pages share these; none of them owns them.
 
-use std::collections::HashSet;
 use std::rc::Rc;
 
-use memwall_core::size::format_bytes;
-use memwall_report::{Host, LadderPoint, Report, Source};
+use memwall_core::describe;
+use memwall_report::{Host, LadderPoint, Report};
 
 use crate::chart::{Marker, Point};
 use crate::util;
@@ -50,22 +49,10 @@ pub fn to_points(points: &[LadderPoint]) -> Vec<Point> {
 
 /// Vertical lines at the data and unified caches a host declared ("L1d 48 KiB", "L2 2 MiB").
 pub fn cache_markers(host: &Host) -> Vec<Marker> {
-    let mut seen = HashSet::new();
-    host.caches
-        .iter()
-        .filter(|c| c.kind != "Instruction" && seen.insert((c.level, c.size_bytes)))
-        .map(|c| Marker {
-            x: c.size_bytes as f64,
-            label: format!("L{}{} {}", c.level, if c.kind == "Data" { "d" } else { "" }, format_bytes(c.size_bytes)),
-        })
+    describe::data_caches(&host.caches)
+        .into_iter()
+        .map(|c| Marker { x: c.size_bytes as f64, label: describe::cache_label(c) })
         .collect()
-}
-
-pub fn source_name(source: Source) -> &'static str {
-    match source {
-        Source::Native => "native",
-        Source::Browser => "browser",
-    }
 }
 
 /// This browser as a report's host: what a page may know about the machine it runs on.

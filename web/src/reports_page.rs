@@ -4,14 +4,15 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
+use memwall_core::describe;
 use memwall_core::groupby::summary;
 use memwall_core::size::format_bytes;
-use memwall_report::{Host, Report, Source, csv_field};
+use memwall_report::{Host, Report, Source};
 use yew::prelude::*;
 
 use crate::chart::{self, Bar, BarChart, LineChart, Point, Series, XFormat, format_number};
 use crate::embed::EmbedPanel;
-use crate::reports::{LoadedReport, Reports, cache_markers, source_name, to_points};
+use crate::reports::{LoadedReport, Reports, cache_markers, to_points};
 use crate::theme::Palette;
 use crate::util;
 
@@ -210,7 +211,7 @@ impl ReportsPage {
             <span class="host-chip">
                 <span class="swatch" style={format!("background:{}", palette.color(r.id as usize))}></span>
                 <strong>{ r.label.clone() }</strong>
-                { format!(" · {}", source_name(r.report.source)) }
+                { format!(" · {}", r.report.source.name()) }
                 if let Some(cpu) = &r.report.host.cpu_model { { format!(" · {cpu}") } }
             </span>
         }
@@ -229,7 +230,7 @@ impl ReportsPage {
                     <div>
                         <h2 class="host-name">{ r.label.clone() }</h2>
                         <p class="muted small">
-                            <span class={classes!("badge", source_name(r.report.source))}>{ source_name(r.report.source) }</span>
+                            <span class={classes!("badge", r.report.source.name())}>{ r.report.source.name() }</span>
                             { format!(" {} · {} · memwall {}", r.origin, util::format_date(r.report.created_unix_s), r.report.tool.version) }
                         </p>
                     </div>
@@ -249,7 +250,7 @@ impl ReportsPage {
             .filter_map(|r| {
                 let ladder = r.report.ladder.as_ref()?;
                 Some(Series {
-                    label: format!("{} ({})", r.label, source_name(r.report.source)),
+                    label: format!("{} ({})", r.label, r.report.source.name()),
                     color: r.id as usize,
                     dashed: r.report.source == Source::Browser,
                     points: to_points(&ladder.points),
@@ -352,22 +353,9 @@ impl ReportsPage {
     }
 
     fn csv(&self, reports: &[LoadedReport]) -> String {
-        let mut out = format!("report,source,{}\n", memwall_report::LADDER_CSV_HEADER);
-        for r in reports {
-            for point in r.report.ladder.iter().flat_map(|l| &l.points) {
-                out += &format!("{},{},{}\n", csv_field(&r.label), source_name(r.report.source), point.csv_row());
-            }
-        }
-        let runs: Vec<_> = reports.iter().filter_map(|r| Some((r, r.report.groupby.as_ref()?))).collect();
-        if !runs.is_empty() {
-            out += &format!("\nreport,source,{}\n", memwall_report::GROUPBY_CSV_HEADER);
-            for (r, g) in runs {
-                for row in g.csv_rows() {
-                    out += &format!("{},{},{row}\n", csv_field(&r.label), source_name(r.report.source));
-                }
-            }
-        }
-        out
+        let labelled: Vec<(&str, &memwall_report::Report)> =
+            reports.iter().map(|r| (r.label.as_str(), &*r.report)).collect();
+        memwall_report::reports_csv(&labelled)
     }
 }
 
@@ -385,12 +373,7 @@ fn host_rows(host: &Host, report: &Report) -> Vec<(&'static str, String)> {
     };
     add("CPU", host.cpu_model.clone());
     add("Logical CPUs", host.logical_cpus.map(|n| n.to_string()));
-    let caches: Vec<String> = host
-        .caches
-        .iter()
-        .filter(|c| c.kind != "Instruction")
-        .map(|c| format!("L{}{} {}", c.level, if c.kind == "Data" { "d" } else { "" }, format_bytes(c.size_bytes)))
-        .collect();
+    let caches: Vec<String> = describe::data_caches(&host.caches).into_iter().map(describe::cache_label).collect();
     add("Caches (declared)", (!caches.is_empty()).then(|| caches.join(" · ")));
     add(
         "Hypervisor",

@@ -91,6 +91,27 @@ extern "C" {
     async fn copy_text(text: &str) -> Result<JsValue, JsValue>;
 }
 
+/// The most one run may ask of a page: a wasm32 heap ends at 4 GiB, and the page's own code,
+/// the JavaScript side and the copies a run makes need the rest.
+pub const MAX_BROWSER_BYTES: u64 = 3 << 30;
+
+/// Refuses, in words a reader can act on, a run that needs more than a browser gives.
+pub fn fits_in_browser(needed: u64) -> Result<(), String> {
+    if needed <= MAX_BROWSER_BYTES {
+        return Ok(());
+    }
+    Err(format!(
+        "this needs about {} of memory; a browser gives WebAssembly at most 4 GiB, so keep it under {} (the native memwall has no such limit)",
+        memwall_core::size::format_bytes(needed),
+        memwall_core::size::format_bytes(MAX_BROWSER_BYTES)
+    ))
+}
+
+/// The notice for an export the browser refused, if it did.
+pub fn export_notice(result: Result<(), String>) -> Option<String> {
+    result.err().map(|e| format!("Could not export: {e}"))
+}
+
 pub fn window() -> web_sys::Window {
     web_sys::window().expect("the app only runs in a window")
 }

@@ -9,10 +9,14 @@ pub mod arch;
 pub mod bandwidth;
 pub mod clock;
 pub mod cycles;
+pub mod describe;
 pub mod exec;
 pub mod explain;
 pub mod groupby;
 pub mod ladder;
 pub mod size;
+
+#[cfg(test)]
+mod fixtures;
 
 pub use memwall_report as report;

@@ -1,5 +1,5 @@
 use super::*;
-use memwall_report::Summary;
+use crate::fixtures::point;
 use std::cell::Cell;
 
 /// A core at exactly `ghz`, timed by a clock it drives itself: each chain run advances the clock
@@ -113,21 +113,6 @@ fn nonsense_timings_give_no_estimate() {
     assert_eq!(probe.settle(&frozen, 2), None);
 }
 
-fn point(bytes: u64, ns: f64) -> LadderPoint {
-    LadderPoint {
-        bytes,
-        ns_per_load: Summary { min: ns, median: ns * 1.01, p90: ns * 1.02, max: ns * 1.05 },
-        cycles_per_load: None,
-        ghz: None,
-        clock_moved: false,
-        loads_per_sample: 1,
-        samples: 1,
-        samples_ns_per_load: vec![],
-        attempts: 1,
-        huge_page_bytes: None,
-    }
-}
-
 #[test]
 fn each_point_gets_the_clock_of_its_moment_and_moves_are_flagged() {
     let mut points = vec![point(16 << 10, 1.0), point(32 << 10, 1.0), point(64 << 10, 3.0), point(128 << 10, 3.0)];
@@ -137,7 +122,7 @@ fn each_point_gets_the_clock_of_its_moment_and_moves_are_flagged() {
     let ghz: Vec<f64> = points.iter().map(|p| p.ghz.unwrap()).collect();
     assert_eq!(ghz, [3.01, 3.01, 3.15, 3.3]);
     assert_eq!(points.iter().map(|p| p.clock_moved).collect::<Vec<_>>(), [false, false, true, true]);
-    assert!((points[2].cycles_per_load.unwrap() - 3.0 * 1.01 * 3.15).abs() < 1e-12);
+    assert!((points[2].cycles_per_load.unwrap() - points[2].ns_per_load.median * 3.15).abs() < 1e-12);
     // A failed estimate falls back to its neighbour, then to the reference.
     let mut points = vec![point(16 << 10, 1.0), point(32 << 10, 1.0)];
     assign_local_clock(&mut points, &[None, Some(3.0), None], Some(2.9));

@@ -1,23 +1,8 @@
 use super::*;
-use memwall_report::Summary;
+use crate::fixtures::point;
 
 const K: u64 = 1024;
 const M: u64 = 1024 * 1024;
-
-fn point(bytes: u64, ns: f64) -> LadderPoint {
-    LadderPoint {
-        bytes,
-        ns_per_load: Summary { min: ns, median: ns * 1.02, p90: ns * 1.05, max: ns * 1.1 },
-        cycles_per_load: None,
-        ghz: None,
-        clock_moved: false,
-        loads_per_sample: 1,
-        samples: 1,
-        samples_ns_per_load: vec![],
-        attempts: 1,
-        huge_page_bytes: None,
-    }
-}
 
 /// The default ladder's sizes (two per octave) from 16 KiB to `max`, with latency from `ns(bytes)`.
 fn curve(max: u64, mut ns: impl FnMut(u64) -> f64) -> Vec<LadderPoint> {

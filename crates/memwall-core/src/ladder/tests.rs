@@ -1,4 +1,12 @@
+use crate::fixtures::point;
+use core::ops::ControlFlow;
+
+use memwall_report::ChainsPoint;
+
+use super::sampling::least_disturbed;
 use super::*;
+use crate::clock::Clock;
+use crate::cycles::ClockProbe;
 use proptest::prelude::*;
 
 /// A real clock for tests that run natively; the front ends bring their own.
@@ -99,21 +107,6 @@ fn sizes_reject_bad_ranges() {
     assert!(ladder_sizes(4096, u64::MAX, 2).is_ok());
 }
 
-fn point(bytes: u64, ns: f64) -> LadderPoint {
-    LadderPoint {
-        bytes,
-        ns_per_load: Summary { min: ns, median: ns, p90: ns, max: ns },
-        cycles_per_load: None,
-        ghz: None,
-        clock_moved: false,
-        loads_per_sample: 1,
-        samples: 1,
-        samples_ns_per_load: vec![ns],
-        attempts: 1,
-        huge_page_bytes: None,
-    }
-}
-
 #[test]
 fn steps_are_found_between_plateaus() {
     let k = 1024u64;
@@ -197,24 +190,6 @@ fn a_run_can_be_cancelled_and_reports_progress() {
         _ => ControlFlow::Continue(()),
     });
     assert_eq!(cancelled.unwrap_err(), LadderError::Cancelled);
-}
-
-#[test]
-fn ghz_from_a_chain_of_known_speed() {
-    // A "chain" that advances a fake clock by exactly 0.25 ns per step reads as 4 GHz.
-    use std::cell::Cell;
-    struct Fake(Cell<f64>);
-    impl Clock for Fake {
-        fn now_ns(&self) -> f64 {
-            self.0.get()
-        }
-    }
-    let clock = Fake(Cell::new(0.0));
-    let chain = |steps: u64| clock.0.set(clock.0.get() + steps as f64 * 0.25 + 100.0);
-    let ghz = estimate_ghz(&clock, &chain, 1e6).unwrap();
-    assert!((ghz - 4.0).abs() < 1e-9, "{ghz}");
-    let frozen = Fake(Cell::new(0.0));
-    assert_eq!(estimate_ghz(&frozen, &|_| {}, 1e3), None);
 }
 
 #[test]
