@@ -7,7 +7,7 @@
 use memwall_core::groupby::ChunkSource;
 use memwall_core::groupby::HeapChunks;
 use memwall_core::groupby::datagen::{self, DataError, DataSpec, Skew};
-use memwall_core::ladder::{Arena, HeapArena};
+use memwall_core::ladder::{Arena, HeapArena, LadderError, Ring};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -16,19 +16,32 @@ const BLOCK: usize = 256 << 20;
 
 #[wasm_bindgen_test]
 fn allocations_past_wasm_memory_are_errors_and_the_module_lives_on() {
-    // Reserve (untouched, so nothing is resident) 256 MiB blocks until the allocator refuses:
-    // after that, less than a block is left of wasm32's 4 GiB.
+    // A ladder buffer, taken while there is room; its ring is built once memory is full.
+    let mut ring_buffer = Vec::new();
+    ring_buffer.try_reserve_exact(BLOCK).unwrap();
+    ring_buffer.resize(BLOCK, 0u8);
+    // Reserve (untouched, so nothing is resident) blocks of 256 MiB, then smaller ones down to
+    // 1 MiB, until the allocator refuses each: after that, less than 1 MiB is left of wasm32's
+    // 4 GiB.
     let mut ballast: Vec<Vec<u8>> = Vec::new();
-    loop {
+    let mut size = BLOCK;
+    while size >= 1 << 20 {
         let mut block = Vec::new();
-        if block.try_reserve_exact(BLOCK).is_err() {
-            break;
+        if block.try_reserve_exact(size).is_err() {
+            size /= 4;
+            continue;
         }
         ballast.push(block);
-        assert!(ballast.len() <= 16, "more than 4 GiB reserved in wasm32");
+        assert!(ballast.len() <= 64, "more than 4 GiB reserved in wasm32");
     }
-    assert!(ballast.len() >= 4, "only {} blocks of 256 MiB before memory ran out", ballast.len());
+    let reserved: usize = ballast.iter().map(Vec::capacity).sum();
+    assert!(reserved >= 1 << 30, "only {reserved} bytes reserved before memory ran out");
 
+    // The ring's visiting order: 4 Mi lines, 32 MiB at most.
+    match Ring::build(&mut ring_buffer, BLOCK as u64 - 64, 1) {
+        Err(LadderError::Allocation(e)) => assert!(e.contains("could not allocate 32.00 MiB for the ring"), "{e}"),
+        other => panic!("building a 256 MiB ring in a full wasm memory: {:?}", other.map(|r| r.lines())),
+    }
     // Generated keys: 64 Mi rows of 8 bytes, 512 MiB.
     let spec = DataSpec { rows: 64 << 20, keys: 1000, skew: Skew::Uniform, seed: 1 };
     match datagen::generate(&spec) {
@@ -48,4 +61,5 @@ fn allocations_past_wasm_memory_are_errors_and_the_module_lives_on() {
     let small = DataSpec { rows: 10_000, keys: 100, skew: Skew::Uniform, seed: 1 };
     assert_eq!(datagen::generate(&small).unwrap().len(), 10_000);
     assert!(HeapArena.allocate(BLOCK).is_ok());
+    assert_eq!(Ring::build(&mut ring_buffer, BLOCK as u64 - 64, 1).unwrap().lines(), BLOCK / 64 - 1);
 }
