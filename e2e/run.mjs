@@ -24,6 +24,9 @@ const work = mkdtempSync(path.join(tmpdir(), "memwall-e2e-"));
 const nativeReport = path.join(work, "native-report.json");
 execFileSync(MEMWALL, ["ladder", "--min", "16KiB", "--max", "256KiB", "--json", nativeReport], { stdio: ["ignore", "ignore", "inherit"] });
 const hostName = JSON.parse(readFileSync(nativeReport, "utf8")).host.name;
+// A native bandwidth report: the browser does not stream, so its bandwidth comes from reports.
+const bandwidthReport = path.join(work, "native-bandwidth.json");
+execFileSync(MEMWALL, ["bandwidth", "--min", "16KiB", "--max", "1MiB", "--runs", "1", "--json", bandwidthReport], { stdio: ["ignore", "ignore", "inherit"] });
 const malformed = path.join(work, "malformed.json");
 writeFileSync(malformed, '{"schema_version": 1, "tool": {"name": "memwall"');
 const wrongVersion = path.join(work, "from-the-future.json");
@@ -145,7 +148,7 @@ await test("the ladder runs in a worker and grows the chart and table point by p
   // Responsive while measuring: the Cancel button is there and the page answers.
   await page.waitForSelector("button:has-text('Cancel')", { timeout: 10_000 });
   expect(await page.evaluate(() => 1 + 1) === 2, "page unresponsive");
-  await page.waitForSelector("text=sizes measured in");
+  await page.waitForSelector("text=points measured in");
   const rows = await page.locator("#ladder-table tbody tr").count();
   expect(rows === 13, `expected 13 sizes from 16 KiB to 1 MiB at 2 per doubling, the table has ${rows}`);
   const dots = await page.locator("#ladder-chart g.series").first().locator("circle").count();
@@ -167,6 +170,33 @@ await test("a native report from `memwall ladder --json` opens and shows its hos
   expect(names.includes(hostName) && names.includes(`${hostName} (2)`), `host names shown: ${names}`);
   await page.waitForSelector("#report-ladder");
   await shot(page, "reports");
+});
+
+await test("the ladder also measures other patterns and memory-level parallelism, and draws a report's bandwidth", async () => {
+  await page.click(".tab:has-text('Reports')");
+  await page.setInputFiles("#report-file", bandwidthReport);
+  await page.click(".tab:has-text('Latency ladder')");
+  const ladder = page.locator("section[aria-label='Latency ladder']");
+  await ladder.getByRole("textbox", { name: "Smallest working set" }).fill("16KiB");
+  await ladder.getByRole("textbox", { name: "Largest working set" }).fill("256KiB");
+  await ladder.getByRole("checkbox", { name: "page-local" }).check();
+  await ladder.getByRole("checkbox", { name: "memory-level parallelism" }).check();
+  await page.click("button:has-text('Run in this browser')");
+  await page.waitForSelector("text=points measured in", { timeout: 120_000 });
+  const legend = await page.locator("#ladder-chart .legend").textContent();
+  expect(/this run\), page-local/.test(legend), `legend: ${legend}`);
+  const curves = await page.locator("#ladder-chart g.series").count();
+  expect(curves >= 2, `expected the random and page-local curves, found ${curves} series`);
+  const knees = await page.locator(".knees").innerText();
+  expect(/this run/.test(knees) && /chase/.test(knees), `parallelism: ${knees}`);
+  const chains = await page.locator("#parallelism-chart g.series circle").count();
+  expect(chains === 7, `expected 7 chase counts, found ${chains}`);
+  const bandwidth = await page.locator("#bandwidth-chart g.series").count();
+  expect(bandwidth === 2, `expected read and copy from the bandwidth report, found ${bandwidth} series`);
+  await shot(page, "ladder-patterns");
+  await ladder.getByRole("checkbox", { name: "page-local" }).uncheck();
+  await ladder.getByRole("checkbox", { name: "memory-level parallelism" }).uncheck();
+  await page.click(".tab:has-text('Reports')");
 });
 
 await test("charts export as SVG and PNG, data as CSV", async () => {

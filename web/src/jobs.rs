@@ -20,12 +20,36 @@ pub enum Job {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event")]
 pub enum WorkerEvent {
-    LadderStarted { timer_resolution_ns: f64, target_sample_ns: f64, samples: u32, cross_origin_isolated: bool },
-    LadderMeasuring { index: usize, total: usize, bytes: u64 },
-    LadderPoint { index: usize, total: usize, point: LadderPoint },
-    LadderDone { ladder: Box<Ladder> },
+    LadderStarted {
+        timer_resolution_ns: f64,
+        target_sample_ns: f64,
+        samples: u32,
+        cross_origin_isolated: bool,
+    },
+    /// `curve` 0 is the main random curve, then the job's extra patterns in order.
+    LadderMeasuring {
+        curve: usize,
+        index: usize,
+        total: usize,
+        bytes: u64,
+    },
+    LadderPoint {
+        curve: usize,
+        index: usize,
+        total: usize,
+        point: LadderPoint,
+    },
+    /// Measuring memory-level parallelism over `bytes`.
+    LadderChains {
+        bytes: u64,
+    },
+    LadderDone {
+        ladder: Box<Ladder>,
+    },
     GroupBy(crate::groupby_job::GroupByEvent),
-    Failed { message: String },
+    Failed {
+        message: String,
+    },
 }
 
 pub fn run(job: Job, post: &mut dyn FnMut(WorkerEvent)) {
@@ -48,7 +72,13 @@ mod tests {
 
     #[test]
     fn jobs_and_events_survive_the_trip_through_post_message() {
-        let job = Job::Ladder(LadderJob { sizes: vec![16384, 24576], samples: 0, seed: ladder::DEFAULT_SEED });
+        let job = Job::Ladder(LadderJob {
+            sizes: vec![16384, 24576],
+            samples: 0,
+            seed: ladder::DEFAULT_SEED,
+            patterns: vec!["page-local".into()],
+            chains: vec![1, 2],
+        });
         assert_eq!(serde_json::from_str::<Job>(&serde_json::to_string(&job).unwrap()).unwrap(), job);
         let point = LadderPoint {
             bytes: 16384,
@@ -62,7 +92,7 @@ mod tests {
             attempts: 1,
             huge_page_bytes: None,
         };
-        let event = WorkerEvent::LadderPoint { index: 0, total: 2, point };
+        let event = WorkerEvent::LadderPoint { curve: 1, index: 0, total: 2, point };
         assert_eq!(serde_json::from_str::<WorkerEvent>(&serde_json::to_string(&event).unwrap()).unwrap(), event);
     }
 

@@ -287,3 +287,21 @@ pub fn format_duration(ns: f64) -> String {
         format!("{} ns", crate::chart::format_number(ns))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_past_the_browser_limit_is_refused_in_words() {
+        assert!(fits_in_browser(MAX_BROWSER_BYTES).is_ok());
+        let refused = fits_in_browser(MAX_BROWSER_BYTES + 1).unwrap_err();
+        assert!(refused.contains("at most 4 GiB") && refused.contains("keep it under 3 GiB"), "{refused}");
+    }
+
+    #[test]
+    fn only_a_refused_export_leaves_a_notice() {
+        assert_eq!(export_notice(Ok(())), None);
+        assert_eq!(export_notice(Err("blocked".into())).as_deref(), Some("Could not export: blocked"));
+    }
+}

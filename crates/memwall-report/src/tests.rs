@@ -69,6 +69,7 @@ fn full_report() -> Report {
             cycles_per_load: Some(13.0),
             cause: Cause::Cache,
             declared_bytes: Some(1 << 20),
+            capacity_bytes: Some(1 << 20),
         }],
         verdict: vec!["this guest gets ~8 MiB of the declared 32 MiB L3".into()],
         parallelism: Some(Parallelism {

@@ -57,6 +57,13 @@ impl Pattern {
         }
     }
 
+    /// The pattern `name` names: its report name, or the short form the command line and the
+    /// page use (`random` for `random-cycle`).
+    pub fn parse(name: &str) -> Option<Self> {
+        let name = name.trim().to_ascii_lowercase();
+        Self::ALL.into_iter().find(|p| p.name() == name || (name == "random" && *p == Self::Random))
+    }
+
     /// Line indices in visiting order (the cycle closes from the last to the first), over a window
     /// of `lines` lines.
     pub fn order(self, lines: usize, seed: u64) -> Vec<u32> {
