@@ -72,7 +72,7 @@ fn preset_spec(name: &str) -> CliResult<DataSpec> {
     datagen::preset(name).ok_or_else(|| CliError::usage(format!("unknown preset '{name}'")))
 }
 
-fn parse_preset(name: &str) -> Result<String, String> {
+pub fn parse_preset(name: &str) -> Result<String, String> {
     datagen::preset(name)
         .map(|_| name.trim().to_ascii_lowercase())
         .ok_or_else(|| format!("unknown preset '{name}': expected {}", datagen::PRESETS.join(" or ")))

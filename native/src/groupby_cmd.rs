@@ -103,7 +103,7 @@ impl RuleArgs {
     }
 }
 
-fn parse_policy(name: &str) -> Result<MemoryPolicy, String> {
+pub fn parse_policy(name: &str) -> Result<MemoryPolicy, String> {
     MemoryPolicy::parse(name).ok_or_else(|| format!("unknown memory policy '{name}': expected warm or cold"))
 }
 

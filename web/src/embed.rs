@@ -12,6 +12,10 @@ use yew::prelude::*;
 
 use crate::util;
 
+/// The largest working set an embed's `autorun=1` starts without a click: a ladder to 64 MiB
+/// holds well under 200 MiB and takes seconds; beyond it, the visitor decides.
+pub const AUTORUN_MAX_BYTES: u64 = 64 << 20;
+
 #[derive(Properties, PartialEq)]
 pub struct Props {
     /// "ladder", "groupby" or "report".

@@ -11,7 +11,7 @@ use memwall_report::{Cause, Host, Ladder, LadderPoint, Report, Source};
 use yew::prelude::*;
 
 use crate::chart::{self, Band, LineChart, Series, XFormat};
-use crate::embed::EmbedPanel;
+use crate::embed::{self, EmbedPanel};
 use crate::jobs::{Job, WorkerEvent};
 use crate::ladder_charts::{self, BandwidthChart, BandwidthRun, ParallelismChart, ParallelismRun};
 use crate::ladder_job::{LadderEvent, LadderJob};
@@ -124,7 +124,20 @@ impl Component for LadderPage {
             notice: None,
         };
         if ctx.props().compact && util::query("autorun").as_deref() == Some("1") {
-            ctx.link().send_message(Msg::Run);
+            // An embed sits on someone else's page: it starts by itself only a run small in time
+            // and memory, and leaves a larger one to a click from the visitor.
+            let largest = page.job().ok().and_then(|job| job.sizes.last().copied());
+            match largest {
+                Some(bytes) if bytes <= embed::AUTORUN_MAX_BYTES => ctx.link().send_message(Msg::Run),
+                Some(bytes) => {
+                    page.notice = Some(format!(
+                        "This widget measures up to {}: it starts when you press Run in this browser (it starts by itself only up to {}).",
+                        format_bytes(bytes),
+                        format_bytes(embed::AUTORUN_MAX_BYTES)
+                    ))
+                }
+                None => {}
+            }
         }
         page.form_error = page.job().err();
         page
@@ -308,6 +321,7 @@ impl Component for LadderPage {
                     </div>
                     { for progress }
                     { for error }
+                    if let Some(n) = &self.notice { <p class="notice" role="status">{ n.clone() }</p> }
                     { chart }
                     { self.parallelism_chart(ctx) }
                     { self.timer_note() }

@@ -4,9 +4,11 @@
 //! time of 1e300 seconds or a million points that would stall whatever draws them. A reader that
 //! shows figures first asks [`Report::check`], and refuses (or marks) a report that fails.
 
-use crate::{Report, Summary};
+use crate::{Report, ReportError, Summary};
 
 /// The largest report file a reader should load: a full native report is well under 1 MiB.
+/// It bounds a downloaded report (`?report=URL`) and a share link's report once inflated alike,
+/// so that a link or server cannot make a reader hold more than this.
 pub const MAX_REPORT_BYTES: u64 = 64 << 20;
 /// Ladder points, GROUP BY runs, sweep points or samples per list: far above what memwall
 /// writes (about 100 points, 20 samples each), far below what would stall a chart.
@@ -44,7 +46,61 @@ fn count_at_most(what: &str, len: usize) -> Result<(), Implausible> {
     if len <= MAX_ITEMS { Ok(()) } else { Err(Implausible(format!("{len} {what}, more than {MAX_ITEMS}"))) }
 }
 
+/// Why a report from someone else is not shown as measured.
+#[derive(Debug, thiserror::Error)]
+pub enum Untrusted {
+    /// Over [`MAX_REPORT_BYTES`]: refused before parsing.
+    #[error("{0}")]
+    TooLarge(String),
+    #[error(transparent)]
+    Unreadable(#[from] ReportError),
+    /// It parsed, but its figures could not have been measured: a reader marks it and does not
+    /// draw it.
+    #[error(transparent)]
+    Implausible(#[from] Implausible),
+}
+
+/// Refuses a report of `bytes` bytes when it is over [`MAX_REPORT_BYTES`].
+pub fn check_size(bytes: u64) -> Result<(), Untrusted> {
+    if bytes <= MAX_REPORT_BYTES {
+        return Ok(());
+    }
+    Err(Untrusted::TooLarge(format!(
+        "{} is more than a memwall report can be (at most {}); not read",
+        size_text(bytes),
+        size_text(MAX_REPORT_BYTES)
+    )))
+}
+
+/// The refusal of a report whose size is not known, only that it ran past [`MAX_REPORT_BYTES`]: a
+/// download or an inflating share link stops reading there.
+pub fn too_large_stopped() -> Untrusted {
+    Untrusted::TooLarge(format!(
+        "it is more than a memwall report can be (at most {}); reading stopped there",
+        size_text(MAX_REPORT_BYTES)
+    ))
+}
+
+/// "64 MiB", "100.0 MiB": the report crate does not depend on the core's formatter.
+fn size_text(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{:.1} MiB ({bytes} bytes)", bytes as f64 / MIB as f64)
+    }
+}
+
 impl Report {
+    /// Reads a report that came from someone else (a file, a URL, a share link): refuses text
+    /// over [`MAX_REPORT_BYTES`], then parses it, then [`Report::check`]s its figures.
+    pub fn from_untrusted_json(text: &str) -> Result<Self, Untrusted> {
+        check_size(text.len() as u64)?;
+        let report = Self::from_json(text)?;
+        report.check()?;
+        Ok(report)
+    }
+
     /// Checks that every figure is finite, in a physically possible range, and that no list is
     /// absurdly long.
     pub fn check(&self) -> Result<(), Implausible> {
@@ -100,6 +156,39 @@ impl Report {
                 for point in &sweep.points {
                     finite_in("sweep point ns_per_row", point.ns_per_row, MAX_NS_PER_LOAD)?;
                     finite_in("sweep point seconds", point.seconds, MAX_SECONDS)?;
+                }
+            }
+        }
+        if let Some(join) = &self.join {
+            finite_in("join miss_rate", join.dataset.miss_rate, 1.0)?;
+            count_at_most("join runs", join.runs.len())?;
+            count_at_most("join sweeps", join.sweeps.len())?;
+            for run in &join.runs {
+                let what = format!("join run {}", run.kernel);
+                summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
+                summary_in(&format!("{what} build_seconds"), &run.build_seconds, MAX_SECONDS)?;
+                summary_in(&format!("{what} probe_seconds"), &run.probe_seconds, MAX_SECONDS)?;
+                finite_in(&format!("{what} ns_per_probe"), run.ns_per_probe, MAX_NS_PER_LOAD)?;
+                count_at_most("samples", run.samples_seconds.len())?;
+                for &s in &run.samples_seconds {
+                    finite_in(&format!("{what} sample"), s, MAX_SECONDS)?;
+                }
+                if run.matches > join.dataset.probe_rows {
+                    return Err(Implausible(format!(
+                        "{what}: {} matches from {} probe rows over distinct build keys",
+                        run.matches, join.dataset.probe_rows
+                    )));
+                }
+            }
+            for sweep in &join.sweeps {
+                count_at_most("join sweep points", sweep.points.len())?;
+                for point in &sweep.points {
+                    finite_in("join sweep point ns_per_probe", point.ns_per_probe, MAX_NS_PER_LOAD)?;
+                    for (name, value) in
+                        [("seconds", point.seconds), ("build", point.build_seconds), ("probe", point.probe_seconds)]
+                    {
+                        finite_in(&format!("join sweep point {name}"), value, MAX_SECONDS)?;
+                    }
                 }
             }
         }

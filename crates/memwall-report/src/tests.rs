@@ -158,7 +158,90 @@ fn full_report() -> Report {
             verified_by: vec!["known-groups".into()],
         }],
     });
+    report.join = Some(join());
     report
+}
+
+fn join() -> Join {
+    Join {
+        dataset: JoinDataset {
+            build_keys: 3,
+            probe_rows: 10,
+            miss_rate: 0.1,
+            misses: 1,
+            generator: Some(Generator { preset: Some("small".into()), skew: "zipf:0.575".into() }),
+            seed: Some(42),
+        },
+        runs: vec![JoinRun {
+            kernel: "partitioned".into(),
+            threads: 1,
+            partitions: Some(64),
+            matches: 9,
+            checksum: checksum_hex(7),
+            ns_per_probe: 3.5,
+            build_seconds: Summary::of(&[0.125, 0.25]).unwrap(),
+            probe_seconds: Summary::of(&[0.3, 0.4]).unwrap(),
+            seconds: Summary::of(&[0.4, 0.6]).unwrap(),
+            samples_seconds: vec![0.4, 0.6],
+            choice: None,
+            memory: Some("warm".into()),
+            first_run_seconds: Some(0.7),
+            scratch_bytes: Some(4096),
+            mapped_in_run_bytes: Some(0),
+            verified_by: vec!["reference".into(), "known-matches".into()],
+        }],
+        sweeps: vec![JoinSweep {
+            kind: "build-size".into(),
+            probe_rows: 10,
+            points: vec![JoinSweepPoint {
+                x: 3,
+                kernel: "naive".into(),
+                ns_per_probe: 2.0,
+                build_seconds: 0.1,
+                probe_seconds: 0.2,
+                seconds: 0.3,
+            }],
+            partitioned_beats_naive_from: Some(3),
+            partitioned_beats_prefetch_from: None,
+            memory: Some("warm".into()),
+            verified_by: vec!["known-matches".into()],
+        }],
+    }
+}
+
+#[test]
+fn a_report_from_before_the_join_opens_and_a_join_round_trips() {
+    let mut report = full_report();
+    report.join = None;
+    let text = report.to_json_pretty();
+    assert!(!text.contains("\"join\""), "an absent join is not written");
+    assert_eq!(Report::from_json(&text).unwrap().join, None);
+    let full = full_report();
+    let back = Report::from_json(&full.to_json_pretty()).unwrap();
+    assert_eq!(back.join, Some(join()));
+    assert!(back.check().is_ok());
+}
+
+#[test]
+fn impossible_join_figures_fail_the_check() {
+    let mut report = full_report();
+    report.join.as_mut().unwrap().runs[0].matches = 11;
+    assert!(report.check().unwrap_err().to_string().contains("11 matches from 10 probe rows"));
+    let mut report = full_report();
+    report.join.as_mut().unwrap().runs[0].probe_seconds.max = f64::NAN;
+    assert!(report.check().is_err());
+    let mut report = full_report();
+    report.join.as_mut().unwrap().dataset.miss_rate = 1.5;
+    assert!(report.check().is_err());
+    let csv = join_csv(&full_report().join.unwrap());
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], JOIN_CSV_HEADER.join(","));
+    assert_eq!(lines[1].split(',').count(), JOIN_CSV_HEADER.len());
+    assert!(
+        lines[1].starts_with("3,10,partitioned,1,64,warm,0.1875,0.35,0.4,0.5,0.6,3.5,4096,9,0000000000000007,"),
+        "{}",
+        lines[1]
+    );
 }
 
 fn clock_estimate() -> ClockEstimate {
@@ -320,4 +403,25 @@ fn causes_are_written_in_lowercase() {
     assert_eq!(serde_json::to_string(&Cause::Tlb).unwrap(), "\"tlb\"");
     assert_eq!(serde_json::from_str::<Cause>("\"dram\"").unwrap(), Cause::Dram);
     assert!(serde_json::from_str::<Cause>("\"disk\"").is_err());
+}
+
+#[test]
+fn an_untrusted_report_is_sized_parsed_and_checked() {
+    let good = include_str!("../tests/corpus/ok-ladder.json");
+    assert!(Report::from_untrusted_json(good).is_ok());
+    let bad = include_str!("../tests/corpus/bad-negative-latency.json");
+    assert!(matches!(Report::from_untrusted_json(bad), Err(crate::Untrusted::Implausible(_))));
+    assert!(matches!(Report::from_untrusted_json("{}"), Err(crate::Untrusted::Unreadable(_))));
+    let huge = " ".repeat(crate::MAX_REPORT_BYTES as usize + 1);
+    let err = Report::from_untrusted_json(&huge).unwrap_err();
+    assert!(matches!(err, crate::Untrusted::TooLarge(_)));
+    assert_eq!(
+        err.to_string(),
+        "64.0 MiB (67108865 bytes) is more than a memwall report can be (at most 64 MiB); not read"
+    );
+    assert_eq!(
+        crate::check_size(100 << 20).unwrap_err().to_string(),
+        "100 MiB is more than a memwall report can be (at most 64 MiB); not read"
+    );
+    assert!(crate::check_size(crate::MAX_REPORT_BYTES).is_ok());
 }
