@@ -215,8 +215,8 @@ pub(crate) trait Num: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'stati
     fn below(a: Self, b: Self) -> bool;
     fn to_bits(self) -> u64;
     fn from_bits(bits: u64) -> Self;
-    /// Adds a group's sum, min, max and avg to the result's totals and checksum.
-    fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: Self::Sum);
+    /// Adds a group's sum (and with `avg` its average) to the result's totals and checksum.
+    fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: Self::Sum, avg: bool);
     fn fold_min_max(groups: &mut Groups, key: i64, min: Self, max: Self);
 }
 
@@ -248,10 +248,12 @@ impl Num for i64 {
         bits as i64
     }
 
-    fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: [u64; 2]) {
+    fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: [u64; 2], avg: bool) {
         let exact = (i128::from(sum[1] as i64) << 64) | i128::from(sum[0]);
         groups.add_int(Field::Sum, key, exact);
-        groups.add_avg(exact as f64 / count as f64);
+        if avg {
+            groups.add_avg(exact as f64 / count as f64);
+        }
     }
 
     fn fold_min_max(groups: &mut Groups, key: i64, min: i64, max: i64) {
@@ -284,9 +286,11 @@ impl Num for f64 {
         f64::from_bits(bits)
     }
 
-    fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: f64) {
+    fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: f64, avg: bool) {
         groups.add_float(Field::Sum, key, sum);
-        groups.add_avg(sum / count as f64);
+        if avg {
+            groups.add_avg(sum / count as f64);
+        }
     }
 
     fn fold_min_max(groups: &mut Groups, key: i64, min: f64, max: f64) {
@@ -355,12 +359,16 @@ impl State for Count {
 
 /// count and sum (and so avg).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub(crate) struct Sum<V: Num> {
+/// `AVG`: whether the query asks for avg, whose total (an exact float sum per group, on top of
+/// an `i128`-to-`f64` conversion and a division) is worth skipping when it does not:
+/// `memwall groupby --preset clickbench --kernel tuned --runs 5 --agg sum --phases` read emit
+/// 3.64 ns/row and 13.65 ns/row in all with it, 2.21 and 12.38 without (Zen 4 guest, load ~3.7).
+pub(crate) struct Sum<V: Num, const AVG: bool = false> {
     count: u64,
     sum: V::Sum,
 }
 
-impl<V: Num> State for Sum<V> {
+impl<V: Num, const AVG: bool> State for Sum<V, AVG> {
     type Value = V;
     const WORDS: usize = 2;
     const VALUE_TYPE: Option<ValueType> = Some(V::TYPE);
@@ -385,7 +393,7 @@ impl<V: Num> State for Sum<V> {
     }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);
-        V::fold_sum(groups, key, self.count, self.sum);
+        V::fold_sum(groups, key, self.count, self.sum, AVG);
     }
 }
 
@@ -441,14 +449,14 @@ impl<V: Num> State for MinMax<V> {
 
 /// count, sum, min and max.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Full<V: Num> {
+pub(crate) struct Full<V: Num, const AVG: bool = false> {
     count: u64,
     sum: V::Sum,
     min: V,
     max: V,
 }
 
-impl<V: Num> State for Full<V> {
+impl<V: Num, const AVG: bool> State for Full<V, AVG> {
     type Value = V;
     const WORDS: usize = 2;
     const VALUE_TYPE: Option<ValueType> = Some(V::TYPE);
@@ -474,7 +482,7 @@ impl<V: Num> State for Full<V> {
     }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);
-        V::fold_sum(groups, key, self.count, self.sum);
+        V::fold_sum(groups, key, self.count, self.sum, AVG);
         V::fold_min_max(groups, key, self.min, self.max);
     }
 }

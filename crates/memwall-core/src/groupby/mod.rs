@@ -297,12 +297,26 @@ pub fn run_timed_in(
     rows.check(aggregates)?;
     use agg::{Count, Full, MinMax, StateKind, Sum};
     let keys = rows.keys;
+    // avg's total costs a conversion, a division and an exact float sum per group: only when asked.
+    let avg = aggregates.contains(Aggregates::AVG);
     match (aggregates.kind(), rows.values) {
         (StateKind::Count, _) => run_state::<Count>(kernel, keys, &vec![(); keys.len()], config, exec, scratch, phases),
+        (StateKind::Sum, Values::I64(v)) if avg => {
+            run_state::<Sum<i64, true>>(kernel, keys, v, config, exec, scratch, phases)
+        }
+        (StateKind::Sum, Values::F64(v)) if avg => {
+            run_state::<Sum<f64, true>>(kernel, keys, v, config, exec, scratch, phases)
+        }
         (StateKind::Sum, Values::I64(v)) => run_state::<Sum<i64>>(kernel, keys, v, config, exec, scratch, phases),
         (StateKind::Sum, Values::F64(v)) => run_state::<Sum<f64>>(kernel, keys, v, config, exec, scratch, phases),
         (StateKind::MinMax, Values::I64(v)) => run_state::<MinMax<i64>>(kernel, keys, v, config, exec, scratch, phases),
         (StateKind::MinMax, Values::F64(v)) => run_state::<MinMax<f64>>(kernel, keys, v, config, exec, scratch, phases),
+        (StateKind::Full, Values::I64(v)) if avg => {
+            run_state::<Full<i64, true>>(kernel, keys, v, config, exec, scratch, phases)
+        }
+        (StateKind::Full, Values::F64(v)) if avg => {
+            run_state::<Full<f64, true>>(kernel, keys, v, config, exec, scratch, phases)
+        }
         (StateKind::Full, Values::I64(v)) => run_state::<Full<i64>>(kernel, keys, v, config, exec, scratch, phases),
         (StateKind::Full, Values::F64(v)) => run_state::<Full<f64>>(kernel, keys, v, config, exec, scratch, phases),
         (_, Values::None) => unreachable!("checked above"),
