@@ -189,6 +189,9 @@ await test("the ladder also measures other patterns and memory-level parallelism
   expect(curves >= 2, `expected the random and page-local curves, found ${curves} series`);
   const knees = await page.locator(".knees").innerText();
   expect(/this run/.test(knees) && /chase/.test(knees), `parallelism: ${knees}`);
+  // The core's advice, as `memwall run` prints it, for this browser's run.
+  const advice = await ladder.locator("ul.advice").innerText();
+  expect(/Memory-level parallelism: /.test(advice) && /Fast working set/.test(advice), `advice: ${advice}`);
   const chains = await page.locator("#parallelism-chart g.series circle").count();
   expect(chains === 7, `expected 7 chase counts, found ${chains}`);
   const bandwidth = await page.locator("#bandwidth-chart g.series").count();

@@ -4,12 +4,11 @@
 use std::ops::ControlFlow;
 
 use memwall_core::clock::{self, Clock};
-use memwall_core::ladder::{self, HeapArena, LadderEvent, Pattern, SampleConfig};
-use memwall_report::{Curve, Host};
+use memwall_core::ladder::{self, HeapArena, Pattern, SampleConfig};
+use memwall_report::{Curve, Host, Ladder, LadderPoint};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::cross_origin_isolated;
-use crate::jobs::WorkerEvent;
 
 /// Each timed sample lasts at least this long (the native default `--sample-ms 5`), and longer
 /// where the timer is coarse (see `ladder::target_sample_ns`).
@@ -18,6 +17,39 @@ const SAMPLE_FLOOR_NS: f64 = 5e6;
 /// A timer at least this fine is a cross-origin-isolated one (5 µs in Chrome); coarser timers make
 /// every sample 500 ticks long, so fewer samples keep the run short.
 const FINE_TIMER_NS: f64 = 20_000.0;
+
+/// What a ladder job posts as it goes. `Done` holds its ladder boxed: a finished ladder is far
+/// larger than every other event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum LadderEvent {
+    Started {
+        timer_resolution_ns: f64,
+        target_sample_ns: f64,
+        samples: u32,
+        cross_origin_isolated: bool,
+    },
+    /// `curve` 0 is the main random curve, then the job's extra patterns in order.
+    Measuring {
+        curve: usize,
+        index: usize,
+        total: usize,
+        bytes: u64,
+    },
+    Point {
+        curve: usize,
+        index: usize,
+        total: usize,
+        point: LadderPoint,
+    },
+    /// Measuring memory-level parallelism over `bytes`.
+    Chains {
+        bytes: u64,
+    },
+    Done {
+        ladder: Box<Ladder>,
+    },
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LadderJob {
@@ -63,7 +95,8 @@ impl LadderJob {
     }
 }
 
-pub fn run(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEvent)) {
+/// Measures the job, posting each point; the finished ladder is the last event, or the error is returned.
+pub fn run(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(LadderEvent)) -> Result<(), String> {
     // 50 ticks: 5 ms at 100 µs, enough to see the coarse tick and not only its jitter.
     let resolution = clock::resolution_ns(clock, 50);
     let target_sample_ns = ladder::target_sample_ns(resolution, SAMPLE_FLOOR_NS);
@@ -72,16 +105,13 @@ pub fn run(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEvent)
         0 => 5,
         n => n,
     };
-    post(WorkerEvent::LadderStarted {
+    post(LadderEvent::Started {
         timer_resolution_ns: resolution,
         target_sample_ns,
         samples,
         cross_origin_isolated: cross_origin_isolated(),
     });
-    let curves_asked = match job.curves() {
-        Ok(curves) => curves,
-        Err(message) => return post(WorkerEvent::Failed { message }),
-    };
+    let curves_asked = job.curves()?;
     let config = SampleConfig {
         target_sample_ns,
         samples,
@@ -100,11 +130,11 @@ pub fn run(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEvent)
         let result =
             ladder::run_ladder(&mut HeapArena, clock, &sizes, &config, ladder::Cycles::Unknown, &mut |event| {
                 match event {
-                    LadderEvent::Measuring { index, total, bytes } => {
-                        post(WorkerEvent::LadderMeasuring { curve, index, total, bytes })
+                    ladder::LadderEvent::Measuring { index, total, bytes } => {
+                        post(LadderEvent::Measuring { curve, index, total, bytes })
                     }
-                    LadderEvent::Measured { index, total, point } => {
-                        post(WorkerEvent::LadderPoint { curve, index, total, point: point.clone() });
+                    ladder::LadderEvent::Measured { index, total, point } => {
+                        post(LadderEvent::Point { curve, index, total, point: point.clone() });
                     }
                 }
                 ControlFlow::Continue(())
@@ -114,16 +144,16 @@ pub fn run(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEvent)
             Ok(points) => {
                 curves.push(Curve { pattern: pattern.name().into(), huge_pages: "default".into(), chains: 1, points })
             }
-            Err(e) => return post(WorkerEvent::Failed { message: format!("ladder ({}): {e}", pattern.name()) }),
+            Err(e) => return Err(format!("ladder ({}): {e}", pattern.name())),
         }
     }
     let parallelism = if job.chains.is_empty() {
         None
     } else {
-        post(WorkerEvent::LadderChains { bytes: job.chains_at() });
+        post(LadderEvent::Chains { bytes: job.chains_at() });
         match ladder::measure_parallelism(&mut HeapArena, clock, job.chains_at(), &job.chains, &config) {
             Ok(measured) => Some(measured),
-            Err(e) => return post(WorkerEvent::Failed { message: format!("memory-level parallelism: {e}") }),
+            Err(e) => return Err(format!("memory-level parallelism: {e}")),
         }
     };
     let measured = ladder::report::Measured {
@@ -140,7 +170,8 @@ pub fn run(job: &LadderJob, clock: &dyn Clock, post: &mut dyn FnMut(WorkerEvent)
         core_ghz_unavailable: Some("a browser cannot calibrate the core clock: the JIT may fold an add chain".into()),
         ..Host::default()
     };
-    post(WorkerEvent::LadderDone { ladder: Box::new(ladder::report::read(measured, &host)) });
+    post(LadderEvent::Done { ladder: Box::new(ladder::report::read(measured, &host)) });
+    Ok(())
 }
 
 /// The smallest working set a page-stride ring can be built over.

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use memwall_core::ladder::Pattern;
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_core::{describe, ladder};
+use memwall_core::{describe, explain, ladder};
 use memwall_report::{Cause, Host, Ladder, LadderPoint, Report, Source};
 use yew::prelude::*;
 
@@ -14,7 +14,7 @@ use crate::chart::{self, Band, LineChart, Series, XFormat};
 use crate::embed::{self, EmbedPanel};
 use crate::jobs::{Job, WorkerEvent};
 use crate::ladder_charts::{self, BandwidthChart, BandwidthRun, ParallelismChart, ParallelismRun};
-use crate::ladder_job::LadderJob;
+use crate::ladder_job::{LadderEvent, LadderJob};
 use crate::reports::{LoadedReport, Reports, browser_host, cache_markers, to_points};
 use crate::theme::Palette;
 use crate::util;
@@ -195,16 +195,16 @@ impl Component for LadderPage {
                     return false;
                 }
                 match event {
-                    WorkerEvent::LadderStarted {
+                    WorkerEvent::Ladder(LadderEvent::Started {
                         timer_resolution_ns,
                         target_sample_ns,
                         samples,
                         cross_origin_isolated,
-                    } => {
+                    }) => {
                         self.calibration =
                             Some(Calibration { timer_resolution_ns, target_sample_ns, samples, cross_origin_isolated });
                     }
-                    WorkerEvent::LadderMeasuring { curve, bytes, .. } => {
+                    WorkerEvent::Ladder(LadderEvent::Measuring { curve, bytes, .. }) => {
                         self.measuring = Some(bytes);
                         let pattern = match curve {
                             0 => String::new(),
@@ -212,16 +212,16 @@ impl Component for LadderPage {
                         };
                         self.measuring_what = Some(format!("{pattern}{}", format_bytes(bytes)));
                     }
-                    WorkerEvent::LadderPoint { curve: 0, point, .. } => self.points.push(point),
-                    WorkerEvent::LadderPoint { curve, point, .. } => {
+                    WorkerEvent::Ladder(LadderEvent::Point { curve: 0, point, .. }) => self.points.push(point),
+                    WorkerEvent::Ladder(LadderEvent::Point { curve, point, .. }) => {
                         if let Some(points) = self.extra.get_mut(curve - 1) {
                             points.push(point);
                         }
                     }
-                    WorkerEvent::LadderChains { bytes } => {
+                    WorkerEvent::Ladder(LadderEvent::Chains { bytes }) => {
                         self.measuring_what = Some(format!("memory-level parallelism at {}", format_bytes(bytes)));
                     }
-                    WorkerEvent::LadderDone { ladder } => {
+                    WorkerEvent::Ladder(LadderEvent::Done { ladder }) => {
                         self.points = ladder.points.clone();
                         self.ladder = Some(*ladder);
                         self.worker = None;
@@ -389,7 +389,7 @@ impl Component for LadderPage {
                     { self.parallelism_chart(ctx) }
                     { self.bandwidth_chart(ctx) }
                     if let Some(ladder) = &self.ladder {
-                        { levels_and_verdict(ladder, &[]) }
+                        { levels_and_verdict(ladder, &explain::advice(ladder, None)) }
                     }
                     <div class="row wrap-row">
                         <button type="button" onclick={link.callback(|_| Msg::ToggleLogY)} aria-pressed={(!self.log_y).to_string()}>{ if self.log_y { "Linear y axis" } else { "Log y axis" } }</button>
@@ -464,6 +464,7 @@ impl LadderPage {
             )
         };
         let mut report = Report::new(Source::Browser, util::unix_now(), host);
+        report.advice = explain::advice(&ladder, None);
         report.ladder = Some(ladder);
         Some(report)
     }

@@ -417,14 +417,25 @@ pub fn advice(ladder: &Ladder, bandwidth: Option<&Bandwidth>) -> Vec<String> {
             .and_then(|local| local.points.get(i))
         {
             let share = page_walk_share(&ladder.points[i], l);
-            out.push(format!(
-                "Page walks are {:.0}% of a random load's latency at {} ({:.0} of {:.0} ns): huge pages would save \
-                 most of that",
-                share * 100.0,
-                format_bytes(bytes),
-                ladder.points[i].ns_per_load.min - l.ns_per_load.min,
-                ladder.points[i].ns_per_load.min
-            ));
+            // Below the TLB gap the difference is noise, not something huge pages would save.
+            if share >= 1.0 - 1.0 / TLB_GAP {
+                out.push(format!(
+                    "Page walks are {:.0}% of a random load's latency at {} ({:.0} of {:.0} ns): huge pages would save \
+                     most of that",
+                    share * 100.0,
+                    format_bytes(bytes),
+                    ladder.points[i].ns_per_load.min - l.ns_per_load.min,
+                    ladder.points[i].ns_per_load.min
+                ));
+            } else {
+                out.push(format!(
+                    "Page walks cost little up to {}: random and TLB-friendly loads take about the same time there \
+                     ({:.1} and {:.1} ns), so huge pages would not help a structure of that size",
+                    format_bytes(bytes),
+                    ladder.points[i].ns_per_load.min,
+                    l.ns_per_load.min
+                ));
+            }
         }
     }
     if let Some(p) = &ladder.parallelism {

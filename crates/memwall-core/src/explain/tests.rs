@@ -369,3 +369,25 @@ fn a_gradual_climb_runs_out_where_latency_is_halfway() {
     // Halfway between 4 and 16 ns is 8 ns: between 5 ns at 1.5 MiB and 12 ns at 2 MiB, nearer 2 MiB.
     assert_eq!((l2.size_bytes, l2.capacity_bytes), (M, Some(2 * M)));
 }
+
+#[test]
+fn page_walks_are_advised_on_only_where_they_cost_something() {
+    let local = |scale: f64| memwall_report::Curve {
+        pattern: "page-local".into(),
+        huge_pages: "off".into(),
+        chains: 1,
+        points: curve(GIB, zen3).iter().map(|p| point(p.bytes, p.ns_per_load.min * scale)).collect(),
+    };
+    let declared = [cache(1, 32 * K), cache(2, 512 * K), cache(3, 32 * M)];
+    let points = curve(GIB, zen3);
+    let mut ladder = ladder_of(points.clone(), read_levels(only(&points), &declared, None));
+    ladder.huge_pages = "off".into();
+    // Page-local at 60% of random at 1 GiB: 40% of the latency is page walks.
+    ladder.curves = vec![local(0.6)];
+    let all = advice(&ladder, None).join("\n");
+    assert!(all.contains("Page walks are 40% of a random load's latency at 1 GiB (180 of 450 ns)"), "{all}");
+    // As fast as random: nothing for huge pages to save.
+    ladder.curves = vec![local(0.99)];
+    let all = advice(&ladder, None).join("\n");
+    assert!(all.contains("Page walks cost little up to 1 GiB") && !all.contains("would save"), "{all}");
+}
