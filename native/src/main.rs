@@ -11,6 +11,7 @@ mod groupby_cmd;
 mod headroom;
 mod host;
 mod input;
+mod join_cmd;
 mod ladder_cmd;
 mod output;
 mod platform;
@@ -46,6 +47,8 @@ enum Command {
     Bandwidth(bandwidth_cmd::BandwidthArgs),
     /// Race GROUP BY kernels (count(*) per key) over generated or real keys.
     Groupby(groupby_cmd::GroupByArgs),
+    /// Race hash-join kernels: a build side of distinct keys with payloads, probed row by row.
+    Join(join_cmd::JoinArgs),
     /// Sweep GROUP BY kernels over distinct keys or partition counts.
     Sweep(sweep_cmd::SweepArgs),
     /// Write generated keys (same flags as groupby's) to FILE.parquet or FILE.bin for other engines.
@@ -132,6 +135,7 @@ fn main() -> ExitCode {
         Command::Ladder(args) => ladder_cmd::ladder(args),
         Command::Bandwidth(args) => bandwidth_cmd::bandwidth(args),
         Command::Groupby(args) => groupby_cmd::groupby(args),
+        Command::Join(args) => join_cmd::join(args),
         Command::Sweep(args) => sweep_cmd::sweep(args),
         Command::Generate(args) => generate_cmd::generate(args),
         Command::Serve(args) => serve::serve(args),

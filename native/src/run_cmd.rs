@@ -31,6 +31,10 @@ pub struct RunArgs {
     /// Skip the GROUP BY race (small preset, every kernel, one thread) that follows the ladder.
     #[arg(long)]
     pub no_groupby: bool,
+    /// Skip the short join race (small preset's sides, every kernel, one thread, one timed run
+    /// each) that follows the GROUP BY race.
+    #[arg(long)]
+    pub no_join: bool,
     /// The full set: the ladder also page-local (TLB steps told from cache steps) and on
     /// transparent huge pages, bandwidth with every CPU as well as one, and loaded latency.
     /// Several times longer.
@@ -155,6 +159,17 @@ pub fn run(args: RunArgs) -> CliResult {
             Ok(())
         })
     };
+    let joined = if args.no_join {
+        Ok(())
+    } else {
+        writeln!(out).ok();
+        let levels = report.ladder.as_ref().map_or(&[][..], |l| &l.levels[..]);
+        crate::join_cmd::default_race(&report.host, levels, &clock).and_then(|(join, label)| {
+            crate::join_cmd::print_race(&mut out, &join, &label).map_err(|e| CliError::runtime(e.to_string()))?;
+            report.join = Some(join);
+            Ok(())
+        })
+    };
     if !report.advice.is_empty() {
         writeln!(out, "\nfor someone choosing a server:").ok();
         for sentence in &report.advice {
@@ -164,6 +179,7 @@ pub fn run(args: RunArgs) -> CliResult {
     output::write_report(&Destination::File(args.out.clone()), &report)?;
     writeln!(out, "report: {}", args.out.display()).ok();
     raced?;
+    joined?;
     if args.serve {
         return crate::serve::serve(crate::serve::ServeArgs::for_report(args.out));
     }

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::groupby::datagen::{self, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
-use memwall_core::groupby::{self, GroupByConfig, Kernel};
+use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values};
 use memwall_report::{GroupBy, Report, Source, Sweep};
 
 use crate::arena::SCRATCH;
@@ -34,6 +34,36 @@ pub enum SweepKind {
     /// ns/row of radix and tuned as the partition count doubles: the U between tables too big
     /// for cache and too many write streams.
     Partitions(PartitionsArgs),
+    /// ns per probe row of the join kernels as the build side doubles, the probe side's rows
+    /// fixed: where partitioning starts to beat one table, and where prefetching alone suffices.
+    BuildSize(BuildSizeArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BuildSizeArgs {
+    /// Probe rows at every point; at least --max-keys (every build key is probed).
+    #[arg(long, default_value = "32Mi", value_parser = parse_count)]
+    pub probe_rows: u64,
+    /// Fewest build keys (rounded up to a power of two).
+    #[arg(long, default_value = "1Ki", value_parser = parse_count)]
+    pub min_keys: u64,
+    /// Most build keys; at most --probe-rows.
+    #[arg(long, default_value = "16Mi", value_parser = parse_count)]
+    pub max_keys: u64,
+    /// How probe rows spread over the build keys: uniform, or zipf:S.
+    #[arg(long, default_value = "uniform", value_parser = Skew::parse)]
+    pub skew: Skew,
+    /// Share of probe rows (0 to 1) replaced by keys that are not on the build side.
+    #[arg(long, default_value_t = 0.0, value_parser = crate::join_cmd::parse_rate)]
+    pub miss_rate: f64,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = datagen::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Join kernels to sweep: naive, partitioned, prefetch, tuned, adaptive, all, or a comma list.
+    #[arg(long, default_value = "all", value_parser = crate::join_cmd::parse_kernels)]
+    pub kernel: crate::join_cmd::JoinKernels,
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 /// What both sweeps share.
@@ -99,6 +129,10 @@ pub struct PartitionsArgs {
     /// Kernels to sweep (those that partition): radix, tuned, or both.
     #[arg(long, default_value = "radix,tuned", value_parser = parse_kernels)]
     pub kernel: KernelList,
+    /// What each group computes, as for `groupby --agg`: a larger state moves the best
+    /// partition count (sum, min, max and avg read the value column of --value-type).
+    #[arg(long, default_value = "count", value_parser = Aggregates::parse)]
+    pub agg: Aggregates,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -107,6 +141,7 @@ pub fn sweep(args: SweepArgs) -> CliResult {
     match args.kind {
         SweepKind::Cardinality(args) => cardinality(args),
         SweepKind::Partitions(args) => partitions(args),
+        SweepKind::BuildSize(args) => build_size(args),
     }
 }
 
@@ -170,6 +205,8 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         clock: &clock,
         runs: args.common.runs,
         truth,
+        phases: None,
+        values: Values::None,
     };
     let bar = progress((distinct.len() * args.kernel.0.len()) as u64);
     let result = sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar));
@@ -183,7 +220,7 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         seed: Some(args.seed),
         max_rows_per_key: None,
     };
-    finish(&args.common, host, dataset, result, "distinct keys")
+    finish(&args.common, host, dataset, result, "distinct keys", None)
 }
 
 fn partitions(args: PartitionsArgs) -> CliResult {
@@ -195,7 +232,8 @@ fn partitions(args: PartitionsArgs) -> CliResult {
     }
     let counts: Vec<u32> =
         sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
-    let config = groupby_cmd::groupby_config(args.min, &host, args.common.threads)?;
+    let config =
+        GroupByConfig { aggregates: args.agg, ..groupby_cmd::groupby_config(args.min, &host, args.common.threads)? };
     let kernels = &args.kernel.0;
     let rules = &args.common.rules;
     let scratch = |rows: u64, groups: u64| -> u64 {
@@ -210,7 +248,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         let reference = if rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
         most.saturating_add(reference)
     };
-    let data = crate::dataset::load(&args.data, &threads, &scratch)?;
+    let data = crate::dataset::load(&args.data, &threads, &scratch, args.agg.needs_values())?;
     let sweeper = Racer {
         kernels,
         config,
@@ -220,12 +258,153 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         clock: &clock,
         runs: args.common.runs,
         truth: groupby_cmd::truth(rules, &data.dataset),
+        phases: None,
+        values: data.values.as_ref().map_or(Values::None, ValueColumn::values),
     };
     let bar = progress((counts.len() * kernels.iter().filter(|k| k.uses_partitions()).count()) as u64);
     let result = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar));
     bar.finish_and_clear();
     let result = result.map_err(sweep_error)?;
-    finish(&args.common, host, data.dataset, result, "partitions")
+    let query = args.agg.needs_values().then(|| memwall_report::Query {
+        aggregates: args.agg.names().iter().map(|n| n.to_string()).collect(),
+        value_type: data.values.as_ref().map_or("none", |v| v.value_type().name()).into(),
+        value_column: data.value_column.clone(),
+    });
+    finish(&args.common, host, data.dataset, result, "partitions", query)
+}
+
+fn build_size(args: BuildSizeArgs) -> CliResult {
+    use memwall_core::join::{self, JoinConfig, race, sweep as join_sweep};
+    let clock = NativeClock::new();
+    let host = crate::ladder_cmd::measured_host(&clock);
+    let threads = Threads::new(args.common.threads, args.common.pin)?;
+    let config = groupby_cmd::groupby_config(groupby::DEFAULT_PARTITIONS, &host, args.common.threads)?;
+    let config = JoinConfig::from(groupby_cmd::with_host_caches(
+        config,
+        &[Kernel::Adaptive],
+        args.common.declared_caches,
+        &host,
+    ));
+    let builds = join_sweep::doublings(args.min_keys, args.max_keys.min(args.probe_rows));
+    let Some(&most) = builds.last() else {
+        return Err(CliError::usage(format!(
+            "no power of two between --min-keys {} and --max-keys {} (at most --probe-rows {})",
+            args.min_keys, args.max_keys, args.probe_rows
+        )));
+    };
+    let truth = race::Truth { matches: None, reference: args.common.rules.truth(args.probe_rows, None).reference };
+    let scratch =
+        args.kernel.0.iter().map(|&k| join::scratch_bytes(k, most, args.probe_rows, &config, args.common.threads));
+    // Both sides, the pool's largest kernel, and the reference's sorted copy of the build side.
+    let sides = args.probe_rows.saturating_mul(8).saturating_add(most.saturating_mul(16));
+    let reference = if truth.reference { most.saturating_mul(16) } else { 0 };
+    let needed = sides.saturating_add(scratch.max().unwrap_or(0)).saturating_add(reference);
+    platform::check_fits_in_memory(needed, &format!("--probe-rows {} with --max-keys {most}", args.probe_rows))?;
+    let sweeper = race::Racer {
+        kernels: &args.kernel.0,
+        config,
+        exec: &threads,
+        memory: &SCRATCH,
+        policy: args.common.rules.memory,
+        clock: &clock,
+        runs: args.common.runs,
+        truth,
+    };
+    let bar = progress((builds.len() * args.kernel.0.len()) as u64);
+    let result = sweeper.build_size(args.probe_rows, &builds, args.skew, args.seed, args.miss_rate, &mut |event| {
+        match event {
+            join_sweep::SweepEvent::Generating { x } => bar.set_message(format!("generating {x} build keys")),
+            join_sweep::SweepEvent::Running { x, kernel, run, runs } => {
+                if run == 0 {
+                    bar.inc(1);
+                }
+                bar.set_message(format!("{x} build keys: {} run {}/{runs}", kernel.name(), run + 1));
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    bar.finish_and_clear();
+    let sweep = result.map_err(|e| match e {
+        join_sweep::SweepError::Data(_) => CliError::usage(e.to_string()),
+        _ => CliError::runtime(e.to_string()),
+    })?;
+    let json_on_stdout = args.common.json == Some(Destination::Stdout);
+    let mut out = output::human(json_on_stdout);
+    print_build_sweep(&mut *out, &sweep).map_err(|e| CliError::runtime(e.to_string()))?;
+    writeln!(
+        out,
+        "caches the tables are sized by: {} per core, {} last level ({})",
+        memwall_core::size::format_bytes(config.cache_bytes),
+        memwall_core::size::format_bytes(config.llc_bytes),
+        config.caches_from.describe()
+    )
+    .ok();
+    if let Some(destination) = &args.common.json {
+        let mut report = Report::new(Source::Native, output::unix_now(), host);
+        let dataset = memwall_report::JoinDataset {
+            build_keys: most,
+            probe_rows: args.probe_rows,
+            miss_rate: args.miss_rate,
+            misses: 0,
+            generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name() }),
+            seed: Some(args.seed),
+        };
+        report.join = Some(memwall_report::Join { dataset, runs: Vec::new(), sweeps: vec![sweep] });
+        output::write_report(destination, &report)?;
+    }
+    Ok(())
+}
+
+/// One row per build size, one ns/probe column per kernel (the fastest marked with `*`), and
+/// where partitioning began to pay.
+pub fn print_build_sweep(out: &mut dyn Write, sweep: &memwall_report::JoinSweep) -> std::io::Result<()> {
+    let mut kernels: Vec<&str> = Vec::new();
+    let mut xs: Vec<u64> = Vec::new();
+    for p in &sweep.points {
+        if !kernels.contains(&p.kernel.as_str()) {
+            kernels.push(&p.kernel);
+        }
+        if !xs.contains(&p.x) {
+            xs.push(p.x);
+        }
+    }
+    let rows: Vec<Vec<String>> = xs
+        .iter()
+        .map(|&x| {
+            let at = |k: &str| sweep.points.iter().find(|p| p.x == x && p.kernel == k).map(|p| p.ns_per_probe);
+            let best = kernels.iter().filter_map(|k| at(k)).min_by(f64::total_cmp);
+            let mut row = vec![x.to_string()];
+            row.extend(kernels.iter().map(|k| match at(k) {
+                Some(ns) if Some(ns) == best && kernels.len() > 1 => format!("*{ns:.2}"),
+                Some(ns) => format!("{ns:.2}"),
+                None => "-".into(),
+            }));
+            row
+        })
+        .collect();
+    let mut header = vec!["build keys".to_string()];
+    header.extend(kernels.iter().map(|k| format!("{k} ns/probe")));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    writeln!(
+        out,
+        "{} probe rows per point, build and probe together, each the fastest of its runs; * marks the fastest kernel",
+        sweep.probe_rows
+    )?;
+    write!(out, "{}", output::table(&header, &rows))?;
+    let has = |k: &str| kernels.contains(&k);
+    for (from, slow) in
+        [(sweep.partitioned_beats_naive_from, "naive"), (sweep.partitioned_beats_prefetch_from, "prefetch")]
+    {
+        match from {
+            Some(x) => writeln!(out, "partitioned beats {slow} from {x} build keys on")?,
+            None if has("partitioned") && has(slow) => {
+                writeln!(out, "partitioned never beat {slow} for good in this range")?
+            }
+            None => {}
+        }
+    }
+    writeln!(out, "checked: {}", sweep.verified_by.join(", "))?;
+    Ok(())
 }
 
 fn finish(
@@ -234,13 +413,17 @@ fn finish(
     dataset: memwall_report::Dataset,
     sweep: Sweep,
     x_name: &str,
+    query: Option<memwall_report::Query>,
 ) -> CliResult {
     let json_on_stdout = common.json == Some(Destination::Stdout);
     let mut out = output::human(json_on_stdout);
     print_sweep(&mut *out, &sweep, x_name).map_err(|e| CliError::runtime(e.to_string()))?;
+    if let Some(query) = &query {
+        writeln!(out, "aggregates: {} over {} values", query.aggregates.join(", "), query.value_type).ok();
+    }
     if let Some(destination) = &common.json {
         let mut report = Report::new(Source::Native, output::unix_now(), host);
-        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps: vec![sweep] });
+        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps: vec![sweep], query });
         output::write_report(destination, &report)?;
     }
     Ok(())

@@ -13,6 +13,7 @@ pub mod describe;
 pub mod exec;
 pub mod explain;
 pub mod groupby;
+pub mod join;
 pub mod ladder;
 pub mod size;
 

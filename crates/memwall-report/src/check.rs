@@ -159,6 +159,39 @@ impl Report {
                 }
             }
         }
+        if let Some(join) = &self.join {
+            finite_in("join miss_rate", join.dataset.miss_rate, 1.0)?;
+            count_at_most("join runs", join.runs.len())?;
+            count_at_most("join sweeps", join.sweeps.len())?;
+            for run in &join.runs {
+                let what = format!("join run {}", run.kernel);
+                summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
+                summary_in(&format!("{what} build_seconds"), &run.build_seconds, MAX_SECONDS)?;
+                summary_in(&format!("{what} probe_seconds"), &run.probe_seconds, MAX_SECONDS)?;
+                finite_in(&format!("{what} ns_per_probe"), run.ns_per_probe, MAX_NS_PER_LOAD)?;
+                count_at_most("samples", run.samples_seconds.len())?;
+                for &s in &run.samples_seconds {
+                    finite_in(&format!("{what} sample"), s, MAX_SECONDS)?;
+                }
+                if run.matches > join.dataset.probe_rows {
+                    return Err(Implausible(format!(
+                        "{what}: {} matches from {} probe rows over distinct build keys",
+                        run.matches, join.dataset.probe_rows
+                    )));
+                }
+            }
+            for sweep in &join.sweeps {
+                count_at_most("join sweep points", sweep.points.len())?;
+                for point in &sweep.points {
+                    finite_in("join sweep point ns_per_probe", point.ns_per_probe, MAX_NS_PER_LOAD)?;
+                    for (name, value) in
+                        [("seconds", point.seconds), ("build", point.build_seconds), ("probe", point.probe_seconds)]
+                    {
+                        finite_in(&format!("join sweep point {name}"), value, MAX_SECONDS)?;
+                    }
+                }
+            }
+        }
         Ok(())
     }
 }

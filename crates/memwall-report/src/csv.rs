@@ -6,7 +6,7 @@
 //! number and starts as a formula would (`=`, `+`, `-`, `@`, tab, carriage return) is written with
 //! a leading `'`, so it is shown, never run ("CSV injection").
 
-use crate::{GroupBy, LadderPoint, Report, Source};
+use crate::{GroupBy, Join, LadderPoint, Report, Source};
 
 /// The columns of a ladder: one row per working set.
 pub const LADDER_CSV_HEADER: [&str; 10] = [
@@ -37,6 +37,26 @@ pub const GROUPBY_CSV_HEADER: [&str; 15] = [
     "ns_per_row",
     "scratch_bytes",
     "groups",
+    "checksum",
+    "verified_by",
+];
+
+/// The columns of a join race: one row per kernel; build and probe seconds are medians.
+pub const JOIN_CSV_HEADER: [&str; 16] = [
+    "build_keys",
+    "probe_rows",
+    "kernel",
+    "threads",
+    "partitions",
+    "memory",
+    "build_seconds_median",
+    "probe_seconds_median",
+    "seconds_min",
+    "seconds_median",
+    "seconds_max",
+    "ns_per_probe",
+    "scratch_bytes",
+    "matches",
     "checksum",
     "verified_by",
 ];
@@ -104,6 +124,31 @@ fn table<S: AsRef<str>>(header: &[S], rows: impl IntoIterator<Item = Vec<String>
         writer.write_record(&row).expect("a CSV row as wide as its header");
     }
     String::from_utf8(writer.into_inner().expect("a Vec takes every write")).expect("UTF-8 fields give UTF-8 CSV")
+}
+
+/// One join race's runs.
+pub fn join_csv(join: &Join) -> String {
+    let rows = join.runs.iter().map(|run| {
+        vec![
+            join.dataset.build_keys.to_string(),
+            join.dataset.probe_rows.to_string(),
+            run.kernel.clone(),
+            run.threads.to_string(),
+            opt(run.partitions),
+            run.memory.clone().unwrap_or_default(),
+            run.build_seconds.median.to_string(),
+            run.probe_seconds.median.to_string(),
+            run.seconds.min.to_string(),
+            run.seconds.median.to_string(),
+            run.seconds.max.to_string(),
+            run.ns_per_probe.to_string(),
+            opt(run.scratch_bytes),
+            run.matches.to_string(),
+            run.checksum.clone(),
+            run.verified_by.join(" "),
+        ]
+    });
+    table(&JOIN_CSV_HEADER, rows)
 }
 
 /// One ladder's points.

@@ -13,7 +13,7 @@ mod check;
 mod csv;
 pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES, Untrusted, check_size, too_large_stopped};
 mod explain;
-pub use csv::{GROUPBY_CSV_HEADER, LADDER_CSV_HEADER, groupby_csv, ladder_csv, reports_csv};
+pub use csv::{GROUPBY_CSV_HEADER, JOIN_CSV_HEADER, LADDER_CSV_HEADER, groupby_csv, join_csv, ladder_csv, reports_csv};
 pub use explain::{
     Bandwidth, BandwidthPoint, Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, LoadedLatency, Parallelism,
 };
@@ -36,6 +36,9 @@ pub struct Report {
     /// Streaming bandwidth per working set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth: Option<Bandwidth>,
+    /// The hash-join probe race. Added within schema 1: absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<Join>,
     /// A short reading for someone choosing a server, each sentence backed by a figure above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub advice: Vec<String>,
@@ -262,6 +265,22 @@ pub struct GroupBy {
     pub runs: Vec<GroupByRun>,
     #[serde(default)]
     pub sweeps: Vec<Sweep>,
+    /// What each group computed when more than `count(*)`; absent for a plain count (and in
+    /// older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<Query>,
+}
+
+/// The aggregates of a GROUP BY beyond a count, and the value column they read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Query {
+    /// "count", "sum", "min", "max", "avg", in that order.
+    pub aggregates: Vec<String>,
+    /// "i64" or "f64".
+    pub value_type: String,
+    /// The input's value column, when the values were read from a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_column: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -349,6 +368,45 @@ pub struct GroupByRun {
     /// recorded).
     #[serde(default)]
     pub verified_by: Vec<String>,
+    /// With `--phases`: where the run's time went, phase by phase, from timers in the kernel
+    /// (the run nearest the median). Phases are "sample", "scatter", "split", "aggregate",
+    /// "emit", "merge" and "given-up" (adaptive's abandoned attempts); a kernel reports those it
+    /// has. On several threads a phase's time is summed over the threads that ran it. Absent
+    /// when the phases were not timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Vec<PhaseTime>>,
+    /// With aggregates over a value column: each aggregate summed over all groups, so another
+    /// engine's answer can be checked without a group-by-group diff. Absent for a plain count
+    /// (and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<Totals>,
+}
+
+/// The totals of a run's aggregates over all groups. `count` is the rows counted; the others
+/// are the sums over groups of each group's sum, min, max and avg, as decimal strings: exact
+/// integers for an `i64` value column (they need up to 128 bits, past what JSON numbers keep),
+/// and for `f64` the shortest text that reads back to the same `f64` ("NaN", "inf", "-inf"
+/// included). Absent: not asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Totals {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg: Option<String>,
+}
+
+/// Time one phase of a GROUP BY run took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTime {
+    pub phase: String,
+    /// ns of the phase divided by the rows read.
+    pub ns_per_row: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -440,6 +498,103 @@ pub struct SweepPoint {
     pub seconds: f64,
 }
 
+/// The hash-join race: `SELECT count(*), sum(mix(key, payload)) FROM probe JOIN build USING (key)`
+/// by several kernels, the build side's keys distinct.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Join {
+    pub dataset: JoinDataset,
+    #[serde(default)]
+    pub runs: Vec<JoinRun>,
+    #[serde(default)]
+    pub sweeps: Vec<JoinSweep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JoinDataset {
+    /// Distinct keys of the build side, each with an 8-byte payload.
+    pub build_keys: u64,
+    pub probe_rows: u64,
+    /// The share of probe rows whose key is absent from the build side, as asked for.
+    pub miss_rate: f64,
+    /// Probe rows generated with such a key: `probe_rows - misses` rows must match.
+    pub misses: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<Generator>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JoinRun {
+    /// "naive", "partitioned", "prefetch", "tuned" or "adaptive".
+    pub kernel: String,
+    pub threads: u32,
+    /// The partition count, for the kernels that partition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<u32>,
+    /// Probe rows that found their key.
+    pub matches: u64,
+    /// Order-independent checksum over (key, payload) of every match, as 16 hex digits.
+    pub checksum: String,
+    /// Median total seconds divided by probe rows.
+    pub ns_per_probe: f64,
+    /// Building the hash table(s): everything that reads only the build side.
+    pub build_seconds: Summary,
+    /// Probing: everything after the build.
+    pub probe_seconds: Summary,
+    /// Build and probe together, per run.
+    pub seconds: Summary,
+    #[serde(default)]
+    pub samples_seconds: Vec<f64>,
+    /// Adaptive only: which kernel it picked and why (`estimated_groups` is the build size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<AdaptiveChoice>,
+    /// "warm" or "cold", as for [`GroupByRun::memory`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_run_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratch_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapped_in_run_bytes: Option<u64>,
+    /// How every run's result was checked: "reference" (equal to a sort-and-binary-search
+    /// reference), "known-matches" (as many matches as the generator made matching rows),
+    /// "cross-kernel", "repeatable".
+    #[serde(default)]
+    pub verified_by: Vec<String>,
+}
+
+/// A build-size sweep: ns per probe row as the build side doubles, the probe side fixed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JoinSweep {
+    /// "build-size" (x = build keys).
+    pub kind: String,
+    pub probe_rows: u64,
+    pub points: Vec<JoinSweepPoint>,
+    /// The smallest build size from which partitioned beat naive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitioned_beats_naive_from: Option<u64>,
+    /// The smallest build size from which partitioned beat prefetch (up to it, prefetching alone
+    /// suffices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitioned_beats_prefetch_from: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    #[serde(default)]
+    pub verified_by: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JoinSweepPoint {
+    pub x: u64,
+    pub kernel: String,
+    pub ns_per_probe: f64,
+    pub build_seconds: f64,
+    pub probe_seconds: f64,
+    pub seconds: f64,
+}
+
 /// Why a report could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -463,6 +618,7 @@ impl Report {
             ladder: None,
             groupby: None,
             bandwidth: None,
+            join: None,
             advice: Vec::new(),
         }
     }

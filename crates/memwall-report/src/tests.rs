@@ -99,6 +99,7 @@ fn full_report() -> Report {
     });
     report.advice = vec!["keep hot data under 3 MiB".into()];
     report.groupby = Some(GroupBy {
+        query: None,
         dataset: Dataset {
             rows: 10,
             distinct_keys: 3,
@@ -108,6 +109,8 @@ fn full_report() -> Report {
             max_rows_per_key: Some(5),
         },
         runs: vec![GroupByRun {
+            phases: None,
+            totals: None,
             kernel: "adaptive".into(),
             threads: 1,
             partitions: Some(4096),
@@ -155,7 +158,90 @@ fn full_report() -> Report {
             verified_by: vec!["known-groups".into()],
         }],
     });
+    report.join = Some(join());
     report
+}
+
+fn join() -> Join {
+    Join {
+        dataset: JoinDataset {
+            build_keys: 3,
+            probe_rows: 10,
+            miss_rate: 0.1,
+            misses: 1,
+            generator: Some(Generator { preset: Some("small".into()), skew: "zipf:0.575".into() }),
+            seed: Some(42),
+        },
+        runs: vec![JoinRun {
+            kernel: "partitioned".into(),
+            threads: 1,
+            partitions: Some(64),
+            matches: 9,
+            checksum: checksum_hex(7),
+            ns_per_probe: 3.5,
+            build_seconds: Summary::of(&[0.125, 0.25]).unwrap(),
+            probe_seconds: Summary::of(&[0.3, 0.4]).unwrap(),
+            seconds: Summary::of(&[0.4, 0.6]).unwrap(),
+            samples_seconds: vec![0.4, 0.6],
+            choice: None,
+            memory: Some("warm".into()),
+            first_run_seconds: Some(0.7),
+            scratch_bytes: Some(4096),
+            mapped_in_run_bytes: Some(0),
+            verified_by: vec!["reference".into(), "known-matches".into()],
+        }],
+        sweeps: vec![JoinSweep {
+            kind: "build-size".into(),
+            probe_rows: 10,
+            points: vec![JoinSweepPoint {
+                x: 3,
+                kernel: "naive".into(),
+                ns_per_probe: 2.0,
+                build_seconds: 0.1,
+                probe_seconds: 0.2,
+                seconds: 0.3,
+            }],
+            partitioned_beats_naive_from: Some(3),
+            partitioned_beats_prefetch_from: None,
+            memory: Some("warm".into()),
+            verified_by: vec!["known-matches".into()],
+        }],
+    }
+}
+
+#[test]
+fn a_report_from_before_the_join_opens_and_a_join_round_trips() {
+    let mut report = full_report();
+    report.join = None;
+    let text = report.to_json_pretty();
+    assert!(!text.contains("\"join\""), "an absent join is not written");
+    assert_eq!(Report::from_json(&text).unwrap().join, None);
+    let full = full_report();
+    let back = Report::from_json(&full.to_json_pretty()).unwrap();
+    assert_eq!(back.join, Some(join()));
+    assert!(back.check().is_ok());
+}
+
+#[test]
+fn impossible_join_figures_fail_the_check() {
+    let mut report = full_report();
+    report.join.as_mut().unwrap().runs[0].matches = 11;
+    assert!(report.check().unwrap_err().to_string().contains("11 matches from 10 probe rows"));
+    let mut report = full_report();
+    report.join.as_mut().unwrap().runs[0].probe_seconds.max = f64::NAN;
+    assert!(report.check().is_err());
+    let mut report = full_report();
+    report.join.as_mut().unwrap().dataset.miss_rate = 1.5;
+    assert!(report.check().is_err());
+    let csv = join_csv(&full_report().join.unwrap());
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], JOIN_CSV_HEADER.join(","));
+    assert_eq!(lines[1].split(',').count(), JOIN_CSV_HEADER.len());
+    assert!(
+        lines[1].starts_with("3,10,partitioned,1,64,warm,0.1875,0.35,0.4,0.5,0.6,3.5,4096,9,0000000000000007,"),
+        "{}",
+        lines[1]
+    );
 }
 
 fn clock_estimate() -> ClockEstimate {

@@ -1,0 +1,341 @@
+//! The hash-join probe race: `SELECT count(*), sum(mix(key, payload)) FROM probe JOIN build
+//! USING (key)`, the build side's keys distinct (a primary key), by kernels that meet the memory
+//! wall head on or go around it, the way [`crate::groupby`] races GROUP BY:
+//!
+//! * [`Kernel::Naive`]: one `hashbrown::HashMap`, probed row by row: with millions of build keys
+//!   nearly every probe waits for DRAM.
+//! * [`Kernel::Partitioned`]: radix-partition both sides by the hash's top bits, so that each
+//!   partition's table fits the cache, then probe each partition's rows against its own table.
+//! * [`Kernel::Prefetch`]: one flat table, probed with software prefetches rows ahead, so that
+//!   the misses overlap (memory-level parallelism instead of locality).
+//! * [`Kernel::Tuned`]: see `tuned.rs`.
+//! * [`Kernel::Adaptive`]: one prefetched table while it fits the last-level cache, else tuned.
+//!
+//! Every kernel times its build (everything that reads only the build side) and its probe
+//! (everything after) separately, and returns the same [`JoinResult`], which must equal
+//! [`reference`] exactly.
+//!
+//! **Duplicate build keys are rejected**: every kernel, and the reference, returns
+//! [`JoinError::DuplicateBuildKey`] instead of a result, because a probe row would then match
+//! several build rows, which the flat tables (one payload per key) cannot represent and which a
+//! primary-key build side never has. A kernel finds a duplicate where it inserts it, so which of
+//! several duplicated keys it names may differ between kernels; that it refuses may not.
+
+use memwall_report::AdaptiveChoice;
+
+use crate::clock::{Clock, time_ns};
+use crate::exec::Executor;
+use crate::groupby::{CachesFrom, GroupByConfig, GroupByError, MAX_PARTITIONS, Scratch};
+
+pub mod data;
+mod naive;
+mod partitioned;
+mod prefetch;
+pub mod race;
+pub mod sweep;
+mod table;
+mod tuned;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests;
+
+/// The key value the flat tables mark an empty slot with. It is a key like any other (kept
+/// apart when it occurs); tests use it as one.
+pub const EMPTY_SLOT_KEY: i64 = table::EMPTY as i64;
+
+/// One build row: a key and its 8-byte payload.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct BuildRow {
+    pub key: i64,
+    pub payload: u64,
+}
+
+/// A way to compute the join.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kernel {
+    Naive,
+    Partitioned,
+    Prefetch,
+    Tuned,
+    Adaptive,
+}
+
+impl Kernel {
+    pub const ALL: [Kernel; 5] =
+        [Kernel::Naive, Kernel::Partitioned, Kernel::Prefetch, Kernel::Tuned, Kernel::Adaptive];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Naive => "naive",
+            Self::Partitioned => "partitioned",
+            Self::Prefetch => "prefetch",
+            Self::Tuned => "tuned",
+            Self::Adaptive => "adaptive",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// One line on what the kernel does, for help texts and the web page.
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::Naive => "one hashbrown HashMap (ahash), probed row by row: a cache miss per probe",
+            Self::Partitioned => "radix-partition both sides by hash, then a cache-sized flat table per partition",
+            Self::Prefetch => "one flat table, probes prefetched rows ahead so that DRAM misses overlap",
+            Self::Tuned => tuned::DESCRIPTION,
+            Self::Adaptive => "one prefetched table while it fits the last-level cache it measured, else tuned",
+        }
+    }
+}
+
+/// Knobs of the kernels: the caches their tables are sized by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JoinConfig {
+    /// The cache a partition's table should fit in (the per-core L2, as measured or declared).
+    pub cache_bytes: u64,
+    /// The last-level cache this core really gets: adaptive keeps one table while it fits.
+    pub llc_bytes: u64,
+    pub caches_from: CachesFrom,
+    /// A partition count to use instead of the one sized by the cache (a power of two from 1
+    /// to [`MAX_PARTITIONS`]), for sweeps.
+    pub partitions: Option<u32>,
+}
+
+impl Default for JoinConfig {
+    fn default() -> Self {
+        Self::from(GroupByConfig::default())
+    }
+}
+
+/// The GROUP BY race's caches serve the join too: one ladder measures them for both.
+impl From<GroupByConfig> for JoinConfig {
+    fn from(config: GroupByConfig) -> Self {
+        Self {
+            cache_bytes: config.cache_bytes,
+            llc_bytes: config.llc_bytes,
+            caches_from: config.caches_from,
+            partitions: None,
+        }
+    }
+}
+
+impl JoinConfig {
+    pub fn validate(&self) -> Result<(), JoinError> {
+        match self.partitions {
+            Some(p) if !p.is_power_of_two() || p > MAX_PARTITIONS => Err(JoinError::Partitions(p)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Partitions for a build side of `build_keys`: the fewest (a power of two) that bring each
+    /// partition's table (16-byte slots, at most half full, so up to 64 bytes a key after
+    /// rounding to a power of two) under half the per-core cache, leaving the other half to the
+    /// probe keys streaming through and to the partition being built.
+    pub fn partitions_for(&self, build_keys: u64) -> u32 {
+        if let Some(p) = self.partitions {
+            return p;
+        }
+        let per_partition = (self.cache_bytes.max(1 << 14) / 2 / 64).max(1);
+        build_keys.div_ceil(per_partition).max(1).next_power_of_two().min(u64::from(MAX_PARTITIONS)) as u32
+    }
+
+    /// Build keys up to which one flat table (32-64 bytes a key) fits the last-level cache.
+    pub fn single_table_keys(&self) -> u64 {
+        self.llc_bytes.max(self.cache_bytes) / 64
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JoinError {
+    #[error("the build side has key {0} more than once: its keys must be distinct")]
+    DuplicateBuildKey(i64),
+    #[error("partitions must be a power of two from 1 to {MAX_PARTITIONS}, got {0}")]
+    Partitions(u32),
+    #[error("{0}")]
+    Allocation(String),
+}
+
+impl From<GroupByError> for JoinError {
+    fn from(error: GroupByError) -> Self {
+        match error {
+            GroupByError::Allocation(why) => Self::Allocation(why),
+            other => Self::Allocation(other.to_string()),
+        }
+    }
+}
+
+/// The answer, condensed so kernels can be compared exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct JoinResult {
+    /// Probe rows that found their key on the build side.
+    pub matches: u64,
+    /// Wrapping sum over the matches of a mix of (key, payload): independent of the order
+    /// matches are found in, changed by a missed or invented match or a wrong payload.
+    pub checksum: u64,
+}
+
+impl From<table::Matches> for JoinResult {
+    fn from(m: table::Matches) -> Self {
+        Self { matches: m.matches, checksum: m.checksum }
+    }
+}
+
+/// What a run produced and how long its phases took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub result: JoinResult,
+    pub build_ns: f64,
+    pub probe_ns: f64,
+    /// Adaptive only: the kernel it ran and why.
+    pub choice: Option<AdaptiveChoice>,
+    /// The partition count, for the kernels that partitioned.
+    pub partitions: Option<u32>,
+    /// Threads the run spread its work over.
+    pub threads: usize,
+}
+
+/// The oracle: sort a copy of the build side, refuse adjacent equal keys, binary-search every
+/// probe key. Obviously right and slow; every kernel must equal it exactly.
+pub fn reference(build: &[BuildRow], probe: &[i64]) -> Result<JoinResult, JoinError> {
+    let mut sorted = build.to_vec();
+    sorted.sort_unstable_by_key(|row| row.key);
+    if let Some(pair) = sorted.windows(2).find(|pair| pair[0].key == pair[1].key) {
+        return Err(JoinError::DuplicateBuildKey(pair[0].key));
+    }
+    let mut matches = table::Matches::default();
+    for &key in probe {
+        if let Ok(at) = sorted.binary_search_by_key(&key, |row| row.key) {
+            matches.add(key, sorted[at].payload);
+        }
+    }
+    Ok(matches.into())
+}
+
+/// Runs `kernel` with scratch memory from the heap, fresh for this run.
+pub fn run(
+    kernel: Kernel,
+    build: &[BuildRow],
+    probe: &[i64],
+    config: &JoinConfig,
+    exec: &dyn Executor,
+    clock: &dyn Clock,
+) -> Result<Outcome, JoinError> {
+    let mut scratch = Scratch::new(&crate::groupby::HeapChunks, crate::groupby::MemoryPolicy::Cold);
+    scratch.begin_run();
+    run_in(kernel, build, probe, config, exec, &scratch, clock)
+}
+
+/// Runs `kernel`, taking every piece of scratch memory from `scratch`, timing build and probe.
+pub fn run_in(
+    kernel: Kernel,
+    build: &[BuildRow],
+    probe: &[i64],
+    config: &JoinConfig,
+    exec: &dyn Executor,
+    scratch: &Scratch<'_>,
+    clock: &dyn Clock,
+) -> Result<Outcome, JoinError> {
+    config.validate()?;
+    let partitions = config.partitions_for(build.len() as u64);
+    let (result, build_ns, probe_ns) = match kernel {
+        Kernel::Naive => phases(clock, || naive::build(build, scratch), |t| Ok(naive::probe(t, probe)))?,
+        Kernel::Prefetch => phases(clock, || prefetch::build(build, scratch), |t| Ok(prefetch::probe(t, probe)))?,
+        Kernel::Partitioned => phases(
+            clock,
+            || partitioned::build(build, partitions, exec, scratch),
+            |t| partitioned::probe(t, probe, exec, scratch),
+        )?,
+        Kernel::Tuned => {
+            phases(clock, || tuned::build(build, config, exec, scratch), |t| tuned::probe(t, probe, exec, scratch))?
+        }
+        Kernel::Adaptive => return adaptive(build, probe, config, exec, scratch, clock),
+    };
+    let partitioned = matches!(kernel, Kernel::Partitioned | Kernel::Tuned);
+    Ok(Outcome {
+        result,
+        build_ns,
+        probe_ns,
+        choice: None,
+        partitions: match kernel {
+            Kernel::Partitioned => Some(partitions),
+            Kernel::Tuned => tuned::partitions(build.len(), config),
+            _ => None,
+        },
+        threads: if partitioned { exec.threads() } else { 1 },
+    })
+}
+
+/// Times a build, then a probe of what it built.
+fn phases<T>(
+    clock: &dyn Clock,
+    build: impl FnOnce() -> Result<T, JoinError>,
+    probe: impl FnOnce(&T) -> Result<table::Matches, JoinError>,
+) -> Result<(JoinResult, f64, f64), JoinError> {
+    let (build_ns, built) = time_ns(clock, build);
+    let built = built?;
+    let (probe_ns, matches) = time_ns(clock, || probe(&built));
+    Ok((matches?.into(), build_ns, probe_ns))
+}
+
+/// Picks by the build size, which a join knows exactly before it starts (no sample needed, as
+/// GROUP BY's groups are): one prefetched table while it fits the last-level cache the host
+/// measured, where prefetching alone hides what latency is left; past it, tuned's partitions.
+fn adaptive(
+    build: &[BuildRow],
+    probe: &[i64],
+    config: &JoinConfig,
+    exec: &dyn Executor,
+    scratch: &Scratch<'_>,
+    clock: &dyn Clock,
+) -> Result<Outcome, JoinError> {
+    let keys = build.len() as u64;
+    let limit = config.single_table_keys();
+    let (kernel, reason) = if keys <= limit {
+        (
+            Kernel::Prefetch,
+            format!(
+                "{keys} build keys: one table for at most {limit} fits the last-level cache ({} {})",
+                crate::size::format_bytes(config.llc_bytes),
+                config.caches_from.describe()
+            ),
+        )
+    } else {
+        (
+            Kernel::Tuned,
+            format!(
+                "{keys} build keys: one table for more than {limit} outgrows the last-level cache ({} {}); \
+                 partitioned so that each table fits half of {}",
+                crate::size::format_bytes(config.llc_bytes),
+                config.caches_from.describe(),
+                crate::size::format_bytes(config.cache_bytes)
+            ),
+        )
+    };
+    let mut outcome = run_in(kernel, build, probe, config, exec, scratch, clock)?;
+    outcome.choice =
+        Some(AdaptiveChoice { kernel: kernel.name().into(), estimated_groups: keys, sampled_rows: keys, reason });
+    Ok(outcome)
+}
+
+/// An upper bound of the scratch memory a run of `kernel` takes (blocks as handed out), for
+/// refusing plans that cannot fit before anything is allocated.
+pub fn scratch_bytes(kernel: Kernel, build_keys: u64, probe_rows: u64, config: &JoinConfig, threads: usize) -> u64 {
+    let rounded = crate::groupby::rounded;
+    let flat = rounded((table::capacity_for(build_keys as usize) as u64).saturating_mul(16));
+    match kernel {
+        Kernel::Naive => {
+            // hashbrown: buckets for 8/7 of the keys, a power of two, 16 bytes and a control byte each.
+            let buckets = (build_keys.saturating_mul(8) / 7 + 1).max(8).checked_next_power_of_two().unwrap_or(u64::MAX);
+            rounded(buckets.saturating_mul(17) + 64)
+        }
+        Kernel::Prefetch => flat,
+        Kernel::Partitioned => {
+            partitioned::scratch_bytes(build_keys, probe_rows, u64::from(config.partitions_for(build_keys)))
+        }
+        Kernel::Tuned => tuned::scratch_bytes(build_keys, probe_rows, config, threads),
+        Kernel::Adaptive => flat.max(tuned::scratch_bytes(build_keys, probe_rows, config, threads)),
+    }
+}

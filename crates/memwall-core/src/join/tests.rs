@@ -1,0 +1,205 @@
+//! Every kernel against the reference, on adversarial and generated data, with and without
+//! threads and with the partition count and caches pushed to their extremes.
+
+use proptest::prelude::*;
+
+use super::data::{JoinSpec, generate};
+use super::table::EMPTY;
+use super::*;
+use crate::clock::Ticks;
+use crate::exec::Sequential;
+use crate::groupby::datagen::{DataSpec, Skew};
+
+/// Runs tasks on real threads, to hold the kernels' splits to the same answers.
+struct Threads(usize);
+
+impl Executor for Threads {
+    fn threads(&self) -> usize {
+        self.0
+    }
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        std::thread::scope(|s| {
+            for t in 0..self.0 {
+                s.spawn(move || (t..tasks).step_by(self.0).for_each(task));
+            }
+        });
+    }
+}
+
+fn rows(keys: &[i64]) -> Vec<BuildRow> {
+    keys.iter().map(|&key| BuildRow { key, payload: data::payload_of(key, 1) }).collect()
+}
+
+fn configs() -> Vec<JoinConfig> {
+    let default = JoinConfig::default();
+    vec![
+        default,
+        // Tiny caches: many partitions, some empty.
+        JoinConfig { cache_bytes: 0, llc_bytes: 0, ..default },
+        JoinConfig { partitions: Some(1), ..default },
+        JoinConfig { partitions: Some(MAX_PARTITIONS), ..default },
+        // A huge last-level cache: adaptive keeps one table.
+        JoinConfig { llc_bytes: 1 << 40, ..default },
+    ]
+}
+
+fn check(build: &[BuildRow], probe: &[i64]) {
+    let expected = reference(build, probe);
+    for config in configs() {
+        for threads in [1, 3] {
+            let exec: &dyn Executor = if threads == 1 { &Sequential } else { &Threads(threads) };
+            for kernel in Kernel::ALL {
+                let got = run(kernel, build, probe, &config, exec, &Ticks::default()).map(|o| o.result);
+                match (&expected, got) {
+                    (Ok(e), Ok(g)) => assert_eq!(*e, g, "{} {config:?}, {threads} threads", kernel.name()),
+                    (Err(_), Err(JoinError::DuplicateBuildKey(_))) => {}
+                    (e, g) => panic!("{}: {e:?} but {g:?}", kernel.name()),
+                }
+            }
+        }
+    }
+}
+
+fn adversarial() -> Vec<(Vec<BuildRow>, Vec<i64>)> {
+    let extremes = [0, 1, -1, i64::MIN, i64::MAX, EMPTY as i64, i64::MIN + 1, i64::MAX - 1];
+    let all: Vec<i64> = (0..5000).collect();
+    vec![
+        // Empty sides.
+        (vec![], vec![]),
+        (vec![], vec![1, 2, 0, EMPTY as i64]),
+        (rows(&extremes), vec![]),
+        // The extremes (and the empty-slot marker) as keys, probed, repeated, and missed.
+        (rows(&extremes), extremes.iter().copied().cycle().take(1000).chain([2, 3, -2]).collect()),
+        // Key 0 with payload 0, the marker with payload 0.
+        (vec![BuildRow { key: 0, payload: 0 }, BuildRow { key: EMPTY as i64, payload: 0 }], vec![0, 0, EMPTY as i64]),
+        // All misses.
+        (rows(&all), (5000..9000).chain([i64::MIN, i64::MAX]).collect()),
+        // All hits, every key once, and one key probed by every row.
+        (rows(&all), all.iter().rev().copied().collect()),
+        (rows(&all), vec![4242; 5000]),
+        // Keys that differ only in their top bits (a weak hash would pile them in one slot).
+        (rows(&(0..4096).map(|i| i << 52).collect::<Vec<_>>()), (0..8192).map(|i| (i % 5000) << 52).collect()),
+        // Duplicate build keys: refused by every kernel, wherever the duplicate is.
+        (rows(&[1, 2, 3, 1]), vec![1]),
+        (rows(&[0, 0]), vec![]),
+        (rows(&[EMPTY as i64, 5, EMPTY as i64]), vec![5]),
+        (rows(&(0..3000).chain([2999]).collect::<Vec<_>>()), vec![]),
+        (rows(&[i64::MIN, i64::MAX, i64::MIN]), vec![i64::MIN]),
+    ]
+}
+
+#[test]
+fn kernels_equal_the_reference_on_adversarial_joins() {
+    for (build, probe) in adversarial() {
+        check(&build, &probe);
+    }
+}
+
+#[test]
+fn duplicates_are_refused_by_every_kernel_and_the_reference() {
+    let build = rows(&[7, 8, 9, 8]);
+    assert_eq!(reference(&build, &[8]), Err(JoinError::DuplicateBuildKey(8)));
+    for kernel in Kernel::ALL {
+        let got = run(kernel, &build, &[8], &JoinConfig::default(), &Sequential, &Ticks::default());
+        assert_eq!(got.unwrap_err(), JoinError::DuplicateBuildKey(8), "{}", kernel.name());
+    }
+}
+
+#[test]
+fn the_reference_counts_and_checksums() {
+    let build = [BuildRow { key: 5, payload: 50 }, BuildRow { key: -3, payload: 30 }];
+    let result = reference(&build, &[5, 5, -3, 4]).unwrap();
+    assert_eq!(result.matches, 3);
+    let swapped = [BuildRow { key: 5, payload: 30 }, BuildRow { key: -3, payload: 50 }];
+    assert_ne!(reference(&swapped, &[5, 5, -3, 4]).unwrap().checksum, result.checksum, "payloads count");
+    assert_eq!(reference(&build, &[-3, 4, 5, 5]).unwrap(), result, "order does not");
+    assert_eq!(reference(&[], &[1]).unwrap(), JoinResult::default());
+}
+
+#[test]
+fn generated_joins_match_as_generated() {
+    for (rows, keys, skew, miss_rate) in [
+        (200_000, 20_000, Skew::Zipf(crate::groupby::datagen::CLICKBENCH_ZIPF), 0.0),
+        (100_000, 100_000, Skew::Uniform, 0.25),
+        (50_000, 5, Skew::Zipf(2.0), 1.0),
+    ] {
+        let spec = JoinSpec { data: DataSpec { rows, keys, skew, seed: 9 }, miss_rate };
+        let data = generate(&spec).unwrap();
+        assert_eq!(data.build.len() as u64, keys);
+        assert_eq!(data.probe.len() as u64, rows);
+        let expected = reference(&data.build, &data.probe).unwrap();
+        assert_eq!(expected.matches, rows - data.misses);
+        let share = data.misses as f64 / rows as f64;
+        assert!((share - miss_rate).abs() < 0.01, "{share} misses for a rate of {miss_rate}");
+        check(&data.build, &data.probe);
+    }
+    let bad = JoinSpec { data: DataSpec { rows: 10, keys: 5, skew: Skew::Uniform, seed: 1 }, miss_rate: 1.5 };
+    assert!(generate(&bad).unwrap_err().to_string().contains("between 0 and 1"));
+}
+
+#[test]
+fn phases_are_timed_and_partitions_reported() {
+    let data = generate(&JoinSpec {
+        data: DataSpec { rows: 10_000, keys: 3000, skew: Skew::Uniform, seed: 1 },
+        miss_rate: 0.1,
+    })
+    .unwrap();
+    let config = JoinConfig { cache_bytes: 1 << 14, llc_bytes: 1 << 15, ..JoinConfig::default() };
+    for kernel in Kernel::ALL {
+        let outcome = run(kernel, &data.build, &data.probe, &config, &Sequential, &Ticks::default()).unwrap();
+        // The fake clock advances 1 µs per reading: each phase is read twice.
+        assert_eq!((outcome.build_ns, outcome.probe_ns), (1000.0, 1000.0), "{}", kernel.name());
+        assert_eq!(
+            outcome.partitions.is_some(),
+            matches!(kernel, Kernel::Partitioned | Kernel::Tuned | Kernel::Adaptive)
+        );
+    }
+    let adaptive = run(Kernel::Adaptive, &data.build, &data.probe, &config, &Sequential, &Ticks::default()).unwrap();
+    assert_eq!(adaptive.choice.unwrap().kernel, "tuned", "3000 keys outgrow a 16 KiB cache");
+    let roomy = JoinConfig { llc_bytes: 1 << 30, ..config };
+    let adaptive = run(Kernel::Adaptive, &data.build, &data.probe, &roomy, &Sequential, &Ticks::default()).unwrap();
+    assert_eq!(adaptive.choice.unwrap().kernel, "prefetch");
+}
+
+#[test]
+fn partitions_follow_the_cache() {
+    let config = JoinConfig { cache_bytes: 1 << 20, ..JoinConfig::default() };
+    assert_eq!(config.partitions_for(0), 1);
+    assert_eq!(config.partitions_for(8192), 1);
+    assert_eq!(config.partitions_for(8193), 2);
+    assert_eq!(config.partitions_for(17_630_976), 4096);
+    assert_eq!(JoinConfig { cache_bytes: 1 << 18, ..config }.partitions_for(17_630_976), 16384);
+    assert_eq!(config.partitions_for(u64::MAX), MAX_PARTITIONS);
+    assert_eq!(JoinConfig { partitions: Some(3), ..config }.validate(), Err(JoinError::Partitions(3)));
+}
+
+#[test]
+fn scratch_stays_within_its_bound() {
+    let data = generate(&JoinSpec {
+        data: DataSpec { rows: 60_000, keys: 20_000, skew: Skew::Uniform, seed: 2 },
+        miss_rate: 0.5,
+    })
+    .unwrap();
+    for config in configs() {
+        for kernel in Kernel::ALL {
+            let mut scratch = Scratch::new(&crate::groupby::HeapChunks, crate::groupby::MemoryPolicy::Cold);
+            scratch.begin_run();
+            run_in(kernel, &data.build, &data.probe, &config, &Sequential, &scratch, &Ticks::default()).unwrap();
+            let used = scratch.run_memory().carved_bytes;
+            let bound = scratch_bytes(kernel, 20_000, 60_000, &config, 1);
+            assert!(used <= bound, "{}: {used} > {bound} with {config:?}", kernel.name());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn kernels_equal_the_reference_on_random_joins(
+        build in proptest::collection::hash_set(prop_oneof![-50i64..50, any::<i64>()], 0..400),
+        probe in proptest::collection::vec(prop_oneof![-60i64..60, any::<i64>()], 0..800),
+    ) {
+        let build: Vec<i64> = build.into_iter().collect();
+        check(&rows(&build), &probe);
+    }
+}

@@ -1,0 +1,112 @@
+//! The join kernels as the browser runs them: wasm32, single-threaded, heap scratch, in headless
+//! Chromium (`cargo test -p memwall-core --target wasm32-unknown-unknown --test wasm_join`).
+//! Every kernel must equal the reference here too: wasm has 32-bit pointers and hashes through
+//! another mix (no 128-bit multiply), so partitions and slots differ from native runs while
+//! results may not.
+#![cfg(target_arch = "wasm32")]
+
+use std::ops::ControlFlow;
+
+use memwall_core::exec::Sequential;
+use memwall_core::groupby::datagen::{self, DataSpec, Skew};
+use memwall_core::groupby::{HeapChunks, MemoryPolicy};
+use memwall_core::join::data::{self, JoinSpec};
+use memwall_core::join::race::{Check, RaceError, Racer, Truth};
+use memwall_core::join::{self, BuildRow, JoinConfig, JoinError, Kernel};
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+mod common;
+
+use common::PerformanceClock;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn rows(keys: &[i64]) -> Vec<BuildRow> {
+    keys.iter().map(|&key| BuildRow { key, payload: data::payload_of(key, 3) }).collect()
+}
+
+fn check(build: &[BuildRow], probe: &[i64]) {
+    let clock = PerformanceClock::new();
+    let expected = join::reference(build, probe);
+    let default = JoinConfig::default();
+    for config in
+        [default, JoinConfig { cache_bytes: 0, llc_bytes: 0, ..default }, JoinConfig { partitions: Some(1), ..default }]
+    {
+        for kernel in Kernel::ALL {
+            let got = join::run(kernel, build, probe, &config, &Sequential, &clock).map(|o| o.result);
+            match (&expected, got) {
+                (Ok(e), Ok(g)) => assert_eq!(*e, g, "{} with {config:?}", kernel.name()),
+                (Err(_), Err(JoinError::DuplicateBuildKey(_))) => {}
+                (e, g) => panic!("{}: the reference gave {e:?}, the kernel {g:?}", kernel.name()),
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn kernels_equal_the_reference_on_adversarial_joins() {
+    let extremes = [0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1, i64::MAX - 1, join::EMPTY_SLOT_KEY];
+    let all: Vec<i64> = (0..3000).collect();
+    let cases: Vec<(Vec<BuildRow>, Vec<i64>)> = vec![
+        (vec![], vec![]),
+        (vec![], vec![0, i64::MIN]),
+        (rows(&extremes), vec![]),
+        (rows(&extremes), extremes.iter().copied().cycle().take(700).chain([2, -2]).collect()),
+        (vec![BuildRow { key: 0, payload: 0 }], vec![0, 0, 1]),
+        (rows(&all), (3000..6000).collect()),
+        (rows(&all), all.iter().rev().copied().collect()),
+        (rows(&all), vec![7; 3000]),
+        (rows(&(0..2048).map(|i| i << 52).collect::<Vec<_>>()), (0..4096).map(|i| (i % 3000) << 52).collect()),
+        (rows(&[1, 2, 3, 1]), vec![1]),
+        (rows(&[i64::MIN, i64::MAX, i64::MIN]), vec![]),
+        (rows(&[join::EMPTY_SLOT_KEY, 4, join::EMPTY_SLOT_KEY]), vec![4]),
+    ];
+    for (build, probe) in &cases {
+        check(build, probe);
+    }
+}
+
+#[wasm_bindgen_test]
+fn kernels_equal_the_reference_on_generated_joins() {
+    for (rows, keys, skew, miss_rate) in
+        [(100_000, 20_000, Skew::Zipf(datagen::CLICKBENCH_ZIPF), 0.1), (60_000, 60_000, Skew::Uniform, 0.0)]
+    {
+        let spec = JoinSpec { data: DataSpec { rows, keys, skew, seed: 5 }, miss_rate };
+        let data = data::generate(&spec).unwrap();
+        check(&data.build, &data.probe);
+        assert_eq!(join::reference(&data.build, &data.probe).unwrap().matches, rows - data.misses);
+    }
+}
+
+#[wasm_bindgen_test]
+fn a_wrong_kernel_is_caught_in_the_browser() {
+    let clock = PerformanceClock::new();
+    let spec = JoinSpec { data: DataSpec { rows: 20_000, keys: 3000, skew: Skew::Uniform, seed: 1 }, miss_rate: 0.2 };
+    let data = data::generate(&spec).unwrap();
+    let kernels = [Kernel::Tuned];
+    let racer = Racer {
+        kernels: &kernels,
+        config: JoinConfig::default(),
+        exec: &Sequential,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Warm,
+        clock: &clock,
+        runs: 1,
+        truth: Truth { matches: Some(20_000 - data.misses), reference: false },
+    };
+    let one_more = |kernel: Kernel,
+                    build: &[BuildRow],
+                    probe: &[i64],
+                    config: &JoinConfig,
+                    exec: &dyn memwall_core::exec::Executor,
+                    scratch: &memwall_core::groupby::Scratch<'_>,
+                    clock: &dyn memwall_core::clock::Clock| {
+        let mut outcome = join::run_in(kernel, build, probe, config, exec, scratch, clock)?;
+        outcome.result.matches += 1;
+        Ok(outcome)
+    };
+    let error = racer.time_with(&data.build, &data.probe, &mut |_| ControlFlow::Continue(()), &one_more).unwrap_err();
+    assert!(matches!(error, RaceError::Wrong { check: Check::KnownMatches, .. }), "{error}");
+    let timings = racer.time(&data.build, &data.probe, &mut |_| ControlFlow::Continue(())).unwrap();
+    assert!(timings[0].seconds.iter().all(|s| s.is_finite() && *s >= 0.0));
+}

@@ -1,0 +1,462 @@
+//! `memwall join`: the hash-join probe race, a build side of distinct keys with 8-byte payloads
+//! against a probe side of rows, timed per kernel, build and probe apart and together.
+
+use std::io::Write;
+use std::ops::ControlFlow;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use memwall_core::clock::Clock;
+use memwall_core::groupby::datagen::{self, DataSpec, Skew};
+use memwall_core::groupby::{self, MemoryPolicy};
+use memwall_core::join::data::{self, JoinData, JoinSpec};
+use memwall_core::join::race::{RaceEvent, Racer, Truth};
+use memwall_core::join::{self, JoinConfig, Kernel};
+use memwall_core::size::format_bytes;
+use memwall_report::{Generator, Host, Join, JoinDataset, Report, Source};
+
+use memwall_core::size::parse_count;
+
+use crate::arena::SCRATCH;
+use crate::dataset::{parse_preset, spinner};
+use crate::groupby_cmd::{self, parse_policy};
+use crate::output::{self, Destination};
+use crate::platform::{self, NativeClock};
+use crate::threads::Threads;
+use crate::{CliError, CliResult};
+
+/// The two sides: a preset, or sizes.
+#[derive(Debug, Clone, Args)]
+pub struct JoinDataArgs {
+    /// A named data set: the build side is its distinct keys, the probe side its rows: small
+    /// (1,700,000 build keys, 10,000,000 probe rows) or clickbench (17,630,976 build keys,
+    /// 99,997,497 probe rows, shaped like ClickBench's hits.UserID). The default without
+    /// --build-keys.
+    #[arg(long, value_parser = parse_preset, conflicts_with_all = ["build_keys", "probe_rows", "skew"])]
+    pub preset: Option<String>,
+    /// Distinct keys on the build side, each with an 8-byte payload (e.g. 1Mi, 17.6M).
+    #[arg(long, value_parser = parse_count, requires = "probe_rows")]
+    pub build_keys: Option<u64>,
+    /// Probe rows; every build key is probed at least once, so at least --build-keys.
+    #[arg(long, value_parser = parse_count, requires = "build_keys")]
+    pub probe_rows: Option<u64>,
+    /// How probe rows spread over the build keys: uniform, or zipf:S (key i weighs (i+1)^-S).
+    #[arg(long, value_parser = Skew::parse)]
+    pub skew: Option<Skew>,
+    /// Share of probe rows (0 to 1) replaced by keys that are not on the build side.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_rate)]
+    pub miss_rate: f64,
+    /// Seed of the generator: the same seed gives the same sides.
+    #[arg(long, default_value_t = datagen::DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct JoinArgs {
+    #[command(flatten)]
+    pub data: JoinDataArgs,
+    /// Kernels to race: naive, partitioned, prefetch, tuned, adaptive, all, or a comma list.
+    #[arg(long, default_value = "all", value_parser = parse_kernels)]
+    pub kernel: JoinKernels,
+    /// Threads for partitioned, tuned and adaptive's partitioned choice (naive and prefetch
+    /// always use one).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Pin the first thread to this CPU (and further threads to the next CPUs).
+    #[arg(long, value_name = "CPU")]
+    pub pin: Option<u32>,
+    /// Timed runs per kernel; kernels take turns, and min, median and max are over the runs.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Partitions for partitioned and tuned, a power of two up to 65536, instead of the count
+    /// sized so that each partition's table fits half the per-core cache.
+    #[arg(long)]
+    pub partitions: Option<u32>,
+    #[command(flatten)]
+    pub rules: JoinRuleArgs,
+    /// Size tables and adaptive's limit by the caches the OS declares instead of measuring them
+    /// first with a short ladder (about a second).
+    #[arg(long)]
+    pub declared_caches: bool,
+    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<Destination>,
+    /// Write the race as CSV (one row per kernel, build and probe medians apart) to PATH, or to
+    /// stdout with `-`.
+    #[arg(long, value_name = "PATH|-")]
+    pub csv: Option<Destination>,
+    /// Write the race as a Markdown table to PATH, or to stdout with `-`.
+    #[arg(long, value_name = "PATH|-")]
+    pub markdown: Option<Destination>,
+}
+
+/// The rules every kernel of a join race is measured under.
+#[derive(Debug, Clone, Args)]
+pub struct JoinRuleArgs {
+    /// Scratch memory, the same for every kernel: warm (one pool of transparent-huge-page
+    /// mappings, reused from run to run, faulted in by an untimed warm-up run of each kernel)
+    /// or cold (every run maps and faults its scratch inside its timer).
+    #[arg(long, default_value = "warm", value_parser = parse_policy)]
+    pub memory: MemoryPolicy,
+    /// Check every run against a reference (sort the build side, binary-search every probe key)
+    /// computed outside the timer: the default below 20,000,000 probe rows. Known match counts
+    /// and agreement between kernels are always checked.
+    #[arg(long, conflicts_with = "no_verify")]
+    pub verify: bool,
+    /// Skip the reference check (the other checks still run).
+    #[arg(long)]
+    pub no_verify: bool,
+}
+
+impl JoinRuleArgs {
+    pub fn defaults() -> Self {
+        Self { memory: MemoryPolicy::Warm, verify: false, no_verify: false }
+    }
+
+    pub fn truth(&self, probe_rows: u64, matches: u64) -> Truth {
+        let by_default = Truth::by_default(probe_rows, Some(matches));
+        Truth { reference: (by_default.reference || self.verify) && !self.no_verify, ..by_default }
+    }
+}
+
+/// Kernels in the order given, without repeats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinKernels(pub Vec<Kernel>);
+
+pub fn parse_kernels(text: &str) -> Result<JoinKernels, String> {
+    let mut kernels = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let more: Vec<Kernel> = if name.eq_ignore_ascii_case("all") {
+            Kernel::ALL.to_vec()
+        } else {
+            vec![Kernel::parse(name).ok_or_else(|| {
+                format!("unknown join kernel '{name}': expected naive, partitioned, prefetch, tuned, adaptive or all")
+            })?]
+        };
+        for kernel in more {
+            if !kernels.contains(&kernel) {
+                kernels.push(kernel);
+            }
+        }
+    }
+    Ok(JoinKernels(kernels))
+}
+
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && (0.0..=1.0).contains(&rate) => Ok(rate),
+        _ => Err(format!("invalid miss rate '{text}': expected a share from 0 to 1, e.g. 0.1")),
+    }
+}
+
+/// The sides as the arguments ask for them, checked, before anything big is allocated.
+pub fn spec(args: &JoinDataArgs) -> CliResult<(JoinSpec, Option<String>)> {
+    let (data, preset) = match (&args.preset, args.build_keys, args.probe_rows) {
+        (Some(name), _, _) => (datagen::preset(name).expect("checked by clap"), Some(name.clone())),
+        (None, Some(keys), Some(rows)) => {
+            (DataSpec { rows, keys, skew: args.skew.unwrap_or(Skew::Uniform), seed: args.seed }, None)
+        }
+        _ => (datagen::preset("clickbench").expect("a built-in preset"), Some("clickbench".to_string())),
+    };
+    let spec = JoinSpec { data: DataSpec { seed: args.seed, ..data }, miss_rate: args.miss_rate };
+    spec.check().map_err(|e| {
+        let flags = match &preset {
+            Some(name) => format!("--preset {name}"),
+            None => format!("--build-keys {} --probe-rows {}", spec.data.keys, spec.data.rows),
+        };
+        let e = e.to_string().replace(" keys cannot fit in ", " build keys cannot all be probed by ");
+        CliError::usage(format!("{flags}: {e}"))
+    })?;
+    if spec.data.keys == 0 {
+        return Err(CliError::usage("nothing to join: --build-keys and --probe-rows are 0"));
+    }
+    Ok((spec, preset))
+}
+
+/// Generates both sides, refusing up front what cannot fit: the sides plus `scratch`.
+pub fn generate(
+    spec: &JoinSpec,
+    preset: Option<&str>,
+    scratch: u64,
+    exec: &Threads,
+) -> CliResult<(JoinData, JoinDataset)> {
+    let what = match preset {
+        Some(name) => format!("--preset {name}"),
+        None => format!("--build-keys {} --probe-rows {}", spec.data.keys, spec.data.rows),
+    };
+    platform::check_fits_in_memory(spec.bytes().saturating_add(scratch), &what)?;
+    let bar = spinner(format!("generating {} build keys and {} probe rows", spec.data.keys, spec.data.rows));
+    let data = data::generate_with(spec, exec).map_err(|e| CliError::usage(e.to_string()))?;
+    bar.finish_and_clear();
+    let dataset = JoinDataset {
+        build_keys: spec.data.keys,
+        probe_rows: spec.data.rows,
+        miss_rate: spec.miss_rate,
+        misses: data.misses,
+        generator: Some(Generator { preset: preset.map(str::to_string), skew: spec.data.skew.name() }),
+        seed: Some(spec.data.seed),
+    };
+    Ok((data, dataset))
+}
+
+/// Everything a race needs besides the data.
+pub struct JoinRace<'a> {
+    pub kernels: &'a [Kernel],
+    pub config: JoinConfig,
+    pub threads: &'a Threads,
+    pub policy: MemoryPolicy,
+    pub truth: Truth,
+    pub runs: u32,
+}
+
+/// Times every kernel (the core's race: kernels take turns and must agree), with a progress bar.
+pub fn race(setup: &JoinRace<'_>, data: &JoinData, dataset: JoinDataset, clock: &dyn Clock) -> CliResult<Join> {
+    let runs = setup.runs.max(1);
+    let bar = ProgressBar::new(u64::from(runs) * setup.kernels.len() as u64).with_style(
+        ProgressStyle::with_template("{spinner} join [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let racer = Racer {
+        kernels: setup.kernels,
+        config: setup.config,
+        exec: setup.threads,
+        memory: &SCRATCH,
+        policy: setup.policy,
+        clock,
+        runs,
+        truth: setup.truth,
+    };
+    let on_event = &mut |event: RaceEvent| {
+        match event {
+            RaceEvent::Checking => bar.set_message("computing the reference result (untimed)"),
+            RaceEvent::WarmingUp { kernel } => bar.set_message(format!("{} warm-up (untimed)", kernel.name())),
+            RaceEvent::Running { kernel, run, runs } => {
+                bar.set_message(format!("{} run {}/{runs}", kernel.name(), run + 1))
+            }
+            RaceEvent::Timed { .. } => bar.inc(1),
+        }
+        ControlFlow::Continue(())
+    };
+    let result = racer.race(&data.build, &data.probe, dataset, on_event);
+    bar.finish_and_clear();
+    result.map_err(|e| CliError::runtime(e.to_string()))
+}
+
+/// The columns of the race's table, one row per kernel.
+fn rows(join: &Join) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let naive = join.runs.iter().find(|r| r.kernel == Kernel::Naive.name()).map(|r| r.seconds.median);
+    let rows = join
+        .runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.kernel.clone(),
+                r.threads.to_string(),
+                r.partitions.map_or("-".into(), |p| p.to_string()),
+                format!("{:.3}", r.build_seconds.median),
+                format!("{:.3}", r.probe_seconds.median),
+                format!("{:.3}", r.seconds.min),
+                format!("{:.3}", r.seconds.median),
+                format!("{:.2}", r.ns_per_probe),
+                naive
+                    .filter(|_| r.seconds.median > 0.0)
+                    .map_or("-".into(), |n| format!("{:.2}x", n / r.seconds.median)),
+                r.scratch_bytes.map_or("-".into(), format_bytes),
+                r.matches.to_string(),
+                r.checksum.clone(),
+            ]
+        })
+        .collect();
+    let header = vec![
+        "kernel", "threads", "P", "build s", "probe s", "min s", "median s", "ns/probe", "vs naive", "scratch",
+        "matches", "checksum",
+    ];
+    (header, rows)
+}
+
+/// The race as a table with each kernel's speedup over naive (build and probe are medians of
+/// their own), then the rules and checks.
+pub fn print_race(out: &mut dyn Write, join: &Join, label: &str) -> std::io::Result<()> {
+    let d = &join.dataset;
+    writeln!(
+        out,
+        "{label}: {} build keys (8-byte payloads), {} probe rows, {} of them missing from the build side",
+        d.build_keys, d.probe_rows, d.misses
+    )?;
+    let (header, rows) = rows(join);
+    write!(out, "{}", output::table(&header, &rows))?;
+    if let Some(run) = join.runs.first() {
+        if let Some(policy) = run.memory.as_deref().and_then(MemoryPolicy::parse) {
+            writeln!(out, "memory: {} for every kernel: {}", policy.name(), policy.description())?;
+        }
+        let checks: Vec<&str> = run
+            .verified_by
+            .iter()
+            .filter_map(|name| {
+                [
+                    join::race::Check::Reference,
+                    join::race::Check::KnownMatches,
+                    join::race::Check::CrossKernel,
+                    join::race::Check::Repeatable,
+                ]
+                .into_iter()
+                .find(|c| c.name() == name)
+                .map(|c| c.describe())
+            })
+            .collect();
+        if !checks.is_empty() {
+            writeln!(out, "checked: every run of every kernel {}", checks.join(", "))?;
+        }
+    }
+    for run in &join.runs {
+        if let Some(choice) = &run.choice {
+            writeln!(out, "{} chose {}: {}", run.kernel, choice.kernel, choice.reason)?;
+        }
+    }
+    Ok(())
+}
+
+/// Threads, config and the two sides for a race from the command line's arguments.
+pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, JoinData, JoinDataset, String)> {
+    let threads = Threads::new(args.threads, args.pin)?;
+    let mut config = JoinConfig::from(groupby_cmd::groupby_config(groupby::DEFAULT_PARTITIONS, host, args.threads)?);
+    config.partitions = args.partitions;
+    config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
+    let (spec, preset) = spec(&args.data)?;
+    let (keys, rows) = (spec.data.keys, spec.data.rows);
+    let reference = if args.rules.truth(rows, 0).reference { keys.saturating_mul(16) } else { 0 };
+    let scratch =
+        args.kernel.0.iter().map(|&k| join::scratch_bytes(k, keys, rows, &config, args.threads)).max().unwrap_or(0);
+    let (data, dataset) = generate(&spec, preset.as_deref(), scratch.saturating_add(reference), &threads)?;
+    let label = match &preset {
+        Some(name) => format!("{name} preset"),
+        None => format!("generated, {}", spec.data.skew.name()),
+    };
+    Ok((threads, config, data, dataset, label))
+}
+
+/// `config` with the caches this host's short ladder finds (the tables and adaptive's limit are
+/// sized by them), unless `declared_only`.
+pub fn with_host_caches(config: JoinConfig, declared_only: bool, host: &Host) -> JoinConfig {
+    let caches = groupby::GroupByConfig {
+        cache_bytes: config.cache_bytes,
+        llc_bytes: config.llc_bytes,
+        caches_from: config.caches_from,
+        ..groupby::GroupByConfig::default()
+    };
+    let measured = groupby_cmd::with_host_caches(caches, &[groupby::Kernel::Adaptive], declared_only, host);
+    JoinConfig { partitions: config.partitions, ..JoinConfig::from(measured) }
+}
+
+pub fn join(args: JoinArgs) -> CliResult {
+    let clock = NativeClock::new();
+    let stdout_taken =
+        [&args.json, &args.csv, &args.markdown].into_iter().filter(|d| *d == &Some(Destination::Stdout)).count();
+    if stdout_taken > 1 {
+        return Err(CliError::usage("only one of --json, --csv and --markdown can write to stdout (-)"));
+    }
+    let host = if args.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
+    let (threads, config, data, dataset, label) = prepare(&args, &host)?;
+    let config = with_host_caches(config, args.declared_caches, &host);
+    let mut out = output::human(stdout_taken == 1);
+    let setup = JoinRace {
+        kernels: &args.kernel.0,
+        config,
+        threads: &threads,
+        policy: args.rules.memory,
+        truth: args.rules.truth(dataset.probe_rows, dataset.probe_rows - dataset.misses),
+        runs: args.runs,
+    };
+    let result = race(&setup, &data, dataset, &clock)?;
+    print_race(&mut *out, &result, &label).map_err(|e| CliError::runtime(e.to_string()))?;
+    writeln!(
+        out,
+        "caches the tables are sized by: {} per core, {} last level ({})",
+        format_bytes(config.cache_bytes),
+        format_bytes(config.llc_bytes),
+        config.caches_from.describe()
+    )
+    .ok();
+    if let Some(destination) = &args.csv {
+        output::write_text(destination, &memwall_report::join_csv(&result))?;
+    }
+    if let Some(destination) = &args.markdown {
+        let (header, rows) = rows(&result);
+        output::write_text(destination, &output::markdown_table(&header, &rows))?;
+    }
+    if let Some(destination) = &args.json {
+        let mut report = Report::new(Source::Native, output::unix_now(), host);
+        report.join = Some(result);
+        output::write_report(destination, &report)?;
+    }
+    Ok(())
+}
+
+/// The short join race `memwall run` includes: the small preset's sides, every kernel, one
+/// thread, one timed run each after the warm-up, with the caches the ladder found.
+pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn Clock) -> CliResult<(Join, String)> {
+    let args = JoinArgs {
+        data: JoinDataArgs {
+            preset: Some("small".into()),
+            build_keys: None,
+            probe_rows: None,
+            skew: None,
+            miss_rate: 0.0,
+            seed: datagen::DEFAULT_SEED,
+        },
+        kernel: JoinKernels(Kernel::ALL.to_vec()),
+        threads: 1,
+        pin: None,
+        runs: 1,
+        partitions: None,
+        rules: JoinRuleArgs::defaults(),
+        declared_caches: true,
+        json: None,
+        csv: None,
+        markdown: None,
+    };
+    let (threads, config, data, dataset, label) = prepare(&args, host)?;
+    let caches = groupby::GroupByConfig {
+        cache_bytes: config.cache_bytes,
+        llc_bytes: config.llc_bytes,
+        caches_from: config.caches_from,
+        ..groupby::GroupByConfig::default()
+    }
+    .with_measured_caches(levels);
+    let setup = JoinRace {
+        kernels: &args.kernel.0,
+        config: JoinConfig::from(caches),
+        threads: &threads,
+        policy: args.rules.memory,
+        truth: args.rules.truth(dataset.probe_rows, dataset.probe_rows - dataset.misses),
+        runs: args.runs,
+    };
+    let result = race(&setup, &data, dataset, clock)?;
+    Ok((result, label))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_lists_and_rates_parse() {
+        assert_eq!(parse_kernels("all").unwrap().0, Kernel::ALL.to_vec());
+        assert_eq!(parse_kernels("tuned, naive,tuned").unwrap().0, vec![Kernel::Tuned, Kernel::Naive]);
+        assert!(parse_kernels("radix").unwrap_err().contains("'radix'"));
+        assert_eq!(parse_rate("0.25"), Ok(0.25));
+        for bad in ["-0.1", "1.01", "NaN", "inf", "lots"] {
+            assert!(parse_rate(bad).unwrap_err().contains("from 0 to 1"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_reference_is_checked_below_the_limit_or_when_asked() {
+        let auto = JoinRuleArgs::defaults();
+        assert!(auto.truth(1000, 900).reference);
+        assert_eq!(auto.truth(1000, 900).matches, Some(900));
+        assert!(!auto.truth(100_000_000, 5).reference);
+        assert!(JoinRuleArgs { verify: true, ..JoinRuleArgs::defaults() }.truth(100_000_000, 5).reference);
+    }
+}
