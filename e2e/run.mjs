@@ -9,10 +9,11 @@
 
 import { execFileSync } from "node:child_process";
 import { connect } from "node:net";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ARTIFACTS, MEMWALL, ROOT, checkInputs, launch, pageWeight, startServer } from "./lib.mjs";
+import { deflateRawSync } from "node:zlib";
+import { ARTIFACTS, DIST, MEMWALL, ROOT, checkInputs, launch, pageWeight, startServer } from "./lib.mjs";
 
 const TIMEOUT = 120_000;
 checkInputs();
@@ -23,10 +24,27 @@ const work = mkdtempSync(path.join(tmpdir(), "memwall-e2e-"));
 const nativeReport = path.join(work, "native-report.json");
 execFileSync(MEMWALL, ["ladder", "--min", "16KiB", "--max", "256KiB", "--json", nativeReport], { stdio: ["ignore", "ignore", "inherit"] });
 const hostName = JSON.parse(readFileSync(nativeReport, "utf8")).host.name;
+// A native bandwidth report: the browser does not stream, so its bandwidth comes from reports.
+const bandwidthReport = path.join(work, "native-bandwidth.json");
+execFileSync(MEMWALL, ["bandwidth", "--min", "16KiB", "--max", "1MiB", "--runs", "1", "--json", bandwidthReport], { stdio: ["ignore", "ignore", "inherit"] });
 const malformed = path.join(work, "malformed.json");
 writeFileSync(malformed, '{"schema_version": 1, "tool": {"name": "memwall"');
 const wrongVersion = path.join(work, "from-the-future.json");
 writeFileSync(wrongVersion, JSON.stringify({ schema_version: 99, tool: { name: "memwall", version: "9.0.0" } }));
+// The native report with one latency no machine measures.
+const impossible = path.join(work, "impossible.json");
+const impossibleReport = JSON.parse(readFileSync(nativeReport, "utf8"));
+impossibleReport.ladder.points[0].ns_per_load.min = -1;
+writeFileSync(impossible, JSON.stringify(impossibleReport));
+// A 100 MB report target, served from dist/ (same origin, as ?report= URLs are): sparse, so it
+// costs no disk and no time to make.
+const hugeName = "e2e-100MB-report.json";
+const hugeFd = openSync(path.join(DIST, hugeName), "w");
+ftruncateSync(hugeFd, 100_000_000);
+closeSync(hugeFd);
+process.on("exit", () => rmSync(path.join(DIST, hugeName), { force: true }));
+// A share link whose report inflates to 65 MiB (past the 64 MiB cap) from ~65 KiB of link.
+const bomb = deflateRawSync(Buffer.alloc(65 << 20, 0x20), { level: 9 }).toString("base64url");
 
 // The real server, on a port the system picks.
 const { base, server } = await startServer([nativeReport]);
@@ -130,7 +148,7 @@ await test("the ladder runs in a worker and grows the chart and table point by p
   // Responsive while measuring: the Cancel button is there and the page answers.
   await page.waitForSelector("button:has-text('Cancel')", { timeout: 10_000 });
   expect(await page.evaluate(() => 1 + 1) === 2, "page unresponsive");
-  await page.waitForSelector("text=sizes measured in");
+  await page.waitForSelector("text=points measured in");
   const rows = await page.locator("#ladder-table tbody tr").count();
   expect(rows === 13, `expected 13 sizes from 16 KiB to 1 MiB at 2 per doubling, the table has ${rows}`);
   const dots = await page.locator("#ladder-chart g.series").first().locator("circle").count();
@@ -152,6 +170,36 @@ await test("a native report from `memwall ladder --json` opens and shows its hos
   expect(names.includes(hostName) && names.includes(`${hostName} (2)`), `host names shown: ${names}`);
   await page.waitForSelector("#report-ladder");
   await shot(page, "reports");
+});
+
+await test("the ladder also measures other patterns and memory-level parallelism, and draws a report's bandwidth", async () => {
+  await page.click(".tab:has-text('Reports')");
+  await page.setInputFiles("#report-file", bandwidthReport);
+  await page.click(".tab:has-text('Latency ladder')");
+  const ladder = page.locator("section[aria-label='Latency ladder']");
+  await ladder.getByRole("textbox", { name: "Smallest working set" }).fill("16KiB");
+  await ladder.getByRole("textbox", { name: "Largest working set" }).fill("256KiB");
+  await ladder.getByRole("checkbox", { name: "page-local" }).check();
+  await ladder.getByRole("checkbox", { name: "memory-level parallelism" }).check();
+  await page.click("button:has-text('Run in this browser')");
+  await page.waitForSelector("text=points measured in", { timeout: 120_000 });
+  const legend = await page.locator("#ladder-chart .legend").textContent();
+  expect(/this run\), page-local/.test(legend), `legend: ${legend}`);
+  const curves = await page.locator("#ladder-chart g.series").count();
+  expect(curves >= 2, `expected the random and page-local curves, found ${curves} series`);
+  const knees = await page.locator(".knees").innerText();
+  expect(/this run/.test(knees) && /chase/.test(knees), `parallelism: ${knees}`);
+  // The core's advice, as `memwall run` prints it, for this browser's run.
+  const advice = await ladder.locator("ul.advice").innerText();
+  expect(/Memory-level parallelism: /.test(advice) && /Fast working set/.test(advice), `advice: ${advice}`);
+  const chains = await page.locator("#parallelism-chart g.series circle").count();
+  expect(chains === 7, `expected 7 chase counts, found ${chains}`);
+  const bandwidth = await page.locator("#bandwidth-chart g.series").count();
+  expect(bandwidth === 2, `expected read and copy from the bandwidth report, found ${bandwidth} series`);
+  await shot(page, "ladder-patterns");
+  await ladder.getByRole("checkbox", { name: "page-local" }).uncheck();
+  await ladder.getByRole("checkbox", { name: "memory-level parallelism" }).uncheck();
+  await page.click(".tab:has-text('Reports')");
 });
 
 await test("charts export as SVG and PNG, data as CSV", async () => {
@@ -182,6 +230,52 @@ await test("a malformed report shows a clear error and changes nothing else", as
   await page.setInputFiles("#report-file", wrongVersion);
   await page.waitForSelector(".alert:has-text('unsupported report schema_version 99')");
   expect(await page.locator("article.host").count() === before, "a report was added or removed");
+});
+
+await test("a report with impossible figures is marked and not drawn", async () => {
+  const before = await page.locator("article.host").count();
+  await page.setInputFiles("#report-file", impossible);
+  const marked = page.locator(".alert.implausible");
+  await marked.waitFor();
+  const text = await marked.innerText();
+  expect(text.includes("impossible.json") && text.includes("impossible figure") && text.includes("-1"), `mark: ${text}`);
+  expect(await page.locator("article.host").count() === before, "an impossible report was drawn");
+});
+
+await test("a 100 MB ?report= target and a share link that inflates past the cap give a message; the tab lives", async () => {
+  // A page that shows no message in 30 s shows what it does show instead.
+  const shown = async (page, locator) => {
+    await locator.waitFor({ timeout: 30_000 }).catch(async (e) => {
+      throw new Error(`${e.message.split("\n")[0]}; the page shows: ${(await page.locator("main").innerText()).slice(0, 300)}`);
+    });
+    return locator.innerText();
+  };
+  const big = await newPage(`${base}?report=${hugeName}`);
+  const text = await shown(big, big.locator(".alert[role=alert]"));
+  expect(text.includes(hugeName) && text.includes("more than a memwall report can be"), `alert: ${text}`);
+  await big.click(".tab:has-text('GROUP BY race')");
+  expect(await big.evaluate(() => 1 + 1) === 2, "the tab died");
+  await shot(big, "report-too-large");
+  await big.close();
+  const started = Date.now();
+  const shared = await newPage(`${base}#report=${bomb}`);
+  const message = await shown(shared, shared.locator(".alert[role=alert]"));
+  expect(message.includes("shared link") && message.includes("reading stopped there"), `alert: ${message}`);
+  await shared.click(".tab:has-text('GROUP BY race')");
+  expect(await shared.evaluate(() => 1 + 1) === 2, "the tab died");
+  console.log(`     a ${(bomb.length / 1024).toFixed(0)} KiB share link inflating to 65 MiB: refused in ${Date.now() - started} ms`);
+  await shared.close();
+});
+
+await test("an embed's autorun starts small runs only", async () => {
+  const embed = await newPage(`${base}?embed=ladder&min=16KiB&max=256MiB&autorun=1`);
+  const notice = await embed.locator(".notice").innerText();
+  expect(notice.includes("starts when you press Run"), `notice: ${notice}`);
+  await embed.waitForTimeout(500);
+  expect(await embed.locator("button:has-text('Cancel')").count() === 0, "a 256 MiB run started by itself");
+  await embed.goto(`${base}?embed=ladder&min=16KiB&max=32KiB&autorun=1`);
+  await embed.waitForFunction(() => document.querySelectorAll("#ladder-chart-embed g.series circle").length === 3);
+  await embed.close();
 });
 
 await test("a small GROUP BY race runs naive, radix and tuned, which agree", async () => {

@@ -117,16 +117,25 @@ pub fn parse_kernels(text: &str) -> Result<KernelList, String> {
     Ok(KernelList(kernels))
 }
 
-/// The caches the kernels size their tables by: this host's per-core L2 and last-level cache as
-/// declared (the core's defaults where it declares none); `memwall run` replaces them with what
-/// its ladder finds.
-pub fn groupby_config(partitions: u32, host: &Host) -> CliResult<GroupByConfig> {
+/// The caches the kernels size their tables by: this host's per-core L2 and its last-level
+/// cache as declared (the core's defaults where it declares none); `memwall run` and, for
+/// adaptive, `groupby` and `sweep` replace them with what a ladder finds.
+///
+/// A last-level cache shared by more CPUs than `threads` counts for its fair share: a 16-vCPU
+/// guest declared its host's 300 MiB L3, "shared by 16", and its ladder found ~16 MiB of it; sized
+/// by all 300 MiB, adaptive tried a single table up to 9.8 M groups before partitioning and ran
+/// at half tuned's speed on the clickbench preset.
+pub fn groupby_config(partitions: u32, host: &Host, threads: usize) -> CliResult<GroupByConfig> {
     let default = GroupByConfig::default();
     let declared = |level: u8| host.caches.iter().find(|c| c.level == level && c.kind != "Instruction");
+    let fair_share = |c: &memwall_report::Cache| {
+        let sharing = u64::from(c.shared_by_cpus.unwrap_or(1).max(1));
+        c.size_bytes / sharing * (threads as u64).clamp(1, sharing)
+    };
     let config = GroupByConfig {
         partitions,
         cache_bytes: declared(2).map_or(default.cache_bytes, |c| c.size_bytes),
-        llc_bytes: declared(3).map_or(default.llc_bytes, |c| c.size_bytes),
+        llc_bytes: declared(3).map_or(default.llc_bytes, fair_share),
         caches_from: if declared(2).is_some() { CachesFrom::Declared } else { CachesFrom::Guess },
     };
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
@@ -318,7 +327,7 @@ fn counters_line(c: &Counters) -> String {
 /// Threads, config, pool and data for a race from the command line's arguments.
 pub fn prepare(args: &GroupByArgs, host: &Host) -> CliResult<(Threads, GroupByConfig, Data)> {
     let threads = Threads::new(args.threads, args.pin)?;
-    let config = groupby_config(args.partitions, host)?;
+    let config = groupby_config(args.partitions, host, args.threads)?;
     let kernels = &args.kernel.0;
     let scratch = |rows: u64, groups: u64| -> u64 {
         // One pool serves every kernel, each run from its start: it holds the largest kernel's
@@ -400,6 +409,27 @@ mod tests {
         assert_eq!(parse_kernels("all").unwrap().0, Kernel::ALL.to_vec());
         assert_eq!(parse_kernels("tuned, naive,tuned").unwrap().0, vec![Kernel::Tuned, Kernel::Naive]);
         assert!(parse_kernels("naive,fast").unwrap_err().contains("fast"));
+    }
+
+    #[test]
+    fn a_shared_last_level_cache_counts_for_the_threads_share() {
+        let cache = |level: u8, size_bytes: u64, shared: u32| memwall_report::Cache {
+            level,
+            kind: "Unified".into(),
+            size_bytes,
+            line_bytes: Some(64),
+            shared_by_cpus: Some(shared),
+        };
+        // The 16-vCPU guest of the device runs: 2 MiB L2 each, 300 MiB L3 shared by 16.
+        let host = Host { caches: vec![cache(2, 2 << 20, 1), cache(3, 300 << 20, 16)], ..Host::default() };
+        let one = groupby_config(4096, &host, 1).unwrap();
+        assert_eq!((one.cache_bytes, one.llc_bytes), (2 << 20, (300 << 20) / 16));
+        assert_eq!(groupby_config(4096, &host, 16).unwrap().llc_bytes, 300 << 20);
+        assert_eq!(groupby_config(4096, &host, 64).unwrap().llc_bytes, 300 << 20);
+        // Not shared, or sharing unknown: all of it.
+        let private = Host { caches: vec![cache(3, 32 << 20, 1)], ..Host::default() };
+        assert_eq!(groupby_config(4096, &private, 1).unwrap().llc_bytes, 32 << 20);
+        assert!(groupby_config(3, &host, 1).is_err());
     }
 
     #[test]

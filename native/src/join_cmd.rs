@@ -320,7 +320,7 @@ pub fn print_race(out: &mut dyn Write, join: &Join, label: &str) -> std::io::Res
 /// Threads, config and the two sides for a race from the command line's arguments.
 pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, JoinData, JoinDataset, String)> {
     let threads = Threads::new(args.threads, args.pin)?;
-    let mut config = JoinConfig::from(groupby_cmd::groupby_config(groupby::DEFAULT_PARTITIONS, host)?);
+    let mut config = JoinConfig::from(groupby_cmd::groupby_config(groupby::DEFAULT_PARTITIONS, host, args.threads)?);
     config.partitions = args.partitions;
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     let (spec, preset) = spec(&args.data)?;

@@ -128,9 +128,6 @@ fn parse_sample_ms(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Where the --chains sweep runs unless told: deep in DRAM on any current host, yet quick to build.
-pub const DEFAULT_CHAINS_AT: u64 = 256 << 20;
-
 /// Host facts that need measuring: timer resolution and core clock.
 pub fn measured_host(clock: &dyn Clock) -> Host {
     let mut host = crate::host::describe();
@@ -148,7 +145,7 @@ pub fn measured_host(clock: &dyn Clock) -> Host {
 /// Checks the arguments, then measures; `out` gets the progress-free human output.
 pub fn measure(args: &LadderArgs, host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
     let sizes = ladder::ladder_sizes(args.min, args.max, args.points_per_octave).map_err(CliError::usage)?;
-    let chains_at = args.chains_at.unwrap_or(args.max.min(DEFAULT_CHAINS_AT));
+    let chains_at = args.chains_at.unwrap_or(args.max.min(ladder::DEFAULT_CHAINS_AT));
     if !args.chains.is_empty() && chains_at < 2 * LINE_BYTES as u64 * 64 {
         return Err(CliError::usage(format!(
             "--chains-at must be at least {} (64 chases of two lines)",
@@ -467,19 +464,14 @@ pub fn curves_table(ladder: &Ladder) -> Option<(Vec<String>, Vec<Vec<String>>)> 
 }
 
 pub fn level_line(level: &Level) -> String {
-    let cause = match level.cause {
-        Cause::Cache => "cache",
-        Cause::Tlb => "tlb",
-        Cause::Dram => "dram",
-    };
     let cycles = level.cycles_per_load.map_or(String::new(), |c| format!(" ({c:.0} cycles)"));
-    let declared = level.declared_bytes.map_or(String::new(), |d| format!(", declared {}", format_bytes(d)));
     let reach = if level.cause == Cause::Dram { "from" } else { "to" };
     format!(
-        "{:<18} {reach} {:>8}: {:>7.1} ns{cycles}  [{cause}{declared}]",
+        "{:<18} {reach} {:>8}: {:>7.1} ns{cycles}  [{}]",
         level.name,
         format_bytes(level.size_bytes),
-        level.ns_per_load
+        level.ns_per_load,
+        describe::level_notes(level)
     )
 }
 

@@ -8,6 +8,7 @@ mod dataset;
 mod fuzz;
 mod generate_cmd;
 mod groupby_cmd;
+mod headroom;
 mod host;
 mod input;
 mod join_cmd;

@@ -110,29 +110,29 @@ pub fn core_clock(clock: &dyn Clock) -> Result<ClockEstimate, String> {
     clock_probe(clock, 5e5, 15)?.settle(clock, 3).ok_or_else(|| "the add-chain timings were inconsistent".to_string())
 }
 
-/// Memory the kernel says can be allocated without swapping (MemAvailable).
-pub fn available_memory_bytes() -> Option<u64> {
-    use procfs::Current;
-    let info = procfs::Meminfo::current().ok()?;
-    info.mem_available.or(Some(info.mem_free))
-}
-
 pub fn total_memory_bytes() -> Option<u64> {
     use procfs::Current;
     procfs::Meminfo::current().ok().map(|info| info.mem_total)
 }
 
-/// Refuses, before anything is allocated, a plan that needs more memory than the host has free.
+/// Refuses, before anything is allocated, a plan that needs more memory than this process can
+/// get: the least of MemAvailable and its cgroup's headroom (see [`crate::headroom`]).
 /// `what` names the flag or input responsible so the message says what to change.
 pub fn check_fits_in_memory(needed_bytes: u64, what: &str) -> Result<(), CliError> {
-    let Some(available) = available_memory_bytes() else { return Ok(()) };
+    let Some(headroom) = crate::headroom::headroom() else { return Ok(()) };
+    fits(needed_bytes, what, &headroom)
+}
+
+/// [`check_fits_in_memory`] against a given headroom.
+pub fn fits(needed_bytes: u64, what: &str, headroom: &crate::headroom::Headroom) -> Result<(), CliError> {
     // Leave room for the rest of the system; an OOM kill is worse than a refusal.
-    let budget = available / 10 * 9;
+    let budget = headroom.bytes / 10 * 9;
     if needed_bytes > budget {
         return Err(CliError::usage(format!(
-            "{what} needs about {} but this host has {} available",
+            "{what} needs about {} but only {} can be allocated here ({}; memwall keeps a tenth of it free)",
             format_bytes(needed_bytes),
-            format_bytes(available)
+            format_bytes(headroom.bytes),
+            headroom.limited_by
         )));
     }
     Ok(())

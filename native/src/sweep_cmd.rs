@@ -175,7 +175,7 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
     let clock = NativeClock::new();
     let host = crate::ladder_cmd::measured_host(&clock);
     let threads = Threads::new(args.common.threads, args.common.pin)?;
-    let config = groupby_cmd::groupby_config(args.partitions, &host)?;
+    let config = groupby_cmd::groupby_config(args.partitions, &host, args.common.threads)?;
     let config = groupby_cmd::with_host_caches(config, &args.kernel.0, args.common.declared_caches, &host);
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {
@@ -226,7 +226,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
     }
     let counts: Vec<u32> =
         sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
-    let config = groupby_cmd::groupby_config(args.min, &host)?;
+    let config = groupby_cmd::groupby_config(args.min, &host, args.common.threads)?;
     let kernels = &args.kernel.0;
     let rules = &args.common.rules;
     let scratch = |rows: u64, groups: u64| -> u64 {
@@ -264,7 +264,7 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
     let clock = NativeClock::new();
     let host = crate::ladder_cmd::measured_host(&clock);
     let threads = Threads::new(args.common.threads, args.common.pin)?;
-    let config = groupby_cmd::groupby_config(groupby::DEFAULT_PARTITIONS, &host)?;
+    let config = groupby_cmd::groupby_config(groupby::DEFAULT_PARTITIONS, &host, args.common.threads)?;
     let config = JoinConfig::from(groupby_cmd::with_host_caches(
         config,
         &[Kernel::Adaptive],

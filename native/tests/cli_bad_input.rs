@@ -140,7 +140,12 @@ fn cases(inputs: &Inputs, out: &Path) -> Vec<Case> {
         case(&["ladder", "--min", "0"], 2, "--min"),
         case(&["ladder", "--max", "0"], 2, "--max"),
         case(&["ladder", "--max=-1GiB"], 2, "invalid size"),
-        case(&["ladder", "--max", "10TiB"], 2, "available"),
+        // Sizes beyond what this host can allocate (MemAvailable or its cgroup's limit), refused
+        // before anything is allocated, with the amount in the message.
+        case(&["ladder", "--max", "10TiB"], 2, "needs about 10.63 TiB but only"),
+        case(&["bandwidth", "--max", "10TiB"], 2, "needs about 10.00 TiB but only"),
+        case(&["groupby", "--rows", "1000000000000", "--keys", "10"], 2, "can be allocated here"),
+        case(&["sweep", "cardinality", "--rows", "1000000000000"], 2, "can be allocated here"),
         case(&["ladder", "--max", "99999999999999999999999"], 2, "invalid size"),
         case(&["ladder", "--max", "1e30"], 2, "invalid size"),
         case(&["ladder", "--min", "64", "--max", "100"], 2, "two cache lines"),
@@ -204,6 +209,12 @@ fn cases(inputs: &Inputs, out: &Path) -> Vec<Case> {
             "--out",
         ),
         writing(&["generate", "--rows", "10", "--keys", "30", "--out", "{out}"], &out_bin, 2, "cannot fit"),
+        writing(
+            &["generate", "--rows", "1000000000000", "--keys", "10", "--out", "{out}"],
+            &out_bin,
+            2,
+            "can be allocated here",
+        ),
         writing(
             &["generate", "--rows", "10", "--keys", "3", "--column", "", "--out", "{out}"],
             &out.join("k.parquet"),

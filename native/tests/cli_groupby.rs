@@ -151,7 +151,7 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--partitions", "1000"], "power of two");
     assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--partitions", "131072"], "power of two");
     assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--threads", "0"], "--threads");
-    assert_refused(&["groupby", "--rows", "1000000000000", "--keys", "10"], "available");
+    assert_refused(&["groupby", "--rows", "1000000000000", "--keys", "10"], "can be allocated here");
     assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--kernel", "fast"], "unknown kernel");
     assert_refused(&["groupby", "--rows", "100", "--keys", "10", "--skew", "zipf"], "invalid skew");
     assert_refused(&["groupby", "--preset", "huge"], "unknown preset");

@@ -79,7 +79,7 @@ fn pinned_and_thp_runs_record_what_they_got() {
 
 #[test]
 fn bad_input_is_refused_in_one_line() {
-    assert_refused(&["ladder", "--max", "10TiB"], "available");
+    assert_refused(&["ladder", "--max", "10TiB"], "can be allocated here");
     assert_refused(&["ladder", "--min", "1MiB", "--max", "64KiB"], "larger than --max");
     assert_refused(&["ladder", "--pin", "999"], "no such CPU");
     assert_refused(&["ladder", "--min", "lots"], "invalid size");

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use memwall_report::Report;
+use memwall_report::{Report, Untrusted};
 use serde::Deserialize;
 use yew::prelude::*;
 
@@ -73,6 +73,12 @@ pub enum Msg {
         origin: String,
         show: bool,
     },
+    /// A report `memwall serve` lists: loaded alongside, so it neither shows itself nor clears a
+    /// message about a report the URL named.
+    Served {
+        text: String,
+        origin: String,
+    },
     /// A report measured in this browser.
     Add {
         report: Box<Report>,
@@ -89,6 +95,9 @@ pub struct App {
     reports: Reports,
     next_id: u32,
     error: Option<String>,
+    /// Reports that parsed but whose figures could not have been measured: listed with why,
+    /// never drawn.
+    implausible: Vec<String>,
     embed: Option<Embed>,
 }
 
@@ -146,7 +155,7 @@ impl Component for App {
                 };
                 for served in index.reports {
                     let message = match util::fetch_text(&served.url).await {
-                        Ok(text) => Msg::Load { text, origin: served.name, show: false },
+                        Ok(text) => Msg::Served { text, origin: served.name },
                         Err(e) => Msg::Error(format!("could not load {}: {e}", served.name)),
                     };
                     link.send_message(message);
@@ -159,7 +168,7 @@ impl Component for App {
         if let Some(boot) = util::document().get_element_by_id("boot") {
             boot.remove();
         }
-        Self { page, theme, reports: Rc::new(Vec::new()), next_id: 1, error: None, embed }
+        Self { page, theme, reports: Rc::new(Vec::new()), next_id: 1, error: None, implausible: Vec::new(), embed }
     }
 
     fn update(&mut self, _ctx: &Context<Self>, msg: Msg) -> bool {
@@ -172,17 +181,17 @@ impl Component for App {
                 self.theme = self.theme.toggled();
                 apply_theme(self.theme);
             }
-            Msg::Load { text, origin, show } => match Report::from_json(&text) {
-                Ok(report) => {
-                    self.push(report, origin);
+            Msg::Load { text, origin, show } => {
+                if self.load(&text, origin) {
                     self.error = None;
                     if show && self.embed.is_none() {
                         self.page = Page::Reports;
                     }
                 }
-                // The message names the file; nothing else changes.
-                Err(e) => self.error = Some(format!("{origin}: {e}")),
-            },
+            }
+            Msg::Served { text, origin } => {
+                self.load(&text, origin);
+            }
             Msg::Add { report, origin } => self.push(*report, origin),
             Msg::Remove(id) => {
                 Rc::make_mut(&mut self.reports).retain(|r| r.id != id);
@@ -215,6 +224,14 @@ impl Component for App {
                 </div>
             }
         });
+        let implausible = (!self.implausible.is_empty()).then(|| {
+            html! {
+                <div class="alert implausible" role="alert">
+                    <strong>{ "Not drawn: these reports hold figures no machine could have measured." }</strong>
+                    <ul>{ for self.implausible.iter().map(|m| html! { <li class="alert-text">{ m.clone() }</li> }) }</ul>
+                </div>
+            }
+        });
 
         if let Some(embed) = self.embed {
             let widget = match embed {
@@ -231,6 +248,7 @@ impl Component for App {
             return html! {
                 <main class="embed" data-theme={self.theme.name()}>
                     { for error }
+                    { for implausible }
                     { widget }
                     <p class="embed-credit"><a href={util::page_base_url()} target="_blank" rel="noopener">{ "memwall" }</a>{ " — measured in your browser, or read from a native report" }</p>
                 </main>
@@ -270,6 +288,7 @@ impl Component for App {
                 </header>
                 <main class="wrap">
                     { for error }
+                    { for implausible }
                     <section hidden={self.page != Page::Ladder} aria-label="Latency ladder">
                         <LadderPage {palette} reports={self.reports.clone()} on_add={on_add.clone()} compact=false />
                     </section>
@@ -294,6 +313,26 @@ impl App {
     fn mark_interactive() {
         if let Some(performance) = util::window().performance() {
             let _ = performance.mark("memwall-interactive");
+        }
+    }
+
+    /// Parses, checks and adds a report; says whether it was added. A report that cannot be
+    /// read sets the message (naming where it came from; nothing else changes), one with
+    /// impossible figures is listed as not drawn.
+    fn load(&mut self, text: &str, origin: String) -> bool {
+        match Report::from_untrusted_json(text) {
+            Ok(report) => {
+                self.push(report, origin);
+                true
+            }
+            Err(Untrusted::Implausible(e)) => {
+                self.implausible.push(format!("{origin}: {e}"));
+                false
+            }
+            Err(e) => {
+                self.error = Some(format!("{origin}: {e}"));
+                false
+            }
         }
     }
 

@@ -12,6 +12,10 @@ use yew::prelude::*;
 
 use crate::util;
 
+/// The largest working set an embed's `autorun=1` starts without a click: a ladder to 64 MiB
+/// holds well under 200 MiB and takes seconds; beyond it, the visitor decides.
+pub const AUTORUN_MAX_BYTES: u64 = 64 << 20;
+
 #[derive(Properties, PartialEq)]
 pub struct Props {
     /// "ladder", "groupby" or "report".
@@ -155,23 +159,12 @@ impl Component for EmbedPanel {
 mod tests {
     use super::*;
     use memwall_core::ladder;
-    use memwall_report::{Curve, Host, LadderPoint, Source, Summary};
+    use memwall_report::{Curve, Host, Source};
 
     #[test]
     fn a_compact_report_keeps_summaries_and_drops_samples() {
         let mut report = Report::new(Source::Browser, 1, Host::default());
-        let point = LadderPoint {
-            bytes: 16384,
-            ns_per_load: Summary { min: 1.0, median: 1.1, p90: 1.2, max: 1.3 },
-            cycles_per_load: None,
-            ghz: None,
-            clock_moved: false,
-            loads_per_sample: 1000,
-            samples: 3,
-            samples_ns_per_load: vec![1.0, 1.1, 1.3],
-            attempts: 1,
-            huge_page_bytes: None,
-        };
+        let point = crate::jobs::sample_point();
         let measured = ladder::report::Measured {
             curves: vec![Curve {
                 pattern: "random-cycle".into(),

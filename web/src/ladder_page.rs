@@ -4,15 +4,17 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use memwall_core::ladder::Pattern;
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_core::{describe, ladder};
+use memwall_core::{describe, explain, ladder};
 use memwall_report::{Cause, Host, Ladder, LadderPoint, Report, Source};
 use yew::prelude::*;
 
 use crate::chart::{self, Band, LineChart, Series, XFormat};
-use crate::embed::EmbedPanel;
+use crate::embed::{self, EmbedPanel};
 use crate::jobs::{Job, WorkerEvent};
-use crate::ladder_job::LadderJob;
+use crate::ladder_charts::{self, BandwidthChart, BandwidthRun, ParallelismChart, ParallelismRun};
+use crate::ladder_job::{LadderEvent, LadderJob};
 use crate::reports::{LoadedReport, Reports, browser_host, cache_markers, to_points};
 use crate::theme::Palette;
 use crate::util;
@@ -34,6 +36,8 @@ pub enum Msg {
     SetPointsPerOctave(String),
     SetSamples(String),
     SetLabel(String),
+    TogglePattern(Pattern),
+    ToggleChains,
     Run,
     Cancel,
     Worker(u32, WorkerEvent),
@@ -69,6 +73,15 @@ pub struct LadderPage {
     measuring: Option<u64>,
     calibration: Option<Calibration>,
     points: Vec<LadderPoint>,
+    /// Patterns measured after the main random curve, and memory-level parallelism.
+    patterns: Vec<Pattern>,
+    chains: bool,
+    /// The extra patterns' points so far, in the job's order.
+    extra: Vec<Vec<LadderPoint>>,
+    /// Points the run will measure over every curve.
+    planned_points: usize,
+    /// What is being measured now, for the progress line.
+    measuring_what: Option<String>,
     ladder: Option<Ladder>,
     error: Option<String>,
     hidden: HashSet<u32>,
@@ -96,6 +109,13 @@ impl Component for LadderPage {
             measuring: None,
             calibration: None,
             points: Vec::new(),
+            patterns: util::query("patterns")
+                .map(|list| list.split(',').filter_map(Pattern::parse).filter(|p| *p != Pattern::Random).collect())
+                .unwrap_or_default(),
+            chains: util::query("chains").as_deref() == Some("1"),
+            extra: Vec::new(),
+            planned_points: 0,
+            measuring_what: None,
             ladder: None,
             error: None,
             hidden: HashSet::new(),
@@ -104,7 +124,20 @@ impl Component for LadderPage {
             notice: None,
         };
         if ctx.props().compact && util::query("autorun").as_deref() == Some("1") {
-            ctx.link().send_message(Msg::Run);
+            // An embed sits on someone else's page: it starts by itself only a run small in time
+            // and memory, and leaves a larger one to a click from the visitor.
+            let largest = page.job().ok().and_then(|job| job.sizes.last().copied());
+            match largest {
+                Some(bytes) if bytes <= embed::AUTORUN_MAX_BYTES => ctx.link().send_message(Msg::Run),
+                Some(bytes) => {
+                    page.notice = Some(format!(
+                        "This widget measures up to {}: it starts when you press Run in this browser (it starts by itself only up to {}).",
+                        format_bytes(bytes),
+                        format_bytes(embed::AUTORUN_MAX_BYTES)
+                    ))
+                }
+                None => {}
+            }
         }
         page.form_error = page.job().err();
         page
@@ -117,6 +150,14 @@ impl Component for LadderPage {
             Msg::SetPointsPerOctave(v) => self.points_per_octave = v,
             Msg::SetSamples(v) => self.samples = v,
             Msg::SetLabel(v) => self.label = v,
+            Msg::TogglePattern(pattern) => {
+                if let Some(i) = self.patterns.iter().position(|p| *p == pattern) {
+                    self.patterns.remove(i);
+                } else {
+                    self.patterns.push(pattern);
+                }
+            }
+            Msg::ToggleChains => self.chains = !self.chains,
             Msg::Run => {
                 let job = match self.job() {
                     Ok(job) => job,
@@ -128,7 +169,10 @@ impl Component for LadderPage {
                 self.run_id += 1;
                 let run_id = self.run_id;
                 self.planned = job.sizes.clone();
+                self.planned_points = job.planned_points();
                 self.points.clear();
+                self.extra = vec![Vec::new(); job.patterns.len()];
+                self.measuring_what = None;
                 self.ladder = None;
                 self.error = None;
                 self.notice = None;
@@ -151,18 +195,33 @@ impl Component for LadderPage {
                     return false;
                 }
                 match event {
-                    WorkerEvent::LadderStarted {
+                    WorkerEvent::Ladder(LadderEvent::Started {
                         timer_resolution_ns,
                         target_sample_ns,
                         samples,
                         cross_origin_isolated,
-                    } => {
+                    }) => {
                         self.calibration =
                             Some(Calibration { timer_resolution_ns, target_sample_ns, samples, cross_origin_isolated });
                     }
-                    WorkerEvent::LadderMeasuring { bytes, .. } => self.measuring = Some(bytes),
-                    WorkerEvent::LadderPoint { point, .. } => self.points.push(point),
-                    WorkerEvent::LadderDone { ladder } => {
+                    WorkerEvent::Ladder(LadderEvent::Measuring { curve, bytes, .. }) => {
+                        self.measuring = Some(bytes);
+                        let pattern = match curve {
+                            0 => String::new(),
+                            n => self.patterns.get(n - 1).map_or(String::new(), |p| format!("{}, ", p.name())),
+                        };
+                        self.measuring_what = Some(format!("{pattern}{}", format_bytes(bytes)));
+                    }
+                    WorkerEvent::Ladder(LadderEvent::Point { curve: 0, point, .. }) => self.points.push(point),
+                    WorkerEvent::Ladder(LadderEvent::Point { curve, point, .. }) => {
+                        if let Some(points) = self.extra.get_mut(curve - 1) {
+                            points.push(point);
+                        }
+                    }
+                    WorkerEvent::Ladder(LadderEvent::Chains { bytes }) => {
+                        self.measuring_what = Some(format!("memory-level parallelism at {}", format_bytes(bytes)));
+                    }
+                    WorkerEvent::Ladder(LadderEvent::Done { ladder }) => {
                         self.points = ladder.points.clone();
                         self.ladder = Some(*ladder);
                         self.worker = None;
@@ -233,16 +292,16 @@ impl Component for LadderPage {
             html! { <button type="button" class="primary" onclick={link.callback(|_| Msg::Run)} disabled={self.form_error.is_some()}>{ "Run in this browser" }</button> }
         };
         let progress = (running || !self.planned.is_empty()).then(|| {
-            let done = self.points.len();
-            let total = self.planned.len();
-            let text = match (running, self.measuring) {
-                (true, Some(bytes)) => format!("{done} of {total} sizes — measuring {}", format_bytes(bytes)),
+            let done = self.points.len() + self.extra.iter().map(Vec::len).sum::<usize>();
+            let total = self.planned_points.max(self.planned.len());
+            let text = match (running, &self.measuring_what) {
+                (true, Some(what)) => format!("{done} of {total} points — measuring {what}"),
                 (true, None) => "calibrating the timer…".to_string(),
                 (false, _) if self.ladder.is_some() => format!(
-                    "{done} sizes measured in {:.1} s",
+                    "{done} points measured in {:.1} s",
                     self.ladder.as_ref().and_then(|l| l.duration_s).unwrap_or(f64::NAN)
                 ),
-                (false, _) => format!("{done} of {total} sizes"),
+                (false, _) => format!("{done} of {total} points"),
             };
             html! {
                 <div class="progress-row">
@@ -262,7 +321,9 @@ impl Component for LadderPage {
                     </div>
                     { for progress }
                     { for error }
+                    if let Some(n) = &self.notice { <p class="notice" role="status">{ n.clone() }</p> }
                     { chart }
+                    { self.parallelism_chart(ctx) }
                     { self.timer_note() }
                 </div>
             };
@@ -299,6 +360,20 @@ impl Component for LadderPage {
                                 { for ["auto", "5", "9", "15", "31"].iter().map(|v| html! { <option value={*v} selected={self.samples == *v}>{ if *v == "auto" { "auto (from the timer)" } else { v } }</option> }) }
                             </select>
                         </label>
+                        <fieldset class="checks">
+                            <legend>{ "Also measure" }</legend>
+                            { for [Pattern::PageLocal, Pattern::PageStride, Pattern::Sequential].into_iter().map(|pattern| html! {
+                                <label class="check" title={pattern_help(pattern)}>
+                                    <input type="checkbox" checked={self.patterns.contains(&pattern)} disabled={running}
+                                        onchange={link.callback(move |_| Msg::TogglePattern(pattern))} />
+                                    { pattern.name() }
+                                </label>
+                            }) }
+                            <label class="check" title="1 to 64 independent chases at once over the largest size (at most 256 MiB): how many misses the core keeps in flight">
+                                <input type="checkbox" checked={self.chains} disabled={running} onchange={link.callback(|_| Msg::ToggleChains)} />
+                                { "memory-level parallelism" }
+                            </label>
+                        </fieldset>
                         <div class="actions">{ run_button }</div>
                     </form>
                     <p id="size-help" class="hint">{ "Sizes like 16KiB, 1.5MiB, 256MiB. Larger working sets take longer: building and warming a 256 MiB ring takes about a second." }</p>
@@ -311,8 +386,10 @@ impl Component for LadderPage {
                     { self.overlay_controls(ctx) }
                     { chart }
                     { self.steps_summary() }
+                    { self.parallelism_chart(ctx) }
+                    { self.bandwidth_chart(ctx) }
                     if let Some(ladder) = &self.ladder {
-                        { levels_and_verdict(ladder, &[]) }
+                        { levels_and_verdict(ladder, &explain::advice(ladder, None)) }
                     }
                     <div class="row wrap-row">
                         <button type="button" onclick={link.callback(|_| Msg::ToggleLogY)} aria-pressed={(!self.log_y).to_string()}>{ if self.log_y { "Linear y axis" } else { "Log y axis" } }</button>
@@ -337,8 +414,7 @@ impl Component for LadderPage {
                 } else if let Some(n) = &self.notice {
                     <p class="notice" role="status">{ n.clone() }</p>
                 }
-                <EmbedPanel kind="ladder" params={vec![("min".to_string(), self.min.clone()), ("max".to_string(), self.max.clone())]}
-                    report={self.report().map(Rc::new)} />
+                <EmbedPanel kind="ladder" params={self.embed_params()} report={self.report().map(Rc::new)} />
             </>
         }
     }
@@ -360,7 +436,15 @@ impl LadderPage {
                 .replace("--points-per-octave", "points per doubling")
         })?;
         let samples = if self.samples == "auto" { 0 } else { self.samples.parse().unwrap_or(0) };
-        Ok(LadderJob { sizes, samples, seed: ladder::DEFAULT_SEED })
+        let job = LadderJob {
+            sizes,
+            samples,
+            seed: ladder::DEFAULT_SEED,
+            patterns: self.patterns.iter().map(|p| p.name().to_string()).collect(),
+            chains: if self.chains { ladder::CHAIN_COUNTS.to_vec() } else { Vec::new() },
+        };
+        job.curves()?;
+        Ok(job)
     }
 
     fn chart_id(&self, ctx: &Context<Self>) -> String {
@@ -380,6 +464,7 @@ impl LadderPage {
             )
         };
         let mut report = Report::new(Source::Browser, util::unix_now(), host);
+        report.advice = explain::advice(&ladder, None);
         report.ladder = Some(ladder);
         Some(report)
     }
@@ -476,22 +561,39 @@ impl LadderPage {
                 points: to_points(&self.points),
             });
         }
+        let this_run = format!("{} (this run)", self.label.trim());
+        match &self.ladder {
+            Some(ladder) => series.extend(ladder_charts::extra_series(&this_run, 0, ladder)),
+            None => {
+                for (pattern, points) in self.patterns.iter().zip(&self.extra).filter(|(_, p)| !p.is_empty()) {
+                    series.push(Series {
+                        label: format!("{this_run}, {}", pattern.name()),
+                        color: 0,
+                        dashed: true,
+                        points: to_points(points),
+                    });
+                }
+            }
+        }
         for r in self.comparable(ctx) {
             if self.hidden.contains(&r.id) {
                 continue;
             }
             let Some(ladder) = &r.report.ladder else { continue };
+            let label = format!("{} ({})", r.label, r.report.source.name());
             series.push(Series {
-                label: format!("{} ({})", r.label, r.report.source.name()),
+                label: label.clone(),
                 color: r.id as usize,
                 dashed: r.report.source == Source::Browser,
                 points: to_points(&ladder.points),
             });
+            series.extend(ladder_charts::extra_series(&label, r.id as usize, ladder));
         }
-        let markers = match (self.caches_from, self.caches_report(ctx)) {
-            (None, Some(r)) | (Some(_), Some(r)) => cache_markers(&r.report.host),
-            _ => Vec::new(),
-        };
+        let caches_report = self.caches_report(ctx);
+        let mut markers = caches_report.as_ref().map(|r| cache_markers(&r.report.host)).unwrap_or_default();
+        // The levels the core named: this run's, or else those of the report whose caches are marked.
+        let levels_of = self.ladder.as_ref().or_else(|| caches_report.as_ref().and_then(|r| r.report.ladder.as_ref()));
+        markers.extend(levels_of.map(ladder_charts::level_markers).unwrap_or_default());
         let bands: Vec<Band> = ladder::detect_steps(&self.points)
             .iter()
             .map(|s| Band {
@@ -510,6 +612,51 @@ impl LadderPage {
                 palette={props.palette} log_y={self.log_y} height={if props.compact { 360.0 } else { 430.0 }}
                 empty_text="Press Run: points appear here as each size is measured." />
         }
+    }
+
+    /// What an embed of this page measures: the same sizes, patterns and chases.
+    fn embed_params(&self) -> Vec<(String, String)> {
+        let mut params = vec![("min".to_string(), self.min.clone()), ("max".to_string(), self.max.clone())];
+        if !self.patterns.is_empty() {
+            let names: Vec<&str> = self.patterns.iter().map(|p| p.name()).collect();
+            params.push(("patterns".into(), names.join(",")));
+        }
+        if self.chains {
+            params.push(("chains".into(), "1".into()));
+        }
+        params
+    }
+
+    fn parallelism_chart(&self, ctx: &Context<Self>) -> Html {
+        let mut runs = Vec::new();
+        if let Some(parallelism) = self.ladder.as_ref().and_then(|l| l.parallelism.clone()) {
+            runs.push(ParallelismRun { label: format!("{} (this run)", self.label.trim()), color: 0, parallelism });
+        }
+        for r in self.comparable(ctx).into_iter().filter(|r| !self.hidden.contains(&r.id)) {
+            if let Some(parallelism) = r.report.ladder.as_ref().and_then(|l| l.parallelism.clone()) {
+                runs.push(ParallelismRun { label: r.label.clone(), color: r.id as usize, parallelism });
+            }
+        }
+        let id = if ctx.props().compact { "parallelism-chart-embed" } else { "parallelism-chart" };
+        html! { <ParallelismChart {id} runs={Rc::new(runs)} palette={ctx.props().palette} /> }
+    }
+
+    /// Bandwidth is measured natively only; the reports that carry it are drawn beside the ladder.
+    fn bandwidth_chart(&self, ctx: &Context<Self>) -> Html {
+        let runs: Vec<BandwidthRun> = ctx
+            .props()
+            .reports
+            .iter()
+            .filter(|r| !self.hidden.contains(&r.id))
+            .filter_map(|r| {
+                Some(BandwidthRun {
+                    label: r.label.clone(),
+                    color: r.id as usize,
+                    bandwidth: r.report.bandwidth.clone()?,
+                })
+            })
+            .collect();
+        html! { <BandwidthChart id="bandwidth-chart" runs={Rc::new(runs)} palette={ctx.props().palette} /> }
     }
 
     fn steps_summary(&self) -> Html {
@@ -563,24 +710,18 @@ fn levels_and_verdict(ladder: &Ladder, advice: &[String]) -> Html {
     if ladder.levels.is_empty() && ladder.verdict.is_empty() && advice.is_empty() {
         return html! {};
     }
-    let cause = |c: Cause| match c {
-        Cause::Cache => "cache",
-        Cause::Tlb => "TLB",
-        Cause::Dram => "DRAM",
-    };
     html! {
         <div class="explanation">
             if !ladder.levels.is_empty() {
                 <p class="levels"><strong>{ "Levels: " }</strong>
                     { ladder.levels.iter().map(|l| format!(
-                        "{} {} {} at {} ns{} ({}{})",
+                        "{} {} {} at {} ns{} ({})",
                         l.name,
                         if l.cause == Cause::Dram { "from" } else { "to" },
                         format_bytes(l.size_bytes),
                         chart::format_number(l.ns_per_load),
                         l.cycles_per_load.map_or(String::new(), |c| format!(", {c:.0} cycles")),
-                        cause(l.cause),
-                        l.declared_bytes.map_or(String::new(), |d| format!(", declared {}", format_bytes(d))),
+                        describe::level_notes(l),
                     )).collect::<Vec<_>>().join(" · ") }
                 </p>
             }
@@ -603,5 +744,15 @@ pub fn explanation(report: &memwall_report::Report) -> Html {
             <ul class="advice">{ for report.advice.iter().map(|s| html! { <li>{ s.clone() }</li> }) }</ul>
         },
         None => html! {},
+    }
+}
+
+/// What each extra pattern shows, for its checkbox.
+fn pattern_help(pattern: Pattern) -> &'static str {
+    match pattern {
+        Pattern::PageLocal => "random lines, a few pages at a time: the caches and DRAM without TLB misses",
+        Pattern::PageStride => "one line per 4 KiB page: what TLB misses and page walks cost",
+        Pattern::Sequential => "every line in order: what the hardware prefetchers hide",
+        Pattern::Random => "one random cycle over every line",
     }
 }

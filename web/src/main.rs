@@ -8,6 +8,7 @@ mod embed;
 mod groupby_job;
 mod groupby_page;
 mod jobs;
+mod ladder_charts;
 mod ladder_job;
 mod ladder_page;
 mod radix_viz;

@@ -14,11 +14,47 @@ export async function deflate_to_base64url(text) {
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
-export async function inflate_from_base64url(data) {
+// Reads a byte stream as UTF-8 text, or gives up (undefined) once it passes `cap` bytes: what a
+// stranger's server or share link sends is never held whole beyond the cap.
+async function read_capped(stream, cap) {
+  const reader = stream.getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > cap) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+export async function inflate_from_base64url(data, cap) {
   const binary = atob(data.replace(/-/g, "+").replace(/_/g, "/"));
   const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
-  return await new Response(stream).text();
+  return await read_capped(stream, cap);
+}
+// The body as text; a number (the declared length) when the server says it is over `cap`;
+// undefined when it turns out to be over `cap` while reading.
+export async function fetch_capped(url, cap) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > cap) {
+    await response.body?.cancel().catch(() => {});
+    return declared;
+  }
+  return response.body ? await read_capped(response.body, cap) : "";
 }
 export async function svg_to_png(markup, width, height, scale) {
   const url = URL.createObjectURL(new Blob([markup], { type: "image/svg+xml" }));
@@ -46,7 +82,9 @@ extern "C" {
     #[wasm_bindgen(catch)]
     async fn deflate_to_base64url(text: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
-    async fn inflate_from_base64url(data: &str) -> Result<JsValue, JsValue>;
+    async fn inflate_from_base64url(data: &str, cap: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn fetch_capped(url: &str, cap: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
     async fn svg_to_png(markup: &str, width: f64, height: f64, scale: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
@@ -88,9 +126,17 @@ pub async fn pack(text: &str) -> Result<String, String> {
     packed.as_string().ok_or_else(|| "compression returned no text".into())
 }
 
+/// The report a share link carries, inflated, refused once it passes the report crate's cap
+/// (a few KiB of link can inflate to gigabytes).
 pub async fn unpack(data: &str) -> Result<String, String> {
-    let text =
-        inflate_from_base64url(data).await.map_err(|e| format!("the link's report is damaged: {}", js_error(e)))?;
+    let shared = |e: String| format!("the shared link's report: {e}");
+    memwall_report::check_size(data.len() as u64).map_err(|e| shared(e.to_string()))?;
+    let text = inflate_from_base64url(data, memwall_report::MAX_REPORT_BYTES as f64)
+        .await
+        .map_err(|e| format!("the link's report is damaged: {}", js_error(e)))?;
+    if text.is_undefined() {
+        return Err(shared(memwall_report::too_large_stopped().to_string()));
+    }
     text.as_string().ok_or_else(|| "the link's report is damaged".into())
 }
 
@@ -100,19 +146,24 @@ pub async fn copy_to_clipboard(text: &str) -> Result<(), String> {
 
 /// The text of a file the user picked or dropped.
 pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
+    // Files picked are reports: one past the cap is refused before it is read into memory.
+    memwall_report::check_size(file.size() as u64).map_err(|e| e.to_string())?;
     let text = JsFuture::from(file.text()).await.map_err(js_error)?;
     text.as_string().ok_or_else(|| "the file is not text".into())
 }
 
-/// GETs a URL (relative to the page) and returns the body, or says why not.
+/// GETs a URL (relative to the page) and returns the body, or says why not. Only reports and
+/// their index are fetched, so a body past the report crate's cap is refused, by its declared
+/// length before reading or by counting while reading.
 pub async fn fetch_text(url: &str) -> Result<String, String> {
-    let response = JsFuture::from(window().fetch_with_str(url)).await.map_err(js_error)?;
-    let response: web_sys::Response = response.dyn_into().map_err(js_error)?;
-    if !response.ok() {
-        return Err(format!("HTTP {} {}", response.status(), response.status_text()));
+    let body = fetch_capped(url, memwall_report::MAX_REPORT_BYTES as f64).await.map_err(js_error)?;
+    if let Some(declared) = body.as_f64() {
+        memwall_report::check_size(declared as u64).map_err(|e| e.to_string())?;
     }
-    let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?;
-    text.as_string().ok_or_else(|| "the response is not text".into())
+    if body.is_undefined() {
+        return Err(memwall_report::too_large_stopped().to_string());
+    }
+    body.as_string().ok_or_else(|| "the response is not text".into())
 }
 
 /// All values of a query parameter of the page's URL.
@@ -234,5 +285,23 @@ pub fn format_duration(ns: f64) -> String {
         format!("{} µs", crate::chart::format_number(ns / 1e3))
     } else {
         format!("{} ns", crate::chart::format_number(ns))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_past_the_browser_limit_is_refused_in_words() {
+        assert!(fits_in_browser(MAX_BROWSER_BYTES).is_ok());
+        let refused = fits_in_browser(MAX_BROWSER_BYTES + 1).unwrap_err();
+        assert!(refused.contains("at most 4 GiB") && refused.contains("keep it under 3 GiB"), "{refused}");
+    }
+
+    #[test]
+    fn only_a_refused_export_leaves_a_notice() {
+        assert_eq!(export_notice(Ok(())), None);
+        assert_eq!(export_notice(Err("blocked".into())).as_deref(), Some("Could not export: blocked"));
     }
 }

@@ -1,7 +1,7 @@
 //! The words for report values that the terminal and the page both print: one spelling of a
 //! cache's name, of a latency step, and of the caches a host declares.
 
-use crate::report::{Cache, Step};
+use crate::report::{Cache, Cause, Level, Step};
 use crate::size::format_bytes;
 
 /// "L1d 48 KiB", "L2 1 MiB": the level, `d` for a data cache, and the size.
@@ -23,6 +23,21 @@ pub fn data_caches(caches: &[Cache]) -> Vec<&Cache> {
             fresh
         })
         .collect()
+}
+
+/// What a level is and how it compares: "cache, declared 2 MiB, runs out by 2 MiB".
+pub fn level_notes(level: &Level) -> String {
+    let mut notes = vec![
+        match level.cause {
+            Cause::Cache => "cache",
+            Cause::Tlb => "tlb",
+            Cause::Dram => "dram",
+        }
+        .to_string(),
+    ];
+    notes.extend(level.declared_bytes.map(|d| format!("declared {}", format_bytes(d))));
+    notes.extend(level.capacity_bytes.map(|c| format!("runs out by {}", format_bytes(c))));
+    notes.join(", ")
 }
 
 /// "32 KiB -> 48 KiB (1.1 -> 3.8 ns)".
@@ -63,6 +78,22 @@ mod tests {
         ];
         let labels: Vec<String> = data_caches(&caches).into_iter().map(cache_label).collect();
         assert_eq!(labels, ["L1d 48 KiB", "L2 1 MiB"]);
+    }
+
+    #[test]
+    fn a_level_says_its_cause_and_sizes() {
+        let level = Level {
+            name: "L2".into(),
+            size_bytes: 1 << 20,
+            ns_per_load: 5.4,
+            cycles_per_load: None,
+            cause: Cause::Cache,
+            declared_bytes: Some(2 << 20),
+            capacity_bytes: Some(2 << 20),
+        };
+        assert_eq!(level_notes(&level), "cache, declared 2 MiB, runs out by 2 MiB");
+        let dram = Level { cause: Cause::Dram, declared_bytes: None, capacity_bytes: None, ..level };
+        assert_eq!(level_notes(&dram), "dram");
     }
 
     #[test]

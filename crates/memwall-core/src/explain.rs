@@ -72,6 +72,23 @@ fn plateaus(ns: &[f64]) -> Vec<Plateau> {
     out
 }
 
+/// Where the level of plateau `from` has run out on the way to plateau `to`: after a sharp step
+/// (the next size already on `to`), that first size; after a climb through sizes in between, the
+/// one nearest (in log latency) to where the monotone curve reaches the geometric mean of the
+/// two plateaus, about where half the loads miss.
+fn capacity(points: &[LadderPoint], fitted: &[f64], from: &Plateau, to: &Plateau) -> u64 {
+    let target = (from.ns * to.ns).sqrt();
+    let Some(i) = (from.last + 1..=to.first).find(|&i| fitted[i] >= target) else {
+        return points[to.first].bytes;
+    };
+    if i == from.last + 1 {
+        return points[i].bytes;
+    }
+    let (lo, hi) = (fitted[i - 1].max(f64::MIN_POSITIVE), fitted[i]);
+    let past_halfway = hi > lo && (target / lo).ln() / (hi / lo).ln() > 0.5;
+    points[if past_halfway { i } else { i - 1 }].bytes
+}
+
 /// The data and unified caches the OS declares, smallest level first.
 fn data_caches(declared: &[Cache]) -> Vec<&Cache> {
     let mut caches: Vec<&Cache> = declared.iter().filter(|c| c.kind != "Instruction").collect();
@@ -128,7 +145,9 @@ pub fn read_levels(curves: Curves<'_>, declared: &[Cache], ghz: Option<f64>) -> 
     // The caches are read from the curve the TLB disturbs least.
     let cache_curve = cache_curve.filter(same_sizes).or(page_local).unwrap_or(random);
     let ns: Vec<f64> = cache_curve.iter().map(|p| p.ns_per_load.min).collect();
+    let fitted = monotone(&ns);
     let found = plateaus(&ns);
+    let runs_out = |k: usize| found.get(k + 1).map(|next| capacity(cache_curve, &fitted, &found[k], next));
     let caches = data_caches(declared);
     let dram = dram_plateau(cache_curve, &found, &caches);
     let cycles = |ns: f64| ghz.map(|g| ns * g);
@@ -190,6 +209,7 @@ pub fn read_levels(curves: Curves<'_>, declared: &[Cache], ghz: Option<f64>) -> 
                         cycles_per_load: cycles(plateau.ns),
                         cause: Cause::Cache,
                         declared_bytes: None,
+                        capacity_bytes: runs_out(k),
                     });
                     continue;
                 }
@@ -197,11 +217,12 @@ pub fn read_levels(curves: Curves<'_>, declared: &[Cache], ghz: Option<f64>) -> 
                     serving += 1;
                 }
                 let cache = caches[serving];
-                if (rose_at as f64) < caches[was].size_bytes as f64 * EARLY {
+                let held = runs_out(k - 1).unwrap_or(rose_at);
+                if (held as f64) < caches[was].size_bytes as f64 * EARLY {
                     verdict.push(format!(
                         "L{} holds about {} of the declared {} ({:.1} ns, then {:.1} ns in L{}){}",
                         caches[was].level,
-                        format_bytes(before),
+                        format_bytes(held),
                         format_bytes(caches[was].size_bytes),
                         found[k - 1].ns,
                         plateau.ns,
@@ -223,6 +244,7 @@ pub fn read_levels(curves: Curves<'_>, declared: &[Cache], ghz: Option<f64>) -> 
             cycles_per_load: cycles(plateau.ns),
             cause,
             declared_bytes,
+            capacity_bytes: (cause == Cause::Cache).then(|| runs_out(k)).flatten(),
         });
     }
     if let Some(d) = dram {
@@ -251,6 +273,7 @@ pub fn read_levels(curves: Curves<'_>, declared: &[Cache], ghz: Option<f64>) -> 
             cycles_per_load: cycles(plateau.ns),
             cause: Cause::Dram,
             declared_bytes: None,
+            capacity_bytes: None,
         });
         verdict.push(match cycles(plateau.ns) {
             Some(c) => {
@@ -269,6 +292,7 @@ pub fn read_levels(curves: Curves<'_>, declared: &[Cache], ghz: Option<f64>) -> 
                 cycles_per_load: cycles(last.ns_per_load.min),
                 cause: Cause::Tlb,
                 declared_bytes: None,
+                capacity_bytes: None,
             });
             verdict.push(format!(
                 "in DRAM, latency keeps rising with the working set ({:.0} ns at {}, {:.0} ns at {}): page walks \
@@ -315,6 +339,7 @@ fn tlb_levels(
         cycles_per_load: cycles(at.ns_per_load.min),
         cause: Cause::Tlb,
         declared_bytes: None,
+        capacity_bytes: None,
     });
     let last = random.len() - 1;
     verdict.push(format!(
@@ -392,14 +417,25 @@ pub fn advice(ladder: &Ladder, bandwidth: Option<&Bandwidth>) -> Vec<String> {
             .and_then(|local| local.points.get(i))
         {
             let share = page_walk_share(&ladder.points[i], l);
-            out.push(format!(
-                "Page walks are {:.0}% of a random load's latency at {} ({:.0} of {:.0} ns): huge pages would save \
-                 most of that",
-                share * 100.0,
-                format_bytes(bytes),
-                ladder.points[i].ns_per_load.min - l.ns_per_load.min,
-                ladder.points[i].ns_per_load.min
-            ));
+            // Below the TLB gap the difference is noise, not something huge pages would save.
+            if share >= 1.0 - 1.0 / TLB_GAP {
+                out.push(format!(
+                    "Page walks are {:.0}% of a random load's latency at {} ({:.0} of {:.0} ns): huge pages would save \
+                     most of that",
+                    share * 100.0,
+                    format_bytes(bytes),
+                    ladder.points[i].ns_per_load.min - l.ns_per_load.min,
+                    ladder.points[i].ns_per_load.min
+                ));
+            } else {
+                out.push(format!(
+                    "Page walks cost little up to {}: random and TLB-friendly loads take about the same time there \
+                     ({:.1} and {:.1} ns), so huge pages would not help a structure of that size",
+                    format_bytes(bytes),
+                    ladder.points[i].ns_per_load.min,
+                    l.ns_per_load.min
+                ));
+            }
         }
     }
     if let Some(p) = &ladder.parallelism {

@@ -14,7 +14,7 @@ mod sampling;
 mod steps;
 
 pub use memory::{Arena, ChaseBuffer, HeapArena};
-pub use parallelism::{measure_parallelism, parallelism_from, parallelism_knee};
+pub use parallelism::{DEFAULT_CHAINS_AT, measure_parallelism, parallelism_from, parallelism_knee};
 pub use ring::{CHAIN_COUNTS, Cursor, PAGE_LOCAL_PAGES, PATTERN_PAGE_BYTES, Pattern, Ring, sattolo_cycle};
 pub use sampling::{
     Cycles, DEFAULT_ATTEMPTS, LadderEvent, SETTLED_SPREAD, SampleConfig, measure_point, measure_ring, ring_seed,

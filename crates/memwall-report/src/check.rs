@@ -4,9 +4,11 @@
 //! time of 1e300 seconds or a million points that would stall whatever draws them. A reader that
 //! shows figures first asks [`Report::check`], and refuses (or marks) a report that fails.
 
-use crate::{Report, Summary};
+use crate::{Report, ReportError, Summary};
 
 /// The largest report file a reader should load: a full native report is well under 1 MiB.
+/// It bounds a downloaded report (`?report=URL`) and a share link's report once inflated alike,
+/// so that a link or server cannot make a reader hold more than this.
 pub const MAX_REPORT_BYTES: u64 = 64 << 20;
 /// Ladder points, GROUP BY runs, sweep points or samples per list: far above what memwall
 /// writes (about 100 points, 20 samples each), far below what would stall a chart.
@@ -44,7 +46,61 @@ fn count_at_most(what: &str, len: usize) -> Result<(), Implausible> {
     if len <= MAX_ITEMS { Ok(()) } else { Err(Implausible(format!("{len} {what}, more than {MAX_ITEMS}"))) }
 }
 
+/// Why a report from someone else is not shown as measured.
+#[derive(Debug, thiserror::Error)]
+pub enum Untrusted {
+    /// Over [`MAX_REPORT_BYTES`]: refused before parsing.
+    #[error("{0}")]
+    TooLarge(String),
+    #[error(transparent)]
+    Unreadable(#[from] ReportError),
+    /// It parsed, but its figures could not have been measured: a reader marks it and does not
+    /// draw it.
+    #[error(transparent)]
+    Implausible(#[from] Implausible),
+}
+
+/// Refuses a report of `bytes` bytes when it is over [`MAX_REPORT_BYTES`].
+pub fn check_size(bytes: u64) -> Result<(), Untrusted> {
+    if bytes <= MAX_REPORT_BYTES {
+        return Ok(());
+    }
+    Err(Untrusted::TooLarge(format!(
+        "{} is more than a memwall report can be (at most {}); not read",
+        size_text(bytes),
+        size_text(MAX_REPORT_BYTES)
+    )))
+}
+
+/// The refusal of a report whose size is not known, only that it ran past [`MAX_REPORT_BYTES`]: a
+/// download or an inflating share link stops reading there.
+pub fn too_large_stopped() -> Untrusted {
+    Untrusted::TooLarge(format!(
+        "it is more than a memwall report can be (at most {}); reading stopped there",
+        size_text(MAX_REPORT_BYTES)
+    ))
+}
+
+/// "64 MiB", "100.0 MiB": the report crate does not depend on the core's formatter.
+fn size_text(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{:.1} MiB ({bytes} bytes)", bytes as f64 / MIB as f64)
+    }
+}
+
 impl Report {
+    /// Reads a report that came from someone else (a file, a URL, a share link): refuses text
+    /// over [`MAX_REPORT_BYTES`], then parses it, then [`Report::check`]s its figures.
+    pub fn from_untrusted_json(text: &str) -> Result<Self, Untrusted> {
+        check_size(text.len() as u64)?;
+        let report = Self::from_json(text)?;
+        report.check()?;
+        Ok(report)
+    }
+
     /// Checks that every figure is finite, in a physically possible range, and that no list is
     /// absurdly long.
     pub fn check(&self) -> Result<(), Implausible> {

@@ -1,6 +1,10 @@
 //! Reports as CSV: the native `--csv` files and the page's exports write the same columns, and
 //! every field goes through the csv crate, so a label with a comma, a quote or a newline (a host
 //! name typed into the page, a report file's name) stays one field.
+//!
+//! A report may come from anyone, and its text lands in a spreadsheet: a field that is not a
+//! number and starts as a formula would (`=`, `+`, `-`, `@`, tab, carriage return) is written with
+//! a leading `'`, so it is shown, never run ("CSV injection").
 
 use crate::{GroupBy, Join, LadderPoint, Report, Source};
 
@@ -102,13 +106,21 @@ fn groupby_rows(groupby: &GroupBy) -> impl Iterator<Item = Vec<String>> + '_ {
     })
 }
 
-/// Rows under a header, each field quoted where it must be.
+/// `field`, with a `'` in front when a spreadsheet would run it as a formula. Numbers (a negative
+/// one starts with `-`) are left as they are: a spreadsheet reads them as numbers.
+fn defused(field: String) -> String {
+    let formula = field.starts_with(['=', '+', '-', '@', '\t', '\r']) && field.parse::<f64>().is_err();
+    if formula { format!("'{field}") } else { field }
+}
+
+/// Rows under a header, each field defused and quoted where it must be.
 fn table<S: AsRef<str>>(header: &[S], rows: impl IntoIterator<Item = Vec<String>>) -> String {
     let mut writer = ::csv::WriterBuilder::new().flexible(false).from_writer(Vec::new());
     let header: Vec<&str> = header.iter().map(AsRef::as_ref).collect();
     // Writing to a Vec cannot fail, and every row has as many fields as the header by construction.
     writer.write_record(&header).expect("a CSV header");
     for row in rows {
+        let row: Vec<String> = row.into_iter().map(defused).collect();
         writer.write_record(&row).expect("a CSV row as wide as its header");
     }
     String::from_utf8(writer.into_inner().expect("a Vec takes every write")).expect("UTF-8 fields give UTF-8 CSV")
@@ -226,5 +238,30 @@ mod tests {
         assert_eq!(&rows[0][0], nasty);
         assert_eq!(&rows[0][1], "browser");
         assert_eq!(rows[0].len(), 2 + LADDER_CSV_HEADER.len());
+    }
+
+    #[test]
+    fn formulas_from_a_stranger_s_report_are_defused_and_numbers_kept() {
+        assert_eq!(defused("=HYPERLINK(\"http://x\")".into()), "'=HYPERLINK(\"http://x\")");
+        assert_eq!(defused("@SUM(A1)".into()), "'@SUM(A1)");
+        assert_eq!(defused("-2+3".into()), "'-2+3");
+        assert_eq!(defused("\tx".into()), "'\tx");
+        assert_eq!(defused("-1.5".into()), "-1.5");
+        assert_eq!(defused("1e-7".into()), "1e-7");
+        assert_eq!(defused("vm".into()), "vm");
+        assert_eq!(defused(String::new()), "");
+
+        let mut report: Report = serde_json::from_str(include_str!("../tests/corpus/ok-groupby.json")).unwrap();
+        let groupby = report.groupby.as_mut().unwrap();
+        groupby.runs[0].kernel = "=cmd|' /C calc'!A0,\"x\"\nnext".into();
+        groupby.runs[0].checksum = "+1+1".into();
+        let csv = groupby_csv(groupby);
+        let mut reader = ::csv::Reader::from_reader(csv.as_bytes());
+        let rows: Vec<::csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), groupby.runs.len());
+        assert!(rows.iter().all(|r| r.len() == GROUPBY_CSV_HEADER.len()));
+        assert_eq!(&rows[0][2], "'=cmd|' /C calc'!A0,\"x\"\nnext");
+        assert_eq!(&rows[0][13], "'+1+1");
+        assert_eq!(&rows[1][2], "radix");
     }
 }

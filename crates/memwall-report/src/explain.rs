@@ -76,6 +76,13 @@ pub struct Level {
     /// The size the OS declares for the cache of this name, when it declares one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared_bytes: Option<u64>,
+    /// Where a cache level has run out: after a sharp step, the first working set on the next
+    /// plateau; after a gradual climb, the measured size nearest to where latency is halfway
+    /// (geometric mean) to the next plateau, about where half the loads miss. A cache whose
+    /// replacement is not LRU starts missing before it is full, so this, not `size_bytes`, is
+    /// what compares with a declared size. Absent for DRAM, TLB levels and a curve's last plateau.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_bytes: Option<u64>,
 }
 
 /// ns per load with K independent chases interleaved, over one working set.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 mod check;
 mod csv;
-pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES};
+pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES, Untrusted, check_size, too_large_stopped};
 mod explain;
 pub use csv::{GROUPBY_CSV_HEADER, JOIN_CSV_HEADER, LADDER_CSV_HEADER, groupby_csv, join_csv, ladder_csv, reports_csv};
 pub use explain::{

@@ -69,6 +69,7 @@ fn full_report() -> Report {
             cycles_per_load: Some(13.0),
             cause: Cause::Cache,
             declared_bytes: Some(1 << 20),
+            capacity_bytes: Some(1 << 20),
         }],
         verdict: vec!["this guest gets ~8 MiB of the declared 32 MiB L3".into()],
         parallelism: Some(Parallelism {
@@ -399,4 +400,25 @@ fn causes_are_written_in_lowercase() {
     assert_eq!(serde_json::to_string(&Cause::Tlb).unwrap(), "\"tlb\"");
     assert_eq!(serde_json::from_str::<Cause>("\"dram\"").unwrap(), Cause::Dram);
     assert!(serde_json::from_str::<Cause>("\"disk\"").is_err());
+}
+
+#[test]
+fn an_untrusted_report_is_sized_parsed_and_checked() {
+    let good = include_str!("../tests/corpus/ok-ladder.json");
+    assert!(Report::from_untrusted_json(good).is_ok());
+    let bad = include_str!("../tests/corpus/bad-negative-latency.json");
+    assert!(matches!(Report::from_untrusted_json(bad), Err(crate::Untrusted::Implausible(_))));
+    assert!(matches!(Report::from_untrusted_json("{}"), Err(crate::Untrusted::Unreadable(_))));
+    let huge = " ".repeat(crate::MAX_REPORT_BYTES as usize + 1);
+    let err = Report::from_untrusted_json(&huge).unwrap_err();
+    assert!(matches!(err, crate::Untrusted::TooLarge(_)));
+    assert_eq!(
+        err.to_string(),
+        "64.0 MiB (67108865 bytes) is more than a memwall report can be (at most 64 MiB); not read"
+    );
+    assert_eq!(
+        crate::check_size(100 << 20).unwrap_err().to_string(),
+        "100 MiB is more than a memwall report can be (at most 64 MiB); not read"
+    );
+    assert!(crate::check_size(crate::MAX_REPORT_BYTES).is_ok());
 }

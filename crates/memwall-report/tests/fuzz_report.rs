@@ -33,6 +33,7 @@ fn read_any(bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);
     if let Ok(report) = Report::from_json(&text) {
         let _ = report.check();
+        let _ = Report::from_untrusted_json(&text);
         let again = Report::from_json(&report.to_json_pretty());
         assert!(again.is_ok(), "a report that parsed does not parse once written: {again:?}");
     }

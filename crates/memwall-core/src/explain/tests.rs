@@ -318,3 +318,76 @@ fn a_step_inside_the_last_cache_is_not_a_second_l3() {
     assert!(said(&reading, "L3 slows from 12.0 to 14.5 ns after 3 MiB"), "{:?}", reading.verdict);
     assert!(said(&reading, "this host gets ~6 MiB of the declared 32 MiB L3"), "{:?}", reading.verdict);
 }
+
+/// The 16-core Sapphire-Rapids-class KVM guest measured on 2026-11-30 (`memwall run --thorough`:
+/// L1d 48 KiB, L2 2 MiB, L3 300 MiB shared by 16 declared), its random and page-local curves on
+/// small pages, ns min per size from 16 KiB to 64 MiB.
+const XEON_RANDOM: [f64; 25] = [
+    1.68, 1.69, 1.64, 1.69, 5.29, 5.21, 5.17, 5.48, 5.62, 6.09, 6.40, 6.75, 7.18, 8.14, 13.85, 38.43, 38.80, 39.21,
+    40.58, 68.14, 121.53, 132.11, 123.90, 124.85, 126.76,
+];
+const XEON_PAGE_LOCAL: [f64; 25] = [
+    1.64, 1.62, 1.63, 1.62, 5.25, 5.32, 5.37, 5.37, 5.16, 5.13, 5.17, 5.11, 5.22, 6.51, 9.56, 16.91, 17.17, 17.21,
+    17.30, 18.14, 17.76, 35.10, 53.97, 53.20, 51.97,
+];
+
+#[test]
+fn a_cache_that_misses_before_it_is_full_runs_out_at_its_declared_size() {
+    let sizes = crate::ladder::ladder_sizes(16 * K, 64 * M, 2).unwrap();
+    let random: Vec<LadderPoint> = sizes.iter().zip(XEON_RANDOM).map(|(&b, ns)| point(b, ns)).collect();
+    let local: Vec<LadderPoint> = sizes.iter().zip(XEON_PAGE_LOCAL).map(|(&b, ns)| point(b, ns)).collect();
+    let declared = [cache(1, 48 * K), cache(2, 2 * M), cache(3, 300 * M)];
+    let curves = Curves { random: &random, page_local: Some(&local), caches: None };
+    let reading = read_levels(curves, &declared, None);
+    let level = |name: &str| {
+        reading.levels.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("{name}: {:?}", reading.levels))
+    };
+    // L2 starts missing at 1.5 MiB (random-ish replacement) but is halfway to L3 only at 2 MiB.
+    assert_eq!((level("L2").size_bytes, level("L2").capacity_bytes), (M, Some(2 * M)));
+    // L1's step is sharp: it has run out by the next size, one ladder step past 48 KiB.
+    assert_eq!(level("L1").capacity_bytes, Some(64 * K));
+    assert!(!said(&reading, "L2 holds"), "{:?}", reading.verdict);
+    assert!(level("DRAM").capacity_bytes.is_none());
+    // The TLB is told apart: random climbs above page-local from a few hundred KiB on.
+    assert!(reading.levels.iter().any(|l| l.cause == Cause::Tlb), "{:?}", reading.levels);
+}
+
+#[test]
+fn a_gradual_climb_runs_out_where_latency_is_halfway() {
+    // L2 of 1 MiB at 4 ns, climbing through 1.5 and 2 MiB to an L3 of 16 ns from 3 MiB.
+    let climb = |b: u64| match b {
+        b if b <= 32 * K => 1.0,
+        b if b <= M => 4.0,
+        b if b <= 3 * M / 2 => 5.0,
+        b if b <= 2 * M => 12.0,
+        b if b <= 16 * M => 16.0,
+        _ => 120.0,
+    };
+    let reading =
+        read_levels(only(&curve(256 * M, climb)), &[cache(1, 32 * K), cache(2, 2 * M), cache(3, 16 * M)], None);
+    let l2 = reading.levels.iter().find(|l| l.name == "L2").unwrap();
+    // Halfway between 4 and 16 ns is 8 ns: between 5 ns at 1.5 MiB and 12 ns at 2 MiB, nearer 2 MiB.
+    assert_eq!((l2.size_bytes, l2.capacity_bytes), (M, Some(2 * M)));
+}
+
+#[test]
+fn page_walks_are_advised_on_only_where_they_cost_something() {
+    let local = |scale: f64| memwall_report::Curve {
+        pattern: "page-local".into(),
+        huge_pages: "off".into(),
+        chains: 1,
+        points: curve(GIB, zen3).iter().map(|p| point(p.bytes, p.ns_per_load.min * scale)).collect(),
+    };
+    let declared = [cache(1, 32 * K), cache(2, 512 * K), cache(3, 32 * M)];
+    let points = curve(GIB, zen3);
+    let mut ladder = ladder_of(points.clone(), read_levels(only(&points), &declared, None));
+    ladder.huge_pages = "off".into();
+    // Page-local at 60% of random at 1 GiB: 40% of the latency is page walks.
+    ladder.curves = vec![local(0.6)];
+    let all = advice(&ladder, None).join("\n");
+    assert!(all.contains("Page walks are 40% of a random load's latency at 1 GiB (180 of 450 ns)"), "{all}");
+    // As fast as random: nothing for huge pages to save.
+    ladder.curves = vec![local(0.99)];
+    let all = advice(&ladder, None).join("\n");
+    assert!(all.contains("Page walks cost little up to 1 GiB") && !all.contains("would save"), "{all}");
+}

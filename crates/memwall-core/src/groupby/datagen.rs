@@ -81,6 +81,10 @@ pub enum DataError {
     TooManyRows(u64),
     #[error("invalid Zipf exponent {0}: it must be between 0 and 10")]
     BadExponent(f64),
+    /// The allocator refused the keys (a browser's wasm memory is full): an error to show, where
+    /// an infallible allocation would abort the whole module.
+    #[error("could not allocate {bytes} for {rows} rows of keys")]
+    Allocation { rows: u64, bytes: String },
 }
 
 impl DataSpec {
@@ -202,6 +206,14 @@ pub fn generate(spec: &DataSpec) -> Result<Vec<i64>, DataError> {
 /// on `spec`, never on the executor.
 pub fn generate_with(spec: &DataSpec, exec: &dyn Executor) -> Result<Vec<i64>, DataError> {
     let per_key = RowsPerKey::new(spec)?;
+    // The one large allocation, made first and fallibly: a refusal costs nothing yet.
+    let rows = spec.rows as usize;
+    let mut out = Vec::new();
+    out.try_reserve_exact(rows).map_err(|_| DataError::Allocation {
+        rows: spec.rows,
+        bytes: crate::size::format_bytes(spec.rows * size_of::<i64>() as u64),
+    })?;
+    out.resize(rows, 0i64);
     let buckets = 1usize << BUCKET_BITS;
     let bucket_seed = mix(spec.seed ^ 0x6275_636b_6574);
     let draw = |rng: &mut fastrand::Rng| (rng.u32(..) >> (32 - BUCKET_BITS)) as usize;
@@ -217,7 +229,6 @@ pub fn generate_with(spec: &DataSpec, exec: &dyn Executor) -> Result<Vec<i64>, D
         starts[b + 1] += starts[b];
     }
 
-    let mut out = vec![0i64; spec.rows as usize];
     let mut next = starts.clone();
     let mut rng = fastrand::Rng::with_seed(bucket_seed);
     for (index, count) in per_key.iter() {

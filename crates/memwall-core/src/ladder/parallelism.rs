@@ -7,6 +7,10 @@ use super::sampling::measure_hops;
 use super::{Arena, CHAIN_COUNTS, ChaseBuffer, LadderError, Ring, SampleConfig, ring_seed};
 use crate::clock::Clock;
 
+/// The working set memory-level parallelism is measured on when none is asked for (at most the
+/// ladder's largest): deep in DRAM on any current host, so every chase misses every cache.
+pub const DEFAULT_CHAINS_AT: u64 = 256 << 20;
+
 /// ns per load over one working set with each of `chains` interleaved chases (each one of
 /// [`CHAIN_COUNTS`]), fastest sample per count, and the knee (see [`parallelism_knee`]).
 pub fn measure_parallelism<A: Arena>(

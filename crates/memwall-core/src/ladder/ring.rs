@@ -57,6 +57,13 @@ impl Pattern {
         }
     }
 
+    /// The pattern `name` names: its report name, or the short form the command line and the
+    /// page use (`random` for `random-cycle`).
+    pub fn parse(name: &str) -> Option<Self> {
+        let name = name.trim().to_ascii_lowercase();
+        Self::ALL.into_iter().find(|p| p.name() == name || (name == "random" && *p == Self::Random))
+    }
+
     /// Line indices in visiting order (the cycle closes from the last to the first), over a window
     /// of `lines` lines.
     pub fn order(self, lines: usize, seed: u64) -> Vec<u32> {
@@ -115,6 +122,18 @@ impl<'a> Ring<'a> {
         if needed.is_none_or(|n| n > buffer.len()) {
             return Err(LadderError::BufferTooShort);
         }
+        // The visiting order (and, for a random cycle, the successor table it is drawn from, alive
+        // at the same time) are the ring's other large allocations, 8 bytes per line at most.
+        // Reserved once first, fallibly: where memory is short (a browser's wasm32 heap) that is
+        // an error to show; the infallible allocations below then reuse the space just freed.
+        let mut room: Vec<u32> = Vec::new();
+        room.try_reserve_exact(span.saturating_mul(2)).map_err(|_| {
+            LadderError::Allocation(format!(
+                "could not allocate {} for the ring's visiting order",
+                crate::size::format_bytes(span as u64 * 8)
+            ))
+        })?;
+        drop(room);
         let order = pattern.order(span, seed);
         // SAFETY: `skip + span * LINE_BYTES <= buffer.len()` was checked above, and every index of
         // `order` is below `span`, so every line start below is in bounds and aligned to

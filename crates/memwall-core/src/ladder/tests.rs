@@ -384,3 +384,18 @@ fn patterns_order_lines_as_documented() {
     let mut small = vec![0u8; 8192];
     assert_eq!(Ring::build_pattern(&mut small, 4096, 1, Pattern::PageStride).unwrap_err(), LadderError::TooSmall(4096));
 }
+
+#[test]
+fn patterns_parse_by_report_name_and_short_name() {
+    for pattern in Pattern::ALL {
+        assert_eq!(Pattern::parse(pattern.name()), Some(pattern));
+    }
+    assert_eq!(Pattern::parse(" Random "), Some(Pattern::Random));
+    assert_eq!(Pattern::parse("zigzag"), None);
+}
+
+#[test]
+fn a_ring_needs_its_bytes_and_a_permutation_of_four_bytes_a_line() {
+    assert_eq!(bytes_needed(1 << 20), (1 << 20) + (1 << 20) / 64 * 4);
+    assert_eq!(bytes_needed(u64::MAX), u64::MAX);
+}
