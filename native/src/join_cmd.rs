@@ -30,14 +30,15 @@ use crate::{CliError, CliResult};
 pub struct JoinDataArgs {
     /// A named data set: the build side is its distinct keys, the probe side its rows: small
     /// (1,700,000 build keys, 10,000,000 probe rows) or clickbench (17,630,976 build keys,
-    /// 99,997,497 probe rows, shaped like ClickBench's hits.UserID). The default without
-    /// --build-keys.
+    /// 99,997,497 probe rows, shaped like ClickBench's hits.UserID). Without --build-keys,
+    /// clickbench.
     #[arg(long, value_parser = parse_preset, conflicts_with_all = ["build_keys", "probe_rows", "skew"])]
     pub preset: Option<String>,
     /// Distinct keys on the build side, each with an 8-byte payload (e.g. 1Mi, 17.6M).
     #[arg(long, value_parser = parse_count, requires = "probe_rows")]
     pub build_keys: Option<u64>,
-    /// Probe rows; every build key is probed at least once, so at least --build-keys.
+    /// Probe rows, at least --build-keys: the generator gives every build key a row (before
+    /// --miss-rate replaces some rows).
     #[arg(long, value_parser = parse_count, requires = "build_keys")]
     pub probe_rows: Option<u64>,
     /// How probe rows spread over the build keys: uniform, or zipf:S (key i weighs (i+1)^-S).
