@@ -99,7 +99,7 @@ pub struct JoinRuleArgs {
     /// or cold (every run maps and faults its scratch inside its timer).
     #[arg(long, default_value = "warm", value_parser = parse_policy)]
     pub memory: MemoryPolicy,
-    /// Check every run against a reference (sort the build side, binary-search every probe key)
+    /// Check every run against a reference (sort both sides and merge them)
     /// computed outside the timer: the default below 20,000,000 probe rows. Known match counts
     /// and agreement between kernels are always checked.
     #[arg(long, conflicts_with = "no_verify")]
@@ -326,7 +326,8 @@ pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, 
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     let (spec, preset) = spec(&args.data)?;
     let (keys, rows) = (spec.data.keys, spec.data.rows);
-    let reference = if args.rules.truth(rows, 0).reference { keys.saturating_mul(16) } else { 0 };
+    let reference =
+        if args.rules.truth(rows, 0).reference { keys.saturating_mul(16) + rows.saturating_mul(8) } else { 0 };
     let scratch =
         args.kernel.0.iter().map(|&k| join::scratch_bytes(k, keys, rows, &config, args.threads)).max().unwrap_or(0);
     let (data, dataset) = generate(&spec, preset.as_deref(), scratch.saturating_add(reference), &threads)?;
