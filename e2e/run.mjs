@@ -278,6 +278,20 @@ await test("an embed's autorun starts small runs only", async () => {
   await embed.close();
 });
 
+await test("a working set wasm cannot allocate is a message on the page, and the tab lives", async () => {
+  // 2 GiB passes the page's own limit, but one wasm32 allocation cannot exceed 2 GiB: the ring's
+  // allocation fails, which must come back as an error, not abort the worker.
+  const ladder = await newPage(`${base}?min=2GiB&max=2GiB`);
+  await ladder.click("button:has-text('Run in this browser')");
+  const alert = ladder.locator("section[aria-label='Latency ladder'] .alert");
+  await alert.waitFor({ timeout: 30_000 });
+  const text = await alert.innerText();
+  expect(text.includes("could not allocate 2.00 GiB"), `alert: ${text}`);
+  await ladder.waitForSelector("button:has-text('Run in this browser')");
+  expect(await ladder.evaluate(() => 1 + 1) === 2, "the tab died");
+  await ladder.close();
+});
+
 await test("a small GROUP BY race runs naive, radix and tuned, which agree", async () => {
   await page.click(".tab:has-text('GROUP BY race')");
   const section = page.locator("section[aria-label='GROUP BY race']");

@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::ProgressBar;
 use memwall_core::exec::Executor;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::{self};
+use memwall_core::groupby::{self, ValueColumn, ValueType};
 use memwall_core::size::parse_count;
 use memwall_report::{Dataset, Generator, Input};
 
@@ -33,12 +33,23 @@ pub struct GenArgs {
     /// Seed of the generator: the same seed gives the same rows.
     #[arg(long, default_value_t = datagen::DEFAULT_SEED)]
     pub seed: u64,
+    /// Type of the generated value column (read by --agg sum, min, max, avg; written by
+    /// `generate`): i64 (uniform in +-1e9) or f64 (the same integers in thousandths).
+    #[arg(long, default_value = "i64", value_parser = ValueType::parse)]
+    pub value_type: ValueType,
 }
 
 impl GenArgs {
     /// A named preset with the default seed.
     pub fn preset(name: &str) -> Self {
-        Self { preset: Some(name.into()), rows: None, keys: None, skew: None, seed: datagen::DEFAULT_SEED }
+        Self {
+            preset: Some(name.into()),
+            rows: None,
+            keys: None,
+            skew: None,
+            seed: datagen::DEFAULT_SEED,
+            value_type: ValueType::I64,
+        }
     }
 
     /// The checked spec, and the preset's name when one was used (the `small` preset when
@@ -86,12 +97,16 @@ pub struct DataArgs {
     /// The Parquet column holding the keys (Int64, UInt64 or a narrower integer), e.g. UserID.
     #[arg(long, requires = "input")]
     pub column: Option<String>,
+    /// The Parquet column holding the values that --agg sum, min, max and avg read (an integer
+    /// column is read as i64, Float64 or Float32 as f64), e.g. ResolutionWidth.
+    #[arg(long, requires = "input")]
+    pub value_column: Option<String>,
 }
 
 impl DataArgs {
     /// A named preset with the default seed.
     pub fn preset(name: &str) -> Self {
-        Self { generate: GenArgs::preset(name), input: None, column: None }
+        Self { generate: GenArgs::preset(name), input: None, column: None, value_column: None }
     }
 }
 
@@ -102,23 +117,42 @@ pub struct Data {
     pub dataset: Dataset,
     /// For humans: "clickbench preset", "hits.parquet (UserID)", ...
     pub label: String,
+    /// The value column, when the work asked for one.
+    pub values: Option<ValueColumn>,
+    /// The input's column the values came from.
+    pub value_column: Option<String>,
 }
 
-/// Generates or loads the keys, refusing up front what cannot fit: the keys plus `scratch(rows,
-/// groups)`, the most the work on them needs on top.
-pub fn load(args: &DataArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> u64) -> CliResult<Data> {
+/// Generates or loads the keys (and, with `values`, the value column), refusing up front what
+/// cannot fit: the keys, the values, plus `scratch(rows, groups)`, the most the work on them
+/// needs on top.
+pub fn load(args: &DataArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> u64, values: bool) -> CliResult<Data> {
     match &args.input {
-        None => generate(&args.generate, exec, scratch),
-        Some(path) => read(path, args.column.as_deref(), scratch),
+        None => generate(&args.generate, exec, scratch, values),
+        Some(path) => {
+            let value_column = match (&args.value_column, values) {
+                (Some(name), true) => Some(name.as_str()),
+                (None, true) => {
+                    return Err(CliError::usage(format!(
+                        "--input {}: these aggregates read a value column: name it with --value-column",
+                        path.display()
+                    )));
+                }
+                (_, false) => None,
+            };
+            read(path, args.column.as_deref(), value_column, scratch)
+        }
     }
 }
 
-fn generate(args: &GenArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> u64) -> CliResult<Data> {
+fn generate(args: &GenArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> u64, values: bool) -> CliResult<Data> {
     let (spec, preset) = args.spec()?;
-    let needed = spec.bytes().saturating_add(scratch(spec.rows, spec.keys));
+    let value_bytes = if values { spec.bytes() } else { 0 };
+    let needed = spec.bytes().saturating_add(value_bytes).saturating_add(scratch(spec.rows, spec.keys));
     platform::check_fits_in_memory(needed, &describe_flags(&spec, preset.as_deref()))?;
     let bar = spinner(format!("generating {} rows over {} keys", spec.rows, spec.keys));
     let keys = datagen::generate_with(&spec, exec).map_err(|e| CliError::usage(e.to_string()))?;
+    let values = values.then(|| datagen::generate_values(&spec, args.value_type, exec));
     bar.finish_and_clear();
     let label = match &preset {
         Some(name) => format!("{name} preset"),
@@ -135,14 +169,31 @@ fn generate(args: &GenArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> u
             max_rows_per_key: None,
         },
         label,
+        values,
+        value_column: None,
     })
 }
 
-fn read(path: &std::path::Path, column: Option<&str>, scratch: &dyn Fn(u64, u64) -> u64) -> CliResult<Data> {
+fn read(
+    path: &std::path::Path,
+    column: Option<&str>,
+    value_column: Option<&str>,
+    scratch: &dyn Fn(u64, u64) -> u64,
+) -> CliResult<Data> {
     let bar = spinner(format!("reading {}", path.display()));
     let loaded = crate::input::load_keys(path, column)?;
+    let values = value_column.map(|name| crate::input::load_values(path, name)).transpose()?;
     bar.finish_and_clear();
     let rows = loaded.keys.len() as u64;
+    if let Some(values) = &values
+        && values.len() as u64 != rows
+    {
+        return Err(CliError::usage(format!(
+            "--input {}: the value column has {} rows, the keys {rows}",
+            path.display(),
+            values.len()
+        )));
+    }
     // The groups are not known before aggregating; a sample tells roughly, and skew only makes
     // it low, so allow four times that (as many as rows would refuse real files: a table for
     // 100 M groups that hits.parquet does not have).
@@ -168,6 +219,8 @@ fn read(path: &std::path::Path, column: Option<&str>, scratch: &dyn Fn(u64, u64)
             max_rows_per_key: None,
         },
         label,
+        values,
+        value_column: value_column.map(str::to_string),
     })
 }
 
@@ -191,13 +244,13 @@ mod tests {
 
     #[test]
     fn presets_and_defaults_resolve_the_same_for_every_command() {
-        let args = GenArgs { preset: Some("clickbench".into()), rows: None, keys: None, skew: None, seed: 5 };
+        let args = GenArgs { seed: 5, ..GenArgs::preset("clickbench") };
         let (spec, preset) = args.spec().unwrap();
         assert_eq!(
             (spec.rows, spec.keys, spec.seed, preset.as_deref()),
             (99_997_497, 17_630_976, 5, Some("clickbench"))
         );
-        let none = GenArgs { preset: None, rows: None, keys: None, skew: None, seed: datagen::DEFAULT_SEED };
+        let none = GenArgs { preset: None, ..GenArgs::preset("small") };
         assert_eq!(none.spec().unwrap().0, datagen::preset("small").unwrap());
     }
 

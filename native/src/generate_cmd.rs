@@ -20,13 +20,17 @@ use crate::{CliError, CliResult, input, platform};
 pub struct GenerateArgs {
     #[command(flatten)]
     pub data: GenArgs,
-    /// Where to write the keys: FILE.parquet (one Int64 column, snappy) or FILE.bin (raw
+    /// Where to write the rows: FILE.parquet (an Int64 key column and a value column of
+    /// --value-type, snappy) or FILE.bin (keys only: raw
     /// little-endian i64, 8 bytes a row, nothing else).
     #[arg(long, value_name = "FILE.parquet|FILE.bin")]
     pub out: PathBuf,
-    /// Name of the Parquet column (ignored for .bin).
+    /// Name of the Parquet key column (ignored for .bin).
     #[arg(long, default_value = "key")]
     pub column: String,
+    /// Name of the Parquet value column (ignored for .bin).
+    #[arg(long, default_value = "value")]
+    pub value_column: String,
     /// Threads that shuffle while generating (the keys are the same for any count); default:
     /// every CPU this process may use.
     #[arg(long)]
@@ -51,8 +55,11 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
             args.out.display()
         )));
     }
+    // Parquet gets the value column too (it is the engines' format); .bin holds keys only.
+    let with_values = !matches!(ext.as_deref(), Some("bin"));
+    let value_bytes = if with_values { spec.bytes() } else { 0 };
     platform::check_fits_in_memory(
-        spec.bytes().saturating_add(WRITE_OVERHEAD_BYTES),
+        spec.bytes().saturating_add(value_bytes).saturating_add(WRITE_OVERHEAD_BYTES),
         &describe_flags(&spec, preset.as_deref()),
     )?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -61,8 +68,9 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     let started = std::time::Instant::now();
     let bar = spinner(format!("generating {} rows over {} keys", spec.rows, spec.keys));
     let keys = datagen::generate_with(&spec, &exec).map_err(|e| CliError::usage(e.to_string()))?;
+    let values = with_values.then(|| datagen::generate_values(&spec, args.data.value_type, &exec));
     bar.set_message(format!("writing {}", args.out.display()));
-    input::write_keys(&args.out, &keys, &args.column)?;
+    input::write_rows(&args.out, &keys, &args.column, values.as_ref().map(|v| (args.value_column.as_str(), v)))?;
     bar.finish_and_clear();
 
     let bytes = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
@@ -86,10 +94,18 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use memwall_core::groupby::ValueType;
     use memwall_core::groupby::datagen::Skew;
 
     fn gen_args(rows: u64, keys: u64, seed: u64) -> GenArgs {
-        GenArgs { preset: None, rows: Some(rows), keys: Some(keys), skew: Some(Skew::Zipf(0.5)), seed }
+        GenArgs {
+            preset: None,
+            rows: Some(rows),
+            keys: Some(keys),
+            skew: Some(Skew::Zipf(0.5)),
+            seed,
+            ..GenArgs::preset("small")
+        }
     }
 
     #[test]
@@ -101,13 +117,34 @@ mod tests {
         for name in ["k.parquet", "k.bin"] {
             let out = dir.path().join(name);
             let mut said = Vec::new();
-            let args = GenerateArgs { data: data.clone(), out: out.clone(), column: "UserID".into(), threads: Some(2) };
+            let args = GenerateArgs {
+                data: data.clone(),
+                out: out.clone(),
+                column: "UserID".into(),
+                value_column: "Price".into(),
+                threads: Some(2),
+            };
             generate_to(args, &mut said).unwrap();
             let said = String::from_utf8(said).unwrap();
             assert!(said.starts_with("wrote 50000 rows over 7000 keys (zipf:0.5, seed 9) to "), "{said}");
             let loaded = input::load_keys(&out, Some("UserID")).unwrap();
             assert_eq!(loaded.keys, expected, "{name}");
         }
+        // Parquet carries the value column, of the type asked for; .bin holds keys only.
+        for value_type in [ValueType::I64, ValueType::F64] {
+            let out = dir.path().join("v.parquet");
+            let data = GenArgs { value_type, ..data.clone() };
+            let args =
+                GenerateArgs { data, out: out.clone(), column: "k".into(), value_column: "v".into(), threads: Some(2) };
+            generate_to(args, &mut Vec::new()).unwrap();
+            let values = input::load_values(&out, "v").unwrap();
+            assert_eq!(
+                values,
+                datagen::generate_values(&spec, value_type, &crate::threads::Threads::new(1, None).unwrap())
+            );
+        }
+        let err = input::load_values(&dir.path().join("k.bin"), "v").unwrap_err();
+        assert!(err.message.contains("keys only"), "{}", err.message);
     }
 
     #[test]
@@ -117,9 +154,14 @@ mod tests {
         assert!(err.message.starts_with("--rows 10 --keys 11: "), "{}", err.message);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("keys.csv");
-        let err =
-            generate(GenerateArgs { data: gen_args(10, 3, 1), out: out.clone(), column: "key".into(), threads: None })
-                .unwrap_err();
+        let err = generate(GenerateArgs {
+            data: gen_args(10, 3, 1),
+            out: out.clone(),
+            column: "key".into(),
+            value_column: "value".into(),
+            threads: None,
+        })
+        .unwrap_err();
         assert_eq!(err.code, 2);
         assert!(!out.exists());
     }

@@ -9,7 +9,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::Clock;
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
-use memwall_core::groupby::{self, CachesFrom, GroupByConfig, Kernel, MemoryPolicy, summary};
+use memwall_core::groupby::{
+    self, Aggregates, CachesFrom, GroupByConfig, Kernel, MemoryPolicy, ValueColumn, Values, summary,
+};
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Dataset, GroupBy, Host, Report, Source};
 
@@ -28,6 +30,12 @@ pub struct GroupByArgs {
     /// Kernels to race: naive, radix, tuned, prefetch, adaptive, all, or a comma list.
     #[arg(long, default_value = "all", value_parser = parse_kernels)]
     pub kernel: KernelList,
+    /// What to compute per group: a comma list of count, sum, min, max, avg (sum, min, max
+    /// and avg read the value column: generated with --value-type, or --value-column of an
+    /// --input). Every kernel computes every aggregate; runs[].totals holds their sums over
+    /// all groups.
+    #[arg(long, default_value = "count", value_parser = Aggregates::parse)]
+    pub agg: Aggregates,
     /// Partitions for radix and tuned: a power of two from 2 to 65536.
     #[arg(long, default_value_t = groupby::DEFAULT_PARTITIONS)]
     pub partitions: u32,
@@ -46,6 +54,11 @@ pub struct GroupByArgs {
     pub counters: bool,
     #[command(flatten)]
     pub rules: RuleArgs,
+    /// Time each kernel's phases (scatter, per-partition aggregation, emit, merge, ...) with
+    /// timers that stay in the kernels, and print them as ns/row beside the total (and in the
+    /// report's runs[].phases). Off, the timers cost nothing.
+    #[arg(long)]
+    pub phases: bool,
     /// Size adaptive's limits by the caches the OS declares instead of measuring them first
     /// with a short ladder (about a second).
     #[arg(long)]
@@ -137,6 +150,7 @@ pub fn groupby_config(partitions: u32, host: &Host, threads: usize) -> CliResult
         cache_bytes: declared(2).map_or(default.cache_bytes, |c| c.size_bytes),
         llc_bytes: declared(3).map_or(default.llc_bytes, fair_share),
         caches_from: if declared(2).is_some() { CachesFrom::Declared } else { CachesFrom::Guess },
+        ..default
     };
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     Ok(config)
@@ -184,6 +198,7 @@ pub struct Race<'a> {
     pub truth: Truth,
     pub runs: u32,
     pub counters: bool,
+    pub phases: bool,
 }
 
 impl<'a> Race<'a> {
@@ -197,13 +212,14 @@ impl<'a> Race<'a> {
             truth: truth(&args.rules, dataset),
             runs: args.runs,
             counters: args.counters,
+            phases: args.phases,
         }
     }
 }
 
 /// Times every kernel over `data` (the core's race: kernels take turns and must agree), with a
 /// progress bar and, if asked, hardware counters around each timed run.
-pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<GroupBy> {
+pub fn race(race: &Race<'_>, data: &mut Data, clock: &(dyn Clock + Sync)) -> CliResult<GroupBy> {
     let runs = race.runs.max(1);
     let bar = ProgressBar::new(u64::from(runs) * race.kernels.len() as u64).with_style(
         ProgressStyle::with_template("{spinner} group by [{bar:30}] {pos}/{len} {msg} ({elapsed})")
@@ -219,6 +235,8 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<Gr
         clock,
         runs,
         truth: race.truth,
+        phases: race.phases.then_some(clock),
+        values: data.values.as_ref().map_or(Values::None, ValueColumn::values),
     };
     // Counters per kernel, one entry per run, in run order (the order of `samples_seconds`).
     let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];
@@ -247,6 +265,9 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &dyn Clock) -> CliResult<Gr
         run.counters = median_sample(&run.samples_seconds, run.seconds.median).and_then(|i| counters.get(i).cloned());
     }
     data.dataset = groupby.dataset.clone();
+    if let Some(query) = &mut groupby.query {
+        query.value_column = data.dataset.input.as_ref().and(data.value_column.clone());
+    }
     Ok(groupby)
 }
 
@@ -296,6 +317,25 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
         if let Some(counters) = &run.counters {
             writeln!(out, "{} counters: {}", run.kernel, counters_line(counters))?;
         }
+        if let Some(phases) = &run.phases {
+            writeln!(out, "{} phases: {}", run.kernel, summary::phases_line(run, phases))?;
+        }
+    }
+    if let Some(query) = &groupby.query {
+        let column = query.value_column.as_ref().map_or(String::new(), |c| format!(" ({c})"));
+        writeln!(out, "aggregates: {} over {} values{column}", query.aggregates.join(", "), query.value_type)?;
+    }
+    if let Some(totals) = groupby.runs.first().and_then(|r| r.totals.as_ref()) {
+        // Every run agreed with the first (cross-kernel check), so one line stands for all.
+        let named = [
+            ("count", totals.count.map(|c| c.to_string())),
+            ("sum", totals.sum.clone()),
+            ("min", totals.min.clone()),
+            ("max", totals.max.clone()),
+            ("avg", totals.avg.clone()),
+        ];
+        let shown: Vec<String> = named.into_iter().filter_map(|(n, v)| v.map(|v| format!("{n} {v}"))).collect();
+        writeln!(out, "totals over all groups: {}", shown.join(", "))?;
     }
     if let Some(run) = groupby.runs.first() {
         let top: Vec<String> = run.top.iter().map(|kc| format!("{} x{}", kc.key, kc.count)).collect();
@@ -327,7 +367,7 @@ fn counters_line(c: &Counters) -> String {
 /// Threads, config, pool and data for a race from the command line's arguments.
 pub fn prepare(args: &GroupByArgs, host: &Host) -> CliResult<(Threads, GroupByConfig, Data)> {
     let threads = Threads::new(args.threads, args.pin)?;
-    let config = groupby_config(args.partitions, host, args.threads)?;
+    let config = GroupByConfig { aggregates: args.agg, ..groupby_config(args.partitions, host, args.threads)? };
     let kernels = &args.kernel.0;
     let scratch = |rows: u64, groups: u64| -> u64 {
         // One pool serves every kernel, each run from its start: it holds the largest kernel's
@@ -336,7 +376,7 @@ pub fn prepare(args: &GroupByArgs, host: &Host) -> CliResult<(Threads, GroupByCo
         let reference = if args.rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
         each.max().unwrap_or(0).saturating_add(reference)
     };
-    let data = load(&args.data, &threads, &scratch)?;
+    let data = load(&args.data, &threads, &scratch, args.agg.needs_values())?;
     if data.keys.is_empty() {
         return Err(CliError::usage("no rows to group"));
     }
@@ -350,15 +390,21 @@ pub fn truth(rules: &RuleArgs, dataset: &Dataset) -> Truth {
 
 /// The race `memwall run` includes: the small preset, every kernel, one thread (on the CPU the
 /// caller is pinned to, if it is), under the default rules, with the caches the ladder found.
-pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn Clock) -> CliResult<(GroupBy, String)> {
+pub fn default_race(
+    host: &Host,
+    levels: &[memwall_report::Level],
+    clock: &(dyn Clock + Sync),
+) -> CliResult<(GroupBy, String)> {
     let args = GroupByArgs {
         data: DataArgs::preset("small"),
         kernel: KernelList(Kernel::ALL.to_vec()),
+        agg: Aggregates::COUNT,
         partitions: groupby::DEFAULT_PARTITIONS,
         threads: 1,
         pin: None,
         runs: 3,
         counters: false,
+        phases: false,
         rules: RuleArgs::defaults(),
         declared_caches: true,
         json: None,

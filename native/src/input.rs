@@ -27,9 +27,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type};
-use arrow_array::{Array, Int64Array, RecordBatch};
+use arrow_array::types::{
+    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
+use memwall_core::groupby::ValueColumn;
 use memwall_core::size::format_bytes;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::ProjectionMask;
@@ -86,7 +89,53 @@ pub fn load_keys(path: &Path, column: Option<&str>) -> Result<LoadedKeys, CliErr
     let mut file = File::open(path).map_err(|e| CliError::runtime(format!("--input {shown}: {e}")))?;
     match detect_format(path, &mut file, meta.len())? {
         Format::Bin => read_bin(path, file, meta.len()).map(|keys| LoadedKeys { keys, format: "bin" }),
-        Format::Parquet => read_parquet(path, file, column).map(|keys| LoadedKeys { keys, format: "parquet" }),
+        Format::Parquet => read_parquet(path, file, column, Role::Keys)
+            .map(|column| LoadedKeys { keys: column.into_keys(), format: "parquet" }),
+    }
+}
+
+/// Reads the value column `column` of the Parquet file `path` (already read for its keys): an
+/// integer column as `i64` (UInt64 above `i64::MAX` refused, not wrapped: a sum must see the
+/// value), Float64 or Float32 as `f64`. A `.bin` file holds keys only.
+pub fn load_values(path: &Path, column: &str) -> Result<ValueColumn, CliError> {
+    let shown = path.display();
+    let mut file = File::open(path).map_err(|e| CliError::runtime(format!("--input {shown}: {e}")))?;
+    let len = file.metadata().map_err(|e| CliError::runtime(format!("--input {shown}: {e}")))?.len();
+    match detect_format(path, &mut file, len)? {
+        Format::Bin => Err(CliError::usage(format!(
+            "--value-column: {shown} is a .bin file of keys only; values need a Parquet input"
+        ))),
+        Format::Parquet => Ok(read_parquet(path, file, Some(column), Role::Values)?.into_values()),
+    }
+}
+
+/// What a Parquet column is read for: keys (integers) or values (integers or floats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Keys,
+    Values,
+}
+
+/// A column as read.
+enum Column {
+    Ints(Vec<i64>),
+    Floats(Vec<f64>),
+}
+
+impl Column {
+    fn into_keys(self) -> Vec<i64> {
+        match self {
+            Self::Ints(v) => v,
+            // The type check refuses floats as keys before anything is read.
+            Self::Floats(_) => Vec::new(),
+        }
+    }
+
+    fn into_values(self) -> ValueColumn {
+        match self {
+            Self::Ints(v) => ValueColumn::I64(v),
+            Self::Floats(v) => ValueColumn::F64(v),
+        }
     }
 }
 
@@ -118,7 +167,7 @@ fn detect_format(path: &Path, file: &mut File, len: u64) -> Result<Format, CliEr
 }
 
 /// Refuses an input whose keys would not fit, before the vector is allocated.
-fn reserve_keys(path: &Path, rows: u64) -> Result<Vec<i64>, CliError> {
+fn reserve_keys<T>(path: &Path, rows: u64) -> Result<Vec<T>, CliError> {
     let bytes = rows.saturating_mul(8);
     check_fits_in_memory(bytes, &format!("--input {} ({rows} rows)", path.display()))?;
     let rows = usize::try_from(rows).map_err(|_| {
@@ -191,7 +240,7 @@ fn accepted(data_type: &DataType) -> bool {
     matches!(data_type, Int64 | UInt64 | Int32 | Int16 | Int8 | UInt32 | UInt16 | UInt8)
 }
 
-fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64>, CliError> {
+fn read_parquet(path: &Path, file: File, column: Option<&str>, role: Role) -> Result<Column, CliError> {
     let shown = path.display();
     let file_len = file.metadata().map_err(|e| CliError::runtime(format!("--input {shown}: {e}")))?.len();
     // Types come from the Parquet schema alone: an embedded Arrow schema could turn the column
@@ -214,7 +263,17 @@ fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64
         }
     };
     let field = schema.field(index);
-    if !accepted(field.data_type()) {
+    let float = matches!(field.data_type(), DataType::Float64 | DataType::Float32);
+    let value_ok = float || (accepted(field.data_type()) && !matches!(field.data_type(), DataType::UInt64));
+    if role == Role::Values && value_ok {
+        // Accepted as values: every integer type but UInt64, and floats.
+    } else if role == Role::Values {
+        return Err(CliError::usage(format!(
+            "--value-column: column {:?} of {shown} is {}, but values must be integers (Int64 or narrower, UInt32 or narrower) or Float64/Float32",
+            field.name(),
+            field.data_type()
+        )));
+    } else if !accepted(field.data_type()) {
         return Err(CliError::usage(format!(
             "--input {shown}: column {:?} is {}, but keys must be integers (Int64, UInt64, Int32, Int16, Int8, UInt32, UInt16, UInt8)",
             field.name(),
@@ -238,7 +297,8 @@ fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64
             return Err(null_error(path, &name, Some(nulls)));
         }
     }
-    let mut keys = reserve_keys(path, rows)?;
+    let mut keys: Vec<i64> = if float { Vec::new() } else { reserve_keys(path, rows)? };
+    let mut floats: Vec<f64> = if float { reserve_keys(path, rows)? } else { Vec::new() };
     let mask = ProjectionMask::roots(builder.parquet_schema(), [index]);
     let reader = builder
         .with_projection(mask)
@@ -255,18 +315,21 @@ fn read_parquet(path: &Path, file: File, column: Option<&str>) -> Result<Vec<i64
                 None => CliError::usage(format!("--input {shown}: column {name:?}: {text}")),
             }
         })?;
-        append_keys(&mut keys, batch.column(0).as_ref()).map_err(|e| match e {
+        let appended = if float {
+            append_floats(&mut floats, batch.column(0).as_ref())
+        } else {
+            append_keys(&mut keys, batch.column(0).as_ref())
+        };
+        appended.map_err(|e| match e {
             AppendError::Nulls => null_error(path, &name, None),
             AppendError::Type(t) => CliError::usage(format!("--input {shown}: column {name:?} decoded as {t}")),
         })?;
     }
-    if keys.len() as u64 != rows {
-        return Err(CliError::usage(format!(
-            "--input {shown}: the footer promises {rows} rows but {} were read",
-            keys.len()
-        )));
+    let read = if float { floats.len() } else { keys.len() };
+    if read as u64 != rows {
+        return Err(CliError::usage(format!("--input {shown}: the footer promises {rows} rows but {read} were read")));
     }
-    Ok(keys)
+    Ok(if float { Column::Floats(floats) } else { Column::Ints(keys) })
 }
 
 /// Checks that the column chunks about to be read lie inside the file. The parquet crate trusts
@@ -331,9 +394,34 @@ fn append_keys(keys: &mut Vec<i64>, array: &dyn Array) -> Result<(), AppendError
     Ok(())
 }
 
-/// Writes `keys` to `path`: Parquet (one required Int64 column named `column`, snappy) for
-/// `.parquet`, raw little-endian i64 for `.bin`. The file appears whole or not at all.
+/// [`write_rows`] without a value column.
+#[cfg(test)]
 pub fn write_keys(path: &Path, keys: &[i64], column: &str) -> Result<(), CliError> {
+    write_rows(path, keys, column, None)
+}
+
+/// Appends one batch's floats as f64.
+fn append_floats(values: &mut Vec<f64>, array: &dyn Array) -> Result<(), AppendError> {
+    if array.null_count() > 0 {
+        return Err(AppendError::Nulls);
+    }
+    match array.data_type() {
+        DataType::Float64 => values.extend_from_slice(array.as_primitive::<Float64Type>().values()),
+        DataType::Float32 => values.extend(array.as_primitive::<Float32Type>().values().iter().map(|&v| f64::from(v))),
+        other => return Err(AppendError::Type(other.clone())),
+    }
+    Ok(())
+}
+
+/// Writes `keys` to `path`: Parquet (a required Int64 column named `column`, and with `values`
+/// a required value column beside it, snappy) for `.parquet`, raw little-endian i64 keys only
+/// for `.bin`. The file appears whole or not at all.
+pub fn write_rows(
+    path: &Path,
+    keys: &[i64],
+    column: &str,
+    values: Option<(&str, &ValueColumn)>,
+) -> Result<(), CliError> {
     let format = match extension(path).as_deref() {
         Some("parquet" | "parq" | "pq") => Format::Parquet,
         Some("bin") => Format::Bin,
@@ -347,9 +435,15 @@ pub fn write_keys(path: &Path, keys: &[i64], column: &str) -> Result<(), CliErro
     if format == Format::Parquet && column.is_empty() {
         return Err(CliError::usage("--column must not be empty"));
     }
+    if let Some((name, _)) = values
+        && format == Format::Parquet
+        && (name.is_empty() || name == column)
+    {
+        return Err(CliError::usage("--value-column must be a name of its own, not empty nor the key column's"));
+    }
     crate::output::write_atomically(path, |out| match format {
         Format::Bin => write_bin(out, keys),
-        Format::Parquet => write_parquet(out, keys, column),
+        Format::Parquet => write_parquet(out, keys, column, values),
     })
     .map_err(|why| CliError::runtime(format!("--out {}: {why}", path.display())))
 }
@@ -362,16 +456,35 @@ fn write_bin(out: &mut impl Write, keys: &[i64]) -> Result<(), String> {
     Ok(())
 }
 
-fn write_parquet(out: &mut (impl Write + Send), keys: &[i64], column: &str) -> Result<(), String> {
-    let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Int64, false)]));
+fn write_parquet(
+    out: &mut (impl Write + Send),
+    keys: &[i64],
+    column: &str,
+    values: Option<(&str, &ValueColumn)>,
+) -> Result<(), String> {
+    let mut fields = vec![Field::new(column, DataType::Int64, false)];
+    if let Some((name, values)) = values {
+        let data_type = match values {
+            ValueColumn::I64(_) => DataType::Int64,
+            ValueColumn::F64(_) => DataType::Float64,
+        };
+        fields.push(Field::new(name, data_type, false));
+    }
+    let schema = Arc::new(Schema::new(fields));
     // Snappy: the fastest codec to decode in every engine the bench feeds, and random 64-bit
     // keys barely compress under any codec. Dictionary encoding is off because ~6 rows per key
     // would only overflow the dictionary page and fall back to plain anyway.
     let props = WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).build();
     let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|e| one_line(&e))?;
-    for chunk in keys.chunks(WRITE_BATCH_ROWS) {
-        let array = Arc::new(Int64Array::from(chunk.to_vec()));
-        let batch = RecordBatch::try_new(schema.clone(), vec![array]).map_err(|e| e.to_string())?;
+    for (i, chunk) in keys.chunks(WRITE_BATCH_ROWS).enumerate() {
+        let mut arrays: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(chunk.to_vec()))];
+        let rows = i * WRITE_BATCH_ROWS..i * WRITE_BATCH_ROWS + chunk.len();
+        match values {
+            Some((_, ValueColumn::I64(v))) => arrays.push(Arc::new(Int64Array::from(v[rows].to_vec()))),
+            Some((_, ValueColumn::F64(v))) => arrays.push(Arc::new(Float64Array::from(v[rows].to_vec()))),
+            None => {}
+        }
+        let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| e.to_string())?;
         writer.write(&batch).map_err(|e| one_line(&e))?;
     }
     writer.close().map(drop).map_err(|e| one_line(&e))

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::groupby::datagen::{self, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
-use memwall_core::groupby::{self, GroupByConfig, Kernel};
+use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values};
 use memwall_report::{GroupBy, Report, Source, Sweep};
 
 use crate::arena::SCRATCH;
@@ -129,6 +129,10 @@ pub struct PartitionsArgs {
     /// Kernels to sweep (those that partition): radix, tuned, or both.
     #[arg(long, default_value = "radix,tuned", value_parser = parse_kernels)]
     pub kernel: KernelList,
+    /// What each group computes, as for `groupby --agg`: a larger state moves the best
+    /// partition count (sum, min, max and avg read the value column of --value-type).
+    #[arg(long, default_value = "count", value_parser = Aggregates::parse)]
+    pub agg: Aggregates,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -201,6 +205,8 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         clock: &clock,
         runs: args.common.runs,
         truth,
+        phases: None,
+        values: Values::None,
     };
     let bar = progress((distinct.len() * args.kernel.0.len()) as u64);
     let result = sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar));
@@ -214,7 +220,7 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         seed: Some(args.seed),
         max_rows_per_key: None,
     };
-    finish(&args.common, host, dataset, result, "distinct keys")
+    finish(&args.common, host, dataset, result, "distinct keys", None)
 }
 
 fn partitions(args: PartitionsArgs) -> CliResult {
@@ -226,7 +232,8 @@ fn partitions(args: PartitionsArgs) -> CliResult {
     }
     let counts: Vec<u32> =
         sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
-    let config = groupby_cmd::groupby_config(args.min, &host, args.common.threads)?;
+    let config =
+        GroupByConfig { aggregates: args.agg, ..groupby_cmd::groupby_config(args.min, &host, args.common.threads)? };
     let kernels = &args.kernel.0;
     let rules = &args.common.rules;
     let scratch = |rows: u64, groups: u64| -> u64 {
@@ -241,7 +248,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         let reference = if rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
         most.saturating_add(reference)
     };
-    let data = crate::dataset::load(&args.data, &threads, &scratch)?;
+    let data = crate::dataset::load(&args.data, &threads, &scratch, args.agg.needs_values())?;
     let sweeper = Racer {
         kernels,
         config,
@@ -251,12 +258,19 @@ fn partitions(args: PartitionsArgs) -> CliResult {
         clock: &clock,
         runs: args.common.runs,
         truth: groupby_cmd::truth(rules, &data.dataset),
+        phases: None,
+        values: data.values.as_ref().map_or(Values::None, ValueColumn::values),
     };
     let bar = progress((counts.len() * kernels.iter().filter(|k| k.uses_partitions()).count()) as u64);
     let result = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar));
     bar.finish_and_clear();
     let result = result.map_err(sweep_error)?;
-    finish(&args.common, host, data.dataset, result, "partitions")
+    let query = args.agg.needs_values().then(|| memwall_report::Query {
+        aggregates: args.agg.names().iter().map(|n| n.to_string()).collect(),
+        value_type: data.values.as_ref().map_or("none", |v| v.value_type().name()).into(),
+        value_column: data.value_column.clone(),
+    });
+    finish(&args.common, host, data.dataset, result, "partitions", query)
 }
 
 fn build_size(args: BuildSizeArgs) -> CliResult {
@@ -399,13 +413,17 @@ fn finish(
     dataset: memwall_report::Dataset,
     sweep: Sweep,
     x_name: &str,
+    query: Option<memwall_report::Query>,
 ) -> CliResult {
     let json_on_stdout = common.json == Some(Destination::Stdout);
     let mut out = output::human(json_on_stdout);
     print_sweep(&mut *out, &sweep, x_name).map_err(|e| CliError::runtime(e.to_string()))?;
+    if let Some(query) = &query {
+        writeln!(out, "aggregates: {} over {} values", query.aggregates.join(", "), query.value_type).ok();
+    }
     if let Some(destination) = &common.json {
         let mut report = Report::new(Source::Native, output::unix_now(), host);
-        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps: vec![sweep] });
+        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps: vec![sweep], query });
         output::write_report(destination, &report)?;
     }
     Ok(())

@@ -146,6 +146,7 @@ fn cases(inputs: &Inputs, out: &Path) -> Vec<Case> {
         case(&["bandwidth", "--max", "10TiB"], 2, "needs about 10.00 TiB but only"),
         case(&["groupby", "--rows", "1000000000000", "--keys", "10"], 2, "can be allocated here"),
         case(&["sweep", "cardinality", "--rows", "1000000000000"], 2, "can be allocated here"),
+        case(&["join", "--build-keys", "10", "--probe-rows", "1000000000000"], 2, "can be allocated here"),
         case(&["ladder", "--max", "99999999999999999999999"], 2, "invalid size"),
         case(&["ladder", "--max", "1e30"], 2, "invalid size"),
         case(&["ladder", "--min", "64", "--max", "100"], 2, "two cache lines"),

@@ -103,3 +103,42 @@ fn bad_generate_and_input_flags_are_refused() {
     std::fs::write(&truncated, [1u8; 20]).unwrap();
     assert_refused(&["groupby", "--input", truncated.to_str().unwrap()], "not a whole number of 8-byte keys");
 }
+
+/// Aggregates over the generated value column, then over the same column written by
+/// `generate` and read back with --value-column: the same totals and checksum, in the report.
+#[test]
+fn aggregates_over_generated_and_written_values_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = ["--rows", "100000", "--keys", "9000", "--seed", "3"];
+    for value_type in ["i64", "f64"] {
+        let agg = ["--agg", "count,sum,min,max,avg", "--value-type", value_type];
+        let run = ["--kernel", "naive,tuned,radix", "--runs", "1", "--json", "-"];
+        let direct = groupby_json(&[&["groupby"][..], &data, &agg, &run].concat());
+        let query = direct.query.as_ref().unwrap();
+        assert_eq!(
+            (query.aggregates.join(","), query.value_type.as_str()),
+            ("count,sum,min,max,avg".into(), value_type)
+        );
+        let totals = direct.runs[0].totals.clone().unwrap();
+        assert_eq!(totals.count, Some(100000));
+        assert!(totals.sum.is_some() && totals.min.is_some() && totals.max.is_some() && totals.avg.is_some());
+        assert!(
+            direct.runs.iter().all(|r| r.totals.as_ref() == Some(&totals) && r.checksum == direct.runs[0].checksum)
+        );
+        let path = dir.path().join(format!("{value_type}.parquet"));
+        let path = path.to_str().unwrap();
+        let out = memwall(&[&["generate"][..], &data, &["--value-type", value_type, "--out", path]].concat());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let read = ["groupby", "--input", path, "--column", "key", "--value-column", "value"];
+        let from_file = groupby_json(&[&read[..], &agg[..2], &run].concat());
+        assert_eq!(from_file.query.as_ref().unwrap().value_column.as_deref(), Some("value"));
+        assert_eq!(from_file.runs[0].totals.as_ref(), Some(&totals));
+        assert_eq!(from_file.runs[0].checksum, direct.runs[0].checksum);
+    }
+    // A value aggregate without a value column is refused in one line.
+    let path = dir.path().join("i64.parquet");
+    assert_refused(
+        &["groupby", "--input", path.to_str().unwrap(), "--column", "key", "--agg", "sum"],
+        "name it with --value-column",
+    );
+}

@@ -8,7 +8,7 @@ use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth};
 use memwall_core::groupby::sweep::SweepEvent;
-use memwall_core::groupby::{self, GroupByConfig, HeapChunks, Kernel, MemoryPolicy};
+use memwall_core::groupby::{self, GroupByConfig, HeapChunks, Kernel, MemoryPolicy, Values};
 use memwall_report::{Dataset, Generator, GroupBy, Sweep, SweepPoint};
 use serde::{Deserialize, Serialize};
 
@@ -112,6 +112,8 @@ fn rules<'a>(config: GroupByConfig, clock: &'a dyn Clock, spec: &DataSpec) -> Ra
         clock,
         runs: 1,
         truth: Truth::by_default(spec.rows, Some(spec.keys)),
+        phases: None,
+        values: Values::None,
     }
 }
 

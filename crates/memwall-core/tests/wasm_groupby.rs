@@ -12,7 +12,8 @@ use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::race::{Check, RaceError, Truth};
 use memwall_core::groupby::{
-    self, GroupByConfig, GroupByError, GroupResult, HeapChunks, Kernel, MemoryPolicy, Outcome, Scratch,
+    self, GroupByConfig, GroupByError, GroupResult, HeapChunks, Kernel, MemoryPolicy, Outcome, Phases, Rows, Scratch,
+    Values,
 };
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -91,6 +92,8 @@ fn a_cardinality_sweep_runs_in_the_browser() {
         clock: &clock,
         runs: 1,
         truth: Truth { groups: None, reference: true },
+        phases: None,
+        values: Values::None,
     };
     let sweep =
         sweeper.cardinality(200_000, &[1024, 65536], Skew::Uniform, 1, &mut |_| ControlFlow::Continue(())).unwrap();
@@ -113,14 +116,17 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
         runs: 1,
         // 3,000 keys around zero (0 among them), and the two extremes.
         truth: Truth { groups: Some(3002), reference: false },
+        phases: None,
+        values: Values::None,
     };
     let off_by_one = |kernel: Kernel,
-                      keys: &[i64],
+                      keys: Rows<'_>,
                       config: &GroupByConfig,
                       exec: &dyn memwall_core::exec::Executor,
-                      scratch: &Scratch<'_>|
+                      scratch: &Scratch<'_>,
+                      phases: Phases<'_>|
      -> Result<Outcome, GroupByError> {
-        let mut outcome = groupby::run_in(kernel, keys, config, exec, scratch)?;
+        let mut outcome = groupby::run_timed_in(kernel, keys, config, exec, scratch, phases)?;
         let GroupResult { groups, .. } = &mut outcome.result;
         *groups += 1;
         Ok(outcome)
@@ -129,4 +135,91 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
     assert!(matches!(error, RaceError::Wrong { check: Check::KnownGroups, .. }), "{error}");
     // And the honest kernel passes the same checks.
     assert!(racer.time(&keys, &mut |_| ControlFlow::Continue(())).is_ok());
+}
+
+/// Every kernel, every aggregate list, both value types, against the reference, in the browser.
+#[wasm_bindgen_test]
+fn kernels_compute_every_aggregate_like_the_reference() {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state ^ (state >> 29)
+    };
+    let ints = [i64::MIN, i64::MAX, 0, -1, 1];
+    let floats = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 5e-324, f64::MAX, -f64::MAX];
+    let key_cases: Vec<Vec<i64>> = vec![
+        vec![],
+        vec![i64::MIN; 200],
+        (0..3000).map(|i| [0, i64::MIN, i64::MAX, -1, 1][i % 5]).collect(),
+        datagen::generate(&DataSpec { rows: 30_000, keys: 6_000, skew: Skew::Zipf(0.8), seed: 2 }).unwrap(),
+    ];
+    for keys in &key_cases {
+        let int_values: Vec<i64> =
+            keys.iter().map(|_| if next() % 2 == 0 { ints[(next() % 5) as usize] } else { next() as i64 }).collect();
+        let float_values: Vec<f64> = keys
+            .iter()
+            .map(|_| match next() % 3 {
+                0 => floats[(next() % floats.len() as u64) as usize],
+                1 => (next() >> 11) as f64 * 1e-300,
+                _ => (next() % 2_000_001) as f64 / 1000.0 - 1000.0,
+            })
+            .collect();
+        for list in ["count", "sum", "min,max", "avg", "count,sum,min,max,avg"] {
+            let aggregates = groupby::Aggregates::parse(list).unwrap();
+            for values in [Values::I64(&int_values), Values::F64(&float_values)] {
+                let rows = Rows { keys, values };
+                let expected = groupby::reference_rows(rows, aggregates);
+                for partitions in [2, 4096] {
+                    for cache_bytes in [0, 1 << 20] {
+                        let config = GroupByConfig {
+                            partitions,
+                            cache_bytes,
+                            llc_bytes: cache_bytes * 4,
+                            aggregates,
+                            ..GroupByConfig::default()
+                        };
+                        for kernel in Kernel::ALL {
+                            let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+                            scratch.begin_run();
+                            let outcome =
+                                groupby::run_timed_in(kernel, rows, &config, &Sequential, &scratch, Phases::OFF)
+                                    .unwrap();
+                            assert_eq!(outcome.result, expected, "{} {list} P = {partitions}", kernel.name());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn aggregates_are_the_same_in_wasm() {
+    // Pinned from a native run (groupby::tests::aggregate_results_are_pinned_for_the_wasm_tests).
+    let spec = DataSpec { rows: 5000, keys: 700, skew: Skew::Zipf(datagen::CLICKBENCH_ZIPF), seed: 42 };
+    let keys = datagen::generate(&spec).unwrap();
+    let all = groupby::Aggregates::parse("count,sum,min,max,avg").unwrap();
+    for (value_type, checksum, totals) in [
+        (
+            groupby::ValueType::I64,
+            "0ee2c107009e6ea9",
+            "count=5000 sum=11764370364 min=-477069614682 max=494023722302 avg=9114967881.26852",
+        ),
+        (
+            groupby::ValueType::F64,
+            "1ef1f9764a5f6f28",
+            "count=5000 sum=11764370.364000008 min=-477069614.682 max=494023722.302 avg=9114967.88126852",
+        ),
+    ] {
+        let values = datagen::generate_values(&spec, value_type, &Sequential);
+        let config = GroupByConfig { aggregates: all, ..GroupByConfig::default() };
+        let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+        scratch.begin_run();
+        let rows = Rows { keys: &keys, values: values.values() };
+        let result =
+            groupby::run_timed_in(Kernel::Tuned, rows, &config, &Sequential, &scratch, Phases::OFF).unwrap().result;
+        let named: Vec<String> = result.totals.named().iter().map(|(n, v)| format!("{n}={v}")).collect();
+        assert_eq!(format!("{:016x}", result.checksum), checksum);
+        assert_eq!(named.join(" "), totals);
+    }
 }

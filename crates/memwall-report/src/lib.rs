@@ -265,6 +265,22 @@ pub struct GroupBy {
     pub runs: Vec<GroupByRun>,
     #[serde(default)]
     pub sweeps: Vec<Sweep>,
+    /// What each group computed when more than `count(*)`; absent for a plain count (and in
+    /// older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<Query>,
+}
+
+/// The aggregates of a GROUP BY beyond a count, and the value column they read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Query {
+    /// "count", "sum", "min", "max", "avg", in that order.
+    pub aggregates: Vec<String>,
+    /// "i64" or "f64".
+    pub value_type: String,
+    /// The input's value column, when the values were read from a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_column: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -352,6 +368,45 @@ pub struct GroupByRun {
     /// recorded).
     #[serde(default)]
     pub verified_by: Vec<String>,
+    /// With `--phases`: where the run's time went, phase by phase, from timers in the kernel
+    /// (the run nearest the median). Phases are "sample", "scatter", "split", "aggregate",
+    /// "emit", "merge" and "given-up" (adaptive's abandoned attempts); a kernel reports those it
+    /// has. On several threads a phase's time is summed over the threads that ran it. Absent
+    /// when the phases were not timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Vec<PhaseTime>>,
+    /// With aggregates over a value column: each aggregate summed over all groups, so another
+    /// engine's answer can be checked without a group-by-group diff. Absent for a plain count
+    /// (and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<Totals>,
+}
+
+/// The totals of a run's aggregates over all groups. `count` is the rows counted; the others
+/// are the sums over groups of each group's sum, min, max and avg, as decimal strings: exact
+/// integers for an `i64` value column (they need up to 128 bits, past what JSON numbers keep),
+/// and for `f64` the shortest text that reads back to the same `f64` ("NaN", "inf", "-inf"
+/// included). Absent: not asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Totals {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg: Option<String>,
+}
+
+/// Time one phase of a GROUP BY run took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTime {
+    pub phase: String,
+    /// ns of the phase divided by the rows read.
+    pub ns_per_row: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

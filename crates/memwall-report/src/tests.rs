@@ -99,6 +99,7 @@ fn full_report() -> Report {
     });
     report.advice = vec!["keep hot data under 3 MiB".into()];
     report.groupby = Some(GroupBy {
+        query: None,
         dataset: Dataset {
             rows: 10,
             distinct_keys: 3,
@@ -108,6 +109,8 @@ fn full_report() -> Report {
             max_rows_per_key: Some(5),
         },
         runs: vec![GroupByRun {
+            phases: None,
+            totals: None,
             kernel: "adaptive".into(),
             threads: 1,
             partitions: Some(4096),

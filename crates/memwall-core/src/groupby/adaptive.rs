@@ -8,8 +8,10 @@
 
 use memwall_report::AdaptiveChoice;
 
+use super::agg::{Count, State};
 use super::flat::{Slot, capacity_for, upsert};
 use super::hash::hash;
+use super::phases::{Phase, Phases};
 use super::scratch::Scratch;
 use super::{GroupByConfig, GroupByError, Kernel, Outcome, prefetch, tuned};
 use crate::exec::Executor;
@@ -42,14 +44,14 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
     if sampled == 0 {
         return Estimate { groups: 0, upper_groups: 0, sampled_rows: 0, sample_groups: 0 };
     }
-    let mut slots: Vec<Slot> = vec![[0, 0]; capacity_for(sampled, 2)];
+    let mut slots: Vec<Slot<Count>> = vec![(0, Count::EMPTY); capacity_for(sampled, 2)];
     let mut distinct = 0u64;
     // Random rows, not every n-th: a stride can alias with a period in the data (keys cycling
     // through a range, say) and see only a fraction of the groups.
     let mut rng = fastrand::Rng::with_seed(0x5eed);
     for i in 0..sampled {
         let key = if sampled == rows { keys[i] } else { keys[super::datagen::below(&mut rng, rows)] };
-        distinct += u64::from(upsert(&mut slots, key, hash(key), 1));
+        distinct += u64::from(upsert(&mut slots, key, hash(key), ()));
     }
     let (groups, upper_groups) = if sampled == rows {
         (distinct, distinct)
@@ -58,7 +60,7 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
         // keys seen more often, so a few hot keys (skew) cannot drag it down the way they drag
         // the uniform model; take whichever says more.
         let (f1, f2) =
-            slots.iter().fold((0u64, 0u64), |(f1, f2), s| (f1 + u64::from(s[1] == 1), f2 + u64::from(s[1] == 2)));
+            slots.iter().fold((0u64, 0u64), |(f1, f2), s| (f1 + u64::from(s.1.0 == 1), f2 + u64::from(s.1.0 == 2)));
         let chao = distinct + f1 * f1.saturating_sub(1) / (2 * (f2 + 1));
         let groups = groups_from_sample(distinct, sampled as u64, rows as u64).max(chao.min(rows as u64));
         let upper = distinct.saturating_add(f1.saturating_mul((rows / sampled) as u64 - 1)).min(rows as u64);
@@ -107,9 +109,17 @@ pub struct Thresholds {
 pub fn thresholds(config: &GroupByConfig) -> Thresholds {
     let cache = config.cache_bytes.max(1 << 16);
     let llc = config.llc_bytes.max(cache);
+    // Both tables take twice a group's bytes (its key and state): 32 for a count, and as much
+    // more as the aggregates' state takes, so a larger state gives up the single table sooner.
+    let group = 2 * group_bytes(config);
     // hashbrown's probes of different rows are independent, so the core overlaps their misses:
     // a table in the last-level cache's first eighth still beats the prefetched one.
-    Thresholds { naive_groups: (cache / 32).max(llc / 128), single_table_groups: llc / 32 }
+    Thresholds { naive_groups: (cache / group).max(llc / (4 * group)), single_table_groups: llc / group }
+}
+
+/// Bytes a group takes in a table: its key and the largest state its aggregates can need.
+fn group_bytes(config: &GroupByConfig) -> u64 {
+    8 + config.aggregates.state_bytes(super::agg::ValueType::I64)
 }
 
 /// Partitions for tuned so that each partition's table (16-byte slots, a quarter full) takes
@@ -117,7 +127,8 @@ pub fn thresholds(config: &GroupByConfig) -> Thresholds {
 /// taken four times over: skew makes it low (the clickbench preset's 17.6 M groups sample as
 /// ~3 M), and too few partitions (tables spilling out of cache) cost more than too many.
 pub fn partitions_for(groups: u64, config: &GroupByConfig) -> u32 {
-    let per_partition = (config.cache_bytes.max(1 << 16) / 2 / 64).max(1);
+    let per_partition =
+        (config.cache_bytes.max(1 << 16) / 2 / tuned::table_bytes_per_group(group_bytes(config) - 8)).max(1);
     groups.saturating_mul(4).div_ceil(per_partition).next_power_of_two().clamp(64, u64::from(super::DEFAULT_PARTITIONS))
         as u32
 }
@@ -126,11 +137,13 @@ pub fn partitions_for(groups: u64, config: &GroupByConfig) -> u32 {
 /// guess costs only the rows read before it showed (a few hundred thousand at most, against a
 /// run over all rows). Skewed data cannot fool it: whatever the sample suggests, a single table
 /// is kept only if every group really fit.
-pub(super) fn aggregate(
+pub(super) fn aggregate<S: State>(
     keys: &[i64],
+    values: &[S::Value],
     config: &GroupByConfig,
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
+    phases: Phases<'_>,
 ) -> Result<Outcome, GroupByError> {
     // With more threads partitioning gets faster and the single-threaded tables do not: their
     // ranges shrink accordingly.
@@ -150,22 +163,25 @@ pub(super) fn aggregate(
         reason,
     };
     let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
-    if let Some(groups) = super::naive::aggregate_bounded(keys, naive_limit, scratch)? {
+    if let Some(groups) =
+        phases.attempt(|| super::naive::aggregate_bounded::<S>(keys, values, naive_limit, scratch, phases))?
+    {
         let exact = groups.len();
         let reason = format!("all {exact} groups fit one hashbrown table in the {cache} cache");
         return Ok(Outcome {
-            result: groups.finish(),
+            result: groups.finish_with(config.aggregates, S::VALUE_TYPE),
             choice: Some(choice(Kernel::Naive, exact, keys.len() as u64, reason)),
             partitions: None,
             threads: 1,
         });
     }
-    let estimate = estimate_groups(keys);
+    let estimate = phases.time(Phase::Sample, || estimate_groups(keys));
     let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
     // Skew only ever makes the estimate low, so one far above the limit is safe to believe, and
     // saves setting up a table that would be given up anyway.
     let worth_trying = estimate.groups <= limits.single_table_groups.saturating_mul(2);
-    if worth_trying && let Some(groups) = prefetch::aggregate_bounded(keys, estimate.groups, single_limit, scratch)? {
+    let attempt = || prefetch::aggregate_bounded::<S>(keys, values, estimate.groups, single_limit, scratch, phases);
+    if worth_trying && let Some(groups) = phases.attempt(attempt)? {
         let exact = groups.len();
         let reason = format!(
             "{exact} groups: more than fit the {cache} cache, few enough ({} at most) for one prefetched table in the {} last-level cache",
@@ -173,7 +189,7 @@ pub(super) fn aggregate(
             crate::size::format_bytes(config.llc_bytes)
         );
         return Ok(Outcome {
-            result: groups.finish(),
+            result: groups.finish_with(config.aggregates, S::VALUE_TYPE),
             choice: Some(choice(Kernel::Prefetch, exact, keys.len() as u64, reason)),
             partitions: None,
             threads: 1,
@@ -193,14 +209,16 @@ pub(super) fn aggregate(
     // 256 KiB L2 made adaptive 50% slower than tuned at 8Mi groups).
     let fit = tuned::Fit {
         groups_per_table: usize::try_from(
-            config.llc_bytes.max(config.cache_bytes).max(1 << 16) / 2 / super::TABLE_BYTES_PER_GROUP,
+            config.llc_bytes.max(config.cache_bytes).max(1 << 16)
+                / 2
+                / tuned::table_bytes_per_group(group_bytes(config) - 8),
         )
         .unwrap_or(usize::MAX),
         groups_per_row: estimate.upper_groups as f64 / keys.len().max(1) as f64,
     };
-    let groups = tuned::aggregate(keys, partitions, config, Some(fit), exec, scratch)?;
+    let groups = tuned::aggregate::<S>(keys, values, partitions, config, Some(fit), exec, scratch, phases)?;
     Ok(Outcome {
-        result: groups.finish(),
+        result: groups.finish_with(config.aggregates, S::VALUE_TYPE),
         choice: Some(choice(Kernel::Tuned, estimate.groups, estimate.sampled_rows, reason)),
         partitions: Some(partitions),
         threads: exec.threads(),
@@ -301,6 +319,12 @@ mod tests {
         assert_eq!(partitions_for(10, &config), 64);
         let small = GroupByConfig { cache_bytes: 256 << 10, llc_bytes: 2 << 20, ..config };
         assert!(thresholds(&small).naive_groups < thresholds(&config).naive_groups);
+        // A group of sum, min, max and count takes 48 bytes with its key, three times a count's
+        // 16: a third as many groups fit, and partitions are three times as many (rounded up).
+        let full =
+            GroupByConfig { aggregates: super::super::Aggregates::parse("count,sum,min,max").unwrap(), ..config };
+        assert_eq!(thresholds(&full), Thresholds { naive_groups: 65_536 / 3, single_table_groups: 262_144 / 3 });
+        assert_eq!(partitions_for(1_000_000, &full), 2048);
     }
 }
 

@@ -1,16 +1,18 @@
-//! The open-addressing table of the tuned and prefetch kernels: one `[key, count]` pair per slot,
-//! linear probing, and `count == 0` for an empty slot.
+//! The open-addressing table of the tuned and prefetch kernels: one `(key, state)` pair per slot
+//! (`state` a count, or a count and aggregates: see `agg.rs`), linear probing, and
+//! `count == 0` for an empty slot.
 //!
 //! Why not `hashbrown`: its control bytes live apart from its slots, so a cold lookup touches
 //! two cache lines where this touches one; four slots share a line, so a short probe sequence
 //! stays in it. Marking empty slots by their count (a present key counts at least 1) leaves
 //! every key value usable, 0 and `i64::MIN` included.
 
+use super::agg::State;
 use super::hash::hash;
 use super::result::Groups;
 
-/// `[key as u64, count]`; `count == 0` marks an empty slot.
-pub(crate) type Slot = [u64; 2];
+/// `(key as u64, state)`; a state whose count is 0 marks an empty slot.
+pub(crate) type Slot<S> = (u64, S);
 
 /// The slot holding `key` (whose hash is `hash`), or the empty slot where it belongs.
 ///
@@ -21,22 +23,32 @@ pub(crate) type Slot = [u64; 2];
 /// `slots.len()` must be a power of two with at least one empty slot left, or this never
 /// returns; callers keep the load far below that (see [`capacity_for`]).
 #[inline(always)]
-pub(crate) fn find(slots: &[Slot], key: u64, hash: u64) -> usize {
+pub(crate) fn find<S: State>(slots: &[Slot<S>], key: u64, hash: u64) -> usize {
     let mask = slots.len() - 1;
     let mut i = hash as usize & mask;
-    while (slots[i][0] != key) & (slots[i][1] != 0) {
+    while (slots[i].0 != key) & (slots[i].1.count() != 0) {
         i = (i + 1) & mask;
     }
     i
 }
 
-/// Adds `count` rows of `key` (whose hash is `hash`); returns whether the key is new.
+/// Adds a row of `key` (whose hash is `hash`) with value `v`; returns whether the key is new.
 #[inline(always)]
-pub(crate) fn upsert(slots: &mut [Slot], key: i64, hash: u64, count: u64) -> bool {
+pub(crate) fn upsert<S: State>(slots: &mut [Slot<S>], key: i64, hash: u64, v: S::Value) -> bool {
     let i = find(slots, key as u64, hash);
-    let before = slots[i][1];
-    slots[i] = [key as u64, before + count];
-    before == 0
+    let slot = &mut slots[i];
+    let new = slot.1.count() == 0;
+    slot.0 = key as u64;
+    slot.1.update(v);
+    new
+}
+
+/// Puts the whole group `state` of `key` (whose hash is `hash`) where it belongs in a table
+/// that does not hold `key` yet.
+#[inline(always)]
+fn place<S: State>(slots: &mut [Slot<S>], key: u64, hash: u64, state: S) {
+    let i = find(slots, key, hash);
+    slots[i] = (key, state);
 }
 
 /// Slots (a power of two) for `groups` keys at most `1 / load_inverse` full.
@@ -48,18 +60,18 @@ pub(crate) fn capacity_for(groups: usize, load_inverse: usize) -> usize {
 ///
 /// Which slots are full is random, so a branch on it would mispredict often: slots are first
 /// packed, a block at a time, into a small array without branching, and only then added.
-pub(crate) fn drain_into(slots: &mut [Slot], groups: &mut Groups) {
+pub(crate) fn drain_into<S: State>(slots: &mut [Slot<S>], groups: &mut Groups) {
     const BLOCK: usize = 64;
-    let mut packed = [[0u64; 2]; BLOCK];
+    let mut packed = [(0u64, S::EMPTY); BLOCK];
     for block in slots.chunks_mut(BLOCK) {
         let mut full = 0;
         for slot in block.iter_mut() {
             packed[full] = *slot;
-            full += usize::from(slot[1] != 0);
-            *slot = [0, 0];
+            full += usize::from(slot.1.count() != 0);
+            *slot = (0, S::EMPTY);
         }
-        for &[key, count] in &packed[..full] {
-            groups.add(key as i64, count);
+        for (key, state) in &packed[..full] {
+            state.fold(*key as i64, groups);
         }
     }
 }
@@ -68,38 +80,38 @@ pub(crate) fn drain_into(slots: &mut [Slot], groups: &mut Groups) {
 ///
 /// The new slots are prefetched a few groups ahead: a big table's rehash is millions of random
 /// writes, and one at a time each would wait for DRAM.
-pub(crate) fn rehash(from: &mut [Slot], to: &mut [Slot]) {
+pub(crate) fn rehash<S: State>(from: &mut [Slot<S>], to: &mut [Slot<S>]) {
     const AHEAD: usize = 16;
     let mask = to.len() - 1;
     for i in 0..from.len() {
         if let Some(ahead) = from.get(i + AHEAD)
-            && ahead[1] != 0
+            && ahead.1.count() != 0
         {
-            crate::arch::prefetch(&to[hash(ahead[0] as i64) as usize & mask]);
+            crate::arch::prefetch(&to[hash(ahead.0 as i64) as usize & mask]);
         }
         let slot = &mut from[i];
-        if slot[1] != 0 {
-            let key = slot[0] as i64;
-            upsert(to, key, hash(key), slot[1]);
-            *slot = [0, 0];
+        if slot.1.count() != 0 {
+            place(to, slot.0, hash(slot.0 as i64), slot.1);
+            *slot = (0, S::EMPTY);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::agg::Count;
     use super::*;
 
     #[test]
     fn counts_collisions_and_every_key_value() {
-        let mut slots = vec![[0u64; 2]; 16];
+        let mut slots = vec![(0u64, Count(0)); 16];
         // Same hash for all: they probe past each other and wrap around the end.
         for key in [0, i64::MIN, i64::MAX, -1, 0, 0, i64::MIN] {
-            upsert(&mut slots, key, 15, 1);
+            upsert(&mut slots, key, 15, ());
         }
         let mut groups = Groups::default();
         drain_into(&mut slots, &mut groups);
-        assert!(slots.iter().all(|s| *s == [0, 0]), "drain empties the table");
+        assert!(slots.iter().all(|s| *s == (0, Count(0))), "drain empties the table");
         let expected = super::super::reference(&[0, i64::MIN, i64::MAX, -1, 0, 0, i64::MIN]);
         assert_eq!(groups.finish(), expected);
     }
@@ -107,13 +119,13 @@ mod tests {
     #[test]
     fn rehash_keeps_counts() {
         let keys: Vec<i64> = (0..40).map(|i| i * 1_000_003 - 7).chain(0..10).collect();
-        let mut small = vec![[0u64; 2]; capacity_for(50, 1)];
+        let mut small = vec![(0u64, Count(0)); capacity_for(50, 1)];
         for &k in &keys {
-            upsert(&mut small, k, hash(k), 1);
+            upsert(&mut small, k, hash(k), ());
         }
-        let mut big = vec![[0u64; 2]; capacity_for(50, 4)];
+        let mut big = vec![(0u64, Count(0)); capacity_for(50, 4)];
         rehash(&mut small, &mut big);
-        assert!(small.iter().all(|s| s[1] == 0));
+        assert!(small.iter().all(|s| s.1.0 == 0));
         let mut groups = Groups::default();
         drain_into(&mut big, &mut groups);
         assert_eq!(groups.finish(), super::super::reference(&keys));

@@ -19,10 +19,12 @@ use memwall_report::AdaptiveChoice;
 use crate::exec::{self, Executor};
 
 mod adaptive;
+pub mod agg;
 pub mod datagen;
 mod flat;
 mod hash;
 mod naive;
+pub mod phases;
 mod prefetch;
 pub mod race;
 mod radix;
@@ -37,8 +39,10 @@ mod tuned;
 mod tests;
 
 pub use adaptive::{Estimate, Thresholds, estimate_groups, partitions_for, thresholds};
+pub use agg::{Aggregates, ValueColumn, ValueType, Values};
 pub use hash::partition_of;
-pub use result::{GroupResult, TOP, reference};
+pub use phases::{Phase, PhaseClock, Phases};
+pub use result::{GroupResult, TOP, Total, Totals, reference, reference_query};
 pub use scratch::{Chunk, ChunkSource, HeapChunks, MemoryPolicy, RunMemory, Scratch};
 pub use tuned::{TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION};
 
@@ -117,6 +121,8 @@ pub struct GroupByConfig {
     pub llc_bytes: u64,
     /// Where the two cache sizes came from, for the reasons adaptive gives.
     pub caches_from: CachesFrom,
+    /// What to compute per group (see `agg.rs`); anything past `count` needs a value column.
+    pub aggregates: Aggregates,
 }
 
 /// Where a [`GroupByConfig`]'s cache sizes came from.
@@ -147,6 +153,7 @@ impl Default for GroupByConfig {
             cache_bytes: 1 << 20,
             llc_bytes: 8 << 20,
             caches_from: CachesFrom::Guess,
+            aggregates: Aggregates::COUNT,
         }
     }
 }
@@ -197,6 +204,8 @@ pub enum GroupByError {
     Partitions(u32),
     #[error("{0}")]
     Allocation(String),
+    #[error("{0}")]
+    Values(String),
 }
 
 /// What a run produced, and for the adaptive kernel what it decided.
@@ -226,21 +235,110 @@ pub fn run_in(
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
 ) -> Result<Outcome, GroupByError> {
+    run_timed_in(kernel, Rows::keys(keys), config, exec, scratch, Phases::OFF)
+}
+
+/// The rows of a query: keys, and the value column if it has one.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Rows<'a> {
+    pub keys: &'a [i64],
+    pub values: Values<'a>,
+}
+
+impl<'a> Rows<'a> {
+    pub fn keys(keys: &'a [i64]) -> Self {
+        Self { keys, values: Values::None }
+    }
+
+    /// Whether these rows can answer `aggregates`: a value column of as many rows when any
+    /// aggregate needs one.
+    pub fn check(&self, aggregates: Aggregates) -> Result<(), GroupByError> {
+        match self.values.rows() {
+            None if aggregates.needs_values() => Err(GroupByError::Values(format!(
+                "the aggregates {} need a value column, and there is none",
+                aggregates.describe()
+            ))),
+            Some(n) if n != self.keys.len() => {
+                Err(GroupByError::Values(format!("the value column has {n} rows, the keys {}", self.keys.len())))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl<'a> From<&'a [i64]> for Rows<'a> {
+    fn from(keys: &'a [i64]) -> Self {
+        Self::keys(keys)
+    }
+}
+
+impl<'a> From<&'a Vec<i64>> for Rows<'a> {
+    fn from(keys: &'a Vec<i64>) -> Self {
+        Self::keys(keys)
+    }
+}
+
+/// The reference result of a query (see [`reference_query`]).
+pub fn reference_rows(rows: Rows<'_>, aggregates: Aggregates) -> GroupResult {
+    reference_query(rows.keys, rows.values, aggregates)
+}
+
+/// [`run_in`] over keys and values, timing the kernel's phases with `phases`.
+pub fn run_timed_in(
+    kernel: Kernel,
+    rows: Rows<'_>,
+    config: &GroupByConfig,
+    exec: &dyn Executor,
+    scratch: &Scratch<'_>,
+    phases: Phases<'_>,
+) -> Result<Outcome, GroupByError> {
     config.validate()?;
+    let aggregates = config.aggregates;
+    rows.check(aggregates)?;
+    use agg::{Count, Full, MinMax, StateKind, Sum};
+    let keys = rows.keys;
+    match (aggregates.kind(), rows.values) {
+        (StateKind::Count, _) => run_state::<Count>(kernel, keys, &vec![(); keys.len()], config, exec, scratch, phases),
+        (StateKind::Sum, Values::I64(v)) => run_state::<Sum<i64>>(kernel, keys, v, config, exec, scratch, phases),
+        (StateKind::Sum, Values::F64(v)) => run_state::<Sum<f64>>(kernel, keys, v, config, exec, scratch, phases),
+        (StateKind::MinMax, Values::I64(v)) => run_state::<MinMax<i64>>(kernel, keys, v, config, exec, scratch, phases),
+        (StateKind::MinMax, Values::F64(v)) => run_state::<MinMax<f64>>(kernel, keys, v, config, exec, scratch, phases),
+        (StateKind::Full, Values::I64(v)) => run_state::<Full<i64>>(kernel, keys, v, config, exec, scratch, phases),
+        (StateKind::Full, Values::F64(v)) => run_state::<Full<f64>>(kernel, keys, v, config, exec, scratch, phases),
+        (_, Values::None) => unreachable!("checked above"),
+    }
+}
+
+/// One kernel, monomorphized for one aggregate state.
+fn run_state<S: agg::State>(
+    kernel: Kernel,
+    keys: &[i64],
+    values: &[S::Value],
+    config: &GroupByConfig,
+    exec: &dyn Executor,
+    scratch: &Scratch<'_>,
+    phases: Phases<'_>,
+) -> Result<Outcome, GroupByError> {
+    let finish = |groups: result::Groups| groups.finish_with(config.aggregates, S::VALUE_TYPE);
     let single =
-        |groups: result::Groups| Outcome { result: groups.finish(), choice: None, partitions: None, threads: 1 };
+        |groups: result::Groups| Outcome { result: finish(groups), choice: None, partitions: None, threads: 1 };
     let partitioned = |groups: result::Groups| Outcome {
-        result: groups.finish(),
+        result: finish(groups),
         choice: None,
         partitions: Some(config.partitions),
         threads: exec.threads(),
     };
     Ok(match kernel {
-        Kernel::Naive => single(naive::aggregate(keys, scratch)?),
-        Kernel::Radix => partitioned(radix::aggregate(keys, config.partitions, exec, scratch)?),
-        Kernel::Tuned => partitioned(tuned::aggregate(keys, config.partitions, config, None, exec, scratch)?),
-        Kernel::Prefetch => single(prefetch::aggregate(keys, estimate_groups(keys).groups, scratch)?),
-        Kernel::Adaptive => adaptive::aggregate(keys, config, exec, scratch)?,
+        Kernel::Naive => single(naive::aggregate::<S>(keys, values, scratch, phases)?),
+        Kernel::Radix => partitioned(radix::aggregate::<S>(keys, values, config.partitions, exec, scratch, phases)?),
+        Kernel::Tuned => {
+            partitioned(tuned::aggregate::<S>(keys, values, config.partitions, config, None, exec, scratch, phases)?)
+        }
+        Kernel::Prefetch => {
+            let hint = phases.time(Phase::Sample, || estimate_groups(keys).groups);
+            single(prefetch::aggregate::<S>(keys, values, hint, scratch, phases)?)
+        }
+        Kernel::Adaptive => adaptive::aggregate::<S>(keys, values, config, exec, scratch, phases)?,
     })
 }
 
@@ -252,32 +350,38 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
     let groups = groups.min(rows);
     let threads = threads.max(1) as u64;
     let chunks = if rows < 1 << 16 { 1 } else { threads };
+    // A group's key and state (16 bytes for a count), a row's key and value (8 or 16 bytes).
+    let group_bytes = 8 + config.aggregates.state_bytes(ValueType::I64);
+    let row_bytes: u64 = if config.aggregates.needs_values() { 16 } else { 8 };
     match kernel {
-        Kernel::Naive => hashbrown_chain_bytes(groups + naive::BLOCK_ROWS as u64, 16),
+        Kernel::Naive => hashbrown_chain_bytes(groups + naive::BLOCK_ROWS as u64, group_bytes),
         Kernel::Radix => {
             let partitions = u64::from(config.partitions);
             // Per chunk, its partitions' vectors (32 bytes each) and their rows: each vector
             // at most twice its rows (at least 4), and, while one grows, its old buffer.
-            let vectors = chunks * rounded(partitions * 32) + rounded((2 * rows + 4 * partitions * chunks) * 16);
-            let growing = rounded(2 * rows * 16);
+            let vectors =
+                chunks * rounded(partitions * 32) + rounded((2 * rows + 4 * partitions * chunks) * (8 + row_bytes));
+            let growing = rounded(2 * rows * (8 + row_bytes));
             // Per thread, one table at a time (tables of equal size reuse each other's blocks),
             // for at most all groups in one partition: hashes spread groups evenly, so the
             // largest partition holds far fewer than twice its share.
             let most_groups = groups.min(2 * groups / partitions + 1024);
-            let tables = threads * hashbrown_chain_bytes(most_groups + radix::BLOCK_ROWS as u64, 24);
+            let tables = threads * hashbrown_chain_bytes(most_groups + radix::BLOCK_ROWS as u64, 8 + group_bytes);
             vectors + growing + tables
         }
         Kernel::Tuned => tuned::scratch_bytes(rows, groups, config.partitions, config, threads),
-        Kernel::Prefetch => prefetch_chain_bytes(2 * groups, groups),
+        Kernel::Prefetch => prefetch_chain_bytes(2 * groups, groups, group_bytes),
         Kernel::Adaptive => {
             let limits = thresholds(config);
-            let naive = hashbrown_chain_bytes(limits.naive_groups.min(groups) + 2 * naive::BLOCK_ROWS as u64, 16);
+            let naive =
+                hashbrown_chain_bytes(limits.naive_groups.min(groups) + 2 * naive::BLOCK_ROWS as u64, group_bytes);
             let single = limits.single_table_groups.min(groups);
-            let prefetch = prefetch_chain_bytes(single, single + 1);
+            let prefetch = prefetch_chain_bytes(single, single + 1, group_bytes);
             let tuned = [64, DEFAULT_PARTITIONS]
                 .into_iter()
                 .map(|p| {
-                    tuned::scratch_bytes(rows, groups, p, config, threads) + tuned::fit_scratch_bytes(rows, p, threads)
+                    tuned::scratch_bytes(rows, groups, p, config, threads)
+                        + tuned::fit_scratch_bytes(rows, p, threads, row_bytes)
                 })
                 .max()
                 .unwrap_or(0);
@@ -302,13 +406,13 @@ fn hashbrown_chain_bytes(items: u64, entry: u64) -> u64 {
 
 /// The prefetching table from a hint of `hint` groups, grown by doubling to `groups`, with
 /// every smaller table on the way.
-fn prefetch_chain_bytes(hint: u64, groups: u64) -> u64 {
+fn prefetch_chain_bytes(hint: u64, groups: u64, slot_bytes: u64) -> u64 {
     let start = prefetch::initial_capacity(usize::try_from(hint).unwrap_or(usize::MAX)) as u64;
     let mut last = start;
     while (prefetch::groups_before_growing(last as usize) as u64) < groups {
         last *= 2;
     }
-    rounded(2 * last * 16)
+    rounded(2 * last * slot_bytes)
 }
 
 /// Splits partitions into `tasks` contiguous ranges holding about equal rows, aggregates each
@@ -317,6 +421,7 @@ fn prefetch_chain_bytes(hint: u64, groups: u64) -> u64 {
 pub(crate) fn aggregate_partitions(
     exec: &dyn Executor,
     rows_per_partition: &[usize],
+    phases: Phases<'_>,
     aggregate: impl Fn(core::ops::Range<usize>) -> Result<result::Groups, GroupByError> + Sync,
 ) -> Result<result::Groups, GroupByError> {
     // Several tasks per thread even out partitions that turned out heavier (skew).
@@ -333,7 +438,8 @@ pub(crate) fn aggregate_partitions(
         }
     }
     let parts = exec::map(exec, ranges, |_, range| aggregate(range));
-    Ok(result::Groups::merge_all(parts.into_iter().collect::<Result<Vec<_>, _>>()?))
+    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(phases.time(Phase::Merge, || result::Groups::merge_all(parts)))
 }
 
 /// How many chunks the scatter phase cuts the input into: one per thread, unless the input is so

@@ -4,12 +4,16 @@
 //! locality. Also what the adaptive kernel runs when the groups are a little too many for the
 //! cache but not so many that partitioning pays.
 
+use allocator_api2::vec::Vec as ScratchVec;
+
 use super::GroupByError;
+use super::agg::State;
 use super::flat::{Slot, capacity_for, drain_into, rehash, upsert};
 use super::hash::hash;
+use super::phases::{Phase, Phases};
 use super::result::Groups;
-use super::scratch::Scratch;
-use crate::arch::{Line, prefetch};
+use super::scratch::{Scratch, ScratchAlloc};
+use crate::arch::prefetch;
 
 /// How many rows ahead to prefetch. A DRAM miss takes ~100-150 ns in a VM; one row's work is a
 /// few ns, so the line must be asked for tens of rows early. Beyond that, more in flight only
@@ -24,16 +28,20 @@ const LOAD_NUM: usize = 1;
 const LOAD_DEN: usize = 2;
 
 /// A table in scratch memory, `capacity` slots.
-struct Table<'m> {
-    slots: &'m mut [Slot],
+struct Table<'a, 's, S: State> {
+    slots: ScratchVec<Slot<S>, ScratchAlloc<'a, 's>>,
 }
 
-impl<'m> Table<'m> {
-    fn new(scratch: &'m Scratch<'_>, capacity: usize) -> Result<Self, GroupByError> {
-        let lines = scratch.lines(capacity.div_ceil(Line::WORDS / 2))?;
+impl<'a, 's, S: State> Table<'a, 's, S> {
+    fn new(scratch: &'a Scratch<'s>, capacity: usize) -> Result<Self, GroupByError> {
+        let mut slots = ScratchVec::new_in(scratch.alloc());
+        slots.try_reserve_exact(capacity).map_err(|_| {
+            let why = scratch.last_error().unwrap_or_else(|| "the size overflows".into());
+            GroupByError::Allocation(format!("a table of {capacity} slots: {why}"))
+        })?;
         // Scratch may come back used; empty slots must read as count 0.
-        lines.fill(Line::ZERO);
-        Ok(Self { slots: &mut Line::words_mut(lines).as_chunks_mut::<2>().0[..capacity] })
+        slots.resize(capacity, (0, S::EMPTY));
+        Ok(Self { slots })
     }
 
     fn capacity(&self) -> usize {
@@ -52,50 +60,63 @@ pub(super) fn groups_before_growing(capacity: usize) -> usize {
 }
 
 /// `groups_hint` sizes the table; too low only costs rehashes.
-pub(super) fn aggregate(keys: &[i64], groups_hint: u64, scratch: &Scratch<'_>) -> Result<Groups, GroupByError> {
-    Ok(aggregate_bounded(keys, groups_hint, usize::MAX, scratch)?.expect("no limit"))
+pub(super) fn aggregate<S: State>(
+    keys: &[i64],
+    values: &[S::Value],
+    groups_hint: u64,
+    scratch: &Scratch<'_>,
+    phases: Phases<'_>,
+) -> Result<Groups, GroupByError> {
+    Ok(aggregate_bounded::<S>(keys, values, groups_hint, usize::MAX, scratch, phases)?.expect("no limit"))
 }
 
 /// As [`aggregate`], but gives up (returns `None`) as soon as more than `max_groups` groups turn
 /// up: the adaptive kernel tries one table this way before paying for partitioning.
-pub(super) fn aggregate_bounded(
+pub(super) fn aggregate_bounded<S: State>(
     keys: &[i64],
+    values: &[S::Value],
     groups_hint: u64,
     max_groups: usize,
     scratch: &Scratch<'_>,
+    phases: Phases<'_>,
 ) -> Result<Option<Groups>, GroupByError> {
     let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(keys.len()).min(max_groups);
-    let mut table = Table::new(scratch, initial_capacity(hint))?;
+    // Equal lengths, stated once, so that indexing the values checks nothing per row.
+    let values = &values[..keys.len()];
+    let mut table = Table::<S>::new(scratch, initial_capacity(hint))?;
     let mut groups = 0usize;
     let mut next = 0;
-    while next < keys.len() {
-        if groups > max_groups {
-            return Ok(None);
-        }
-        // Each row adds at most one group: check the load once per block, not per row.
-        let room = groups_before_growing(table.capacity()).saturating_sub(groups);
-        if room == 0 {
-            let bigger = Table::new(scratch, table.capacity() * 2)?;
-            rehash(table.slots, bigger.slots);
-            table = bigger;
-            continue;
-        }
-        let end = keys.len().min(next + room);
-        let slots = &mut *table.slots;
-        let mask = slots.len() - 1;
-        for i in next..end {
-            if let Some(&ahead) = keys.get(i + DISTANCE) {
-                prefetch(&slots[hash(ahead) as usize & mask]);
+    phases.time(Phase::Aggregate, || -> Result<(), GroupByError> {
+        while next < keys.len() {
+            if groups > max_groups {
+                return Ok(());
             }
-            let key = keys[i];
-            groups += usize::from(upsert(slots, key, hash(key), 1));
+            // Each row adds at most one group: check the load once per block, not per row.
+            let room = groups_before_growing(table.capacity()).saturating_sub(groups);
+            if room == 0 {
+                let mut bigger = Table::new(scratch, table.capacity() * 2)?;
+                rehash(&mut table.slots, &mut bigger.slots);
+                table = bigger;
+                continue;
+            }
+            let end = keys.len().min(next + room);
+            let slots = &mut *table.slots;
+            let mask = slots.len() - 1;
+            for i in next..end {
+                if let Some(&ahead) = keys.get(i + DISTANCE) {
+                    prefetch(&slots[hash(ahead) as usize & mask]);
+                }
+                let key = keys[i];
+                groups += usize::from(upsert(slots, key, hash(key), values[i]));
+            }
+            next = end;
         }
-        next = end;
-    }
+        Ok(())
+    })?;
     if groups > max_groups {
         return Ok(None);
     }
     let mut out = Groups::default();
-    drain_into(table.slots, &mut out);
+    phases.time(Phase::Emit, || drain_into(&mut table.slots, &mut out));
     Ok(Some(out))
 }

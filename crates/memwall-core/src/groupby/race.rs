@@ -5,10 +5,11 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{Dataset, GroupBy, GroupByRun, Summary};
+use memwall_report::{Dataset, GroupBy, GroupByRun, PhaseTime, Summary};
 
+use super::phases::{Phase, PhaseClock, Phases};
 use super::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
-use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, reference, run_in};
+use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Rows, Values, reference_rows, run_timed_in};
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
 
@@ -116,12 +117,14 @@ pub struct Timings {
     pub outcome: Outcome,
     /// Scratch taken by each timed run.
     pub memory: Vec<RunMemory>,
+    /// With [`Racer::phases`], ns spent in each phase, per timed run.
+    pub phases: Vec<Vec<(Phase, f64)>>,
     pub verified_by: Vec<Check>,
 }
 
-/// How one run of one kernel is made; [`run_in`] but for tests of the checks themselves.
-pub type KernelRunner<'r> =
-    dyn Fn(Kernel, &[i64], &GroupByConfig, &dyn Executor, &Scratch<'_>) -> Result<Outcome, GroupByError> + 'r;
+/// How one run of one kernel is made; [`run_timed_in`] but for tests of the checks themselves.
+pub type KernelRunner<'r> = dyn Fn(Kernel, Rows<'_>, &GroupByConfig, &dyn Executor, &Scratch<'_>, Phases<'_>) -> Result<Outcome, GroupByError>
+    + 'r;
 
 /// What a race runs with.
 pub struct Racer<'a> {
@@ -135,6 +138,10 @@ pub struct Racer<'a> {
     /// Timed runs per kernel.
     pub runs: u32,
     pub truth: Truth,
+    /// Time each run's phases with this clock (see [`super::phases`]); `None`: no timers at all.
+    pub phases: Option<&'a (dyn Clock + Sync)>,
+    /// The value column the aggregates of `config` read, as long as the keys.
+    pub values: Values<'a>,
 }
 
 impl core::fmt::Debug for Racer<'_> {
@@ -145,6 +152,7 @@ impl core::fmt::Debug for Racer<'_> {
             .field("policy", &self.policy)
             .field("runs", &self.runs)
             .field("truth", &self.truth)
+            .field("phases", &self.phases.is_some())
             .finish()
     }
 }
@@ -158,7 +166,7 @@ impl Racer<'_> {
         keys: &[i64],
         on_event: &mut dyn FnMut(RaceEvent) -> ControlFlow<()>,
     ) -> Result<Vec<Timings>, RaceError> {
-        self.time_with(keys, on_event, &run_in)
+        self.time_with(keys, on_event, &run_timed_in)
     }
 
     /// [`Racer::time`] with the kernels run by `runner`.
@@ -169,9 +177,11 @@ impl Racer<'_> {
         runner: &KernelRunner<'_>,
     ) -> Result<Vec<Timings>, RaceError> {
         let runs = self.runs.max(1);
+        let rows = Rows { keys, values: self.values };
+        rows.check(self.config.aggregates).map_err(|error| RaceError::GroupBy { kernel: "every kernel", error })?;
         let expected = if self.truth.reference {
             flow(on_event(RaceEvent::Checking))?;
-            Some(reference(keys))
+            Some(reference_rows(rows, self.config.aggregates))
         } else {
             None
         };
@@ -187,23 +197,26 @@ impl Racer<'_> {
         let verifier = Verifier { rows: keys.len() as u64, groups: self.truth.groups, expected };
         let mut first: Option<(Kernel, GroupResult)> = None;
         let mut scratch = Scratch::new(self.memory, self.policy);
-        let mut timed_run =
-            |kernel: Kernel, scratch: &mut Scratch<'_>| -> Result<(f64, Outcome, RunMemory), RaceError> {
-                scratch.begin_run();
-                let (ns, outcome) = time_ns(self.clock, || runner(kernel, keys, &self.config, self.exec, scratch));
-                let outcome = outcome.map_err(|error| RaceError::GroupBy { kernel: kernel.name(), error })?;
-                verifier.check(kernel, &outcome.result)?;
-                match &first {
-                    None => first = Some((kernel, outcome.result.clone())),
-                    Some((by, agreed)) if *agreed != outcome.result => {
-                        let check = if *by == kernel { Check::Repeatable } else { Check::CrossKernel };
-                        let detail = format!("its result differs from {}'s", by.name());
-                        return Err(RaceError::Wrong { kernel: kernel.name(), check, detail });
-                    }
-                    Some(_) => {}
+        type Run = (f64, Outcome, RunMemory, Vec<(Phase, f64)>);
+        let mut timed_run = |kernel: Kernel, scratch: &mut Scratch<'_>| -> Result<Run, RaceError> {
+            scratch.begin_run();
+            let phase_clock = self.phases.map(PhaseClock::new);
+            let phases = phase_clock.as_ref().map_or(Phases::OFF, PhaseClock::phases);
+            let (ns, outcome) = time_ns(self.clock, || runner(kernel, rows, &self.config, self.exec, scratch, phases));
+            let outcome = outcome.map_err(|error| RaceError::GroupBy { kernel: kernel.name(), error })?;
+            verifier.check(kernel, &outcome.result)?;
+            match &first {
+                None => first = Some((kernel, outcome.result.clone())),
+                Some((by, agreed)) if *agreed != outcome.result => {
+                    let check = if *by == kernel { Check::Repeatable } else { Check::CrossKernel };
+                    let detail = format!("its result differs from {}'s", by.name());
+                    return Err(RaceError::Wrong { kernel: kernel.name(), check, detail });
                 }
-                Ok((ns / 1e9, outcome, scratch.run_memory()))
-            };
+                Some(_) => {}
+            }
+            let phases = phase_clock.as_ref().map_or_else(Vec::new, PhaseClock::times);
+            Ok((ns / 1e9, outcome, scratch.run_memory(), phases))
+        };
         let mut first_seconds = vec![None; self.kernels.len()];
         if self.policy == MemoryPolicy::Warm {
             for (k, &kernel) in self.kernels.iter().enumerate() {
@@ -213,11 +226,13 @@ impl Racer<'_> {
         }
         let mut seconds = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
         let mut memory = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
+        let mut phases = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
         let mut outcomes: Vec<Option<Outcome>> = vec![None; self.kernels.len()];
         for run in 0..runs {
             for (k, &kernel) in self.kernels.iter().enumerate() {
                 flow(on_event(RaceEvent::Running { kernel, run, runs }))?;
-                let (s, outcome, used) = timed_run(kernel, &mut scratch)?;
+                let (s, outcome, used, spent) = timed_run(kernel, &mut scratch)?;
+                phases[k].push(spent);
                 flow(on_event(RaceEvent::Timed { kernel, run, seconds: s }))?;
                 first_seconds[k].get_or_insert(s);
                 seconds[k].push(s);
@@ -234,6 +249,7 @@ impl Racer<'_> {
                 seconds,
                 outcome,
                 memory: core::mem::take(&mut memory[k]),
+                phases: core::mem::take(&mut phases[k]),
                 verified_by: checks.clone(),
             });
         }
@@ -251,9 +267,16 @@ impl Racer<'_> {
         let timings = self.time(keys, on_event)?;
         let rows = keys.len().max(1) as f64;
         let mut runs = Vec::with_capacity(timings.len());
-        for Timings { kernel, seconds, first_seconds, outcome, memory, verified_by } in timings {
+        for Timings { kernel, seconds, first_seconds, outcome, memory, phases, verified_by } in timings {
             let summary = Summary::of(&seconds).ok_or(RaceError::Unmeasurable { kernel: kernel.name() })?;
             let last = memory.last().copied().unwrap_or_default();
+            // The phases of the run that stands for the others, as its counters do.
+            let phases = self.phases.and_then(|_| median_sample(&seconds, summary.median)).map(|i| {
+                phases[i]
+                    .iter()
+                    .map(|&(phase, ns)| PhaseTime { phase: phase.name().into(), ns_per_row: ns / rows })
+                    .collect()
+            });
             runs.push(GroupByRun {
                 kernel: kernel.name().into(),
                 threads: outcome.threads as u32,
@@ -272,11 +295,31 @@ impl Racer<'_> {
                 mapped_in_run_bytes: memory.iter().map(|m| m.mapped_in_run_bytes).max(),
                 huge_page_share: last.huge_page_share(),
                 verified_by: verified_by.iter().map(|c| c.name().to_string()).collect(),
+                phases,
+                totals: (self.config.aggregates != super::Aggregates::COUNT || self.values != Values::None)
+                    .then(|| report_totals(&outcome.result.totals)),
             });
             dataset.distinct_keys = outcome.result.groups;
             dataset.max_rows_per_key = outcome.result.top.first().map(|kc| kc.count);
         }
-        Ok(GroupBy { dataset, runs, sweeps: Vec::new() })
+        let query = self.config.aggregates.needs_values().then(|| memwall_report::Query {
+            aggregates: self.config.aggregates.names().iter().map(|n| n.to_string()).collect(),
+            value_type: self.values.value_type().map_or("none", |t| t.name()).into(),
+            value_column: None,
+        });
+        Ok(GroupBy { dataset, runs, sweeps: Vec::new(), query })
+    }
+}
+
+/// A result's totals as the report writes them.
+pub fn report_totals(totals: &super::Totals) -> memwall_report::Totals {
+    let text = |total: Option<super::Total>| total.map(|t| t.to_string());
+    memwall_report::Totals {
+        count: totals.count,
+        sum: text(totals.sum),
+        min: text(totals.min),
+        max: text(totals.max),
+        avg: text(totals.avg),
     }
 }
 
@@ -335,7 +378,7 @@ mod tests {
     use super::*;
     use crate::clock::Ticks;
     use crate::exec::Sequential;
-    use crate::groupby::HeapChunks;
+    use crate::groupby::{HeapChunks, reference};
 
     fn dataset(rows: usize) -> Dataset {
         Dataset {
@@ -359,6 +402,8 @@ mod tests {
             clock,
             runs,
             truth: Truth { groups: None, reference: true },
+            phases: None,
+            values: Values::None,
         }
     }
 
@@ -439,9 +484,10 @@ mod tests {
     /// A kernel that is right except for `sabotage`.
     fn sabotaged(
         sabotage: fn(&mut GroupResult),
-    ) -> impl Fn(Kernel, &[i64], &GroupByConfig, &dyn Executor, &Scratch<'_>) -> Result<Outcome, GroupByError> {
-        move |kernel, keys, config, exec, scratch| {
-            let mut outcome = run_in(kernel, keys, config, exec, scratch)?;
+    ) -> impl Fn(Kernel, Rows<'_>, &GroupByConfig, &dyn Executor, &Scratch<'_>, Phases<'_>) -> Result<Outcome, GroupByError>
+    {
+        move |kernel, rows, config, exec, scratch, phases| {
+            let mut outcome = run_timed_in(kernel, rows, config, exec, scratch, phases)?;
             if kernel == Kernel::Tuned {
                 sabotage(&mut outcome.result);
             }

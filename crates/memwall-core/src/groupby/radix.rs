@@ -14,8 +14,10 @@
 use allocator_api2::vec::Vec as ScratchVec;
 use hashbrown::HashTable;
 
+use super::agg::State;
 use super::hash::{bits_of, partition_of_hash};
 use super::naive::{ahash_state, allocation_error};
+use super::phases::{Phase, Phases};
 use super::result::Groups;
 use super::scratch::{Scratch, ScratchAlloc};
 use super::{GroupByError, aggregate_partitions, chunks_for};
@@ -42,62 +44,87 @@ pub(crate) fn table_hash(hash: u64, partition_bits: u32) -> u64 {
 /// the block, and a table reserved far ahead would outgrow the cache before it has to.
 pub(super) const BLOCK_ROWS: usize = 256;
 
-type Partition<'a, 's> = ScratchVec<(u64, i64), ScratchAlloc<'a, 's>>;
+type Partition<'a, 's, V> = ScratchVec<(u64, i64, V), ScratchAlloc<'a, 's>>;
 
-pub(super) fn aggregate(
+pub(super) fn aggregate<S: State>(
     keys: &[i64],
+    values: &[S::Value],
     partitions: u32,
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
+    phases: Phases<'_>,
 ) -> Result<Groups, GroupByError> {
     let bits = bits_of(partitions);
     let state = ahash_state();
     // Each thread partitions its own chunk of rows into its own partitions...
     let chunks = split_even(keys.len(), chunks_for(keys.len(), exec));
-    let parts: Vec<Result<ScratchVec<Partition<'_, '_>, _>, GroupByError>> = exec::map(exec, chunks, |_, range| {
-        let alloc = scratch.alloc();
-        let mut parts = ScratchVec::new_in(alloc);
-        parts.try_reserve_exact(partitions as usize).map_err(|_| allocation_error(scratch, 0))?;
-        parts.resize_with(partitions as usize, || ScratchVec::new_in(alloc));
-        for &key in &keys[range] {
-            let hash = radix_hash(&state, key);
-            let part: &mut Partition<'_, '_> = &mut parts[partition_of_hash(hash, bits)];
-            // What `push` does when full, made fallible: a failed allocation is an error to
-            // report, not an abort.
-            if part.len() == part.capacity() {
-                part.try_reserve(1).map_err(|_| GroupByError::Allocation(vector_error(scratch)))?;
-            }
-            part.push((hash, key));
-        }
-        Ok(parts)
+    type Parts<'a, 's, V> = ScratchVec<Partition<'a, 's, V>, ScratchAlloc<'a, 's>>;
+    let parts: Vec<Result<Parts<'_, '_, S::Value>, GroupByError>> = exec::map(exec, chunks, |_, range| {
+        let (keys, values) = (&keys[range.clone()], &values[range]);
+        phases.time(Phase::Scatter, || scatter(keys, values, partitions, bits, &state, scratch))
     });
     let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
     // ...then threads aggregate disjoint ranges of partitions, reading every chunk's share.
     let rows: Vec<usize> = (0..partitions as usize).map(|p| parts.iter().map(|chunk| chunk[p].len()).sum()).collect();
-    aggregate_partitions(exec, &rows, |range| {
+    aggregate_partitions(exec, &rows, phases, |range| {
         let mut groups = Groups::default();
         for p in range {
-            let mut table: HashTable<(u64, i64, u64), _> = HashTable::new_in(scratch.alloc());
+            let mut table: HashTable<(u64, i64, S), _> = HashTable::new_in(scratch.alloc());
             let mut rows = parts.iter().flat_map(|chunk| &chunk[p]).peekable();
-            while rows.peek().is_some() {
-                // Room for a block of new keys before it, where a failure can be reported.
-                table.try_reserve(BLOCK_ROWS, |entry| entry.0).map_err(|_| allocation_error(scratch, table.len()))?;
-                for &(hash, key) in rows.by_ref().take(BLOCK_ROWS) {
-                    let hash = table_hash(hash, bits);
-                    match table.find_mut(hash, |entry| entry.1 == key) {
-                        Some(entry) => entry.2 += 1,
-                        None => {
-                            table.insert_unique(hash, (hash, key, 1), |entry| entry.0);
+            phases.time(Phase::Aggregate, || -> Result<(), GroupByError> {
+                while rows.peek().is_some() {
+                    // Room for a block of new keys before it, where a failure can be reported.
+                    table
+                        .try_reserve(BLOCK_ROWS, |entry| entry.0)
+                        .map_err(|_| allocation_error(scratch, table.len()))?;
+                    for &(hash, key, v) in rows.by_ref().take(BLOCK_ROWS) {
+                        let hash = table_hash(hash, bits);
+                        match table.find_mut(hash, |entry| entry.1 == key) {
+                            Some(entry) => entry.2.update(v),
+                            None => {
+                                let mut state = S::EMPTY;
+                                state.update(v);
+                                table.insert_unique(hash, (hash, key, state), |entry| entry.0);
+                            }
                         }
                     }
                 }
-            }
-            for &(_, key, count) in &table {
-                groups.add(key, count);
-            }
+                Ok(())
+            })?;
+            phases.time(Phase::Emit, || {
+                for (_, key, state) in &table {
+                    state.fold(*key, &mut groups);
+                }
+            });
         }
         Ok(groups)
     })
+}
+
+/// Pushes every key of `keys`, with its hash, onto the vector of its partition.
+fn scatter<'a, 's, V: Copy>(
+    keys: &[i64],
+    values: &[V],
+    partitions: u32,
+    bits: u32,
+    state: &ahash::RandomState,
+    scratch: &'a Scratch<'s>,
+) -> Result<ScratchVec<Partition<'a, 's, V>, ScratchAlloc<'a, 's>>, GroupByError> {
+    let alloc = scratch.alloc();
+    let mut parts = ScratchVec::new_in(alloc);
+    parts.try_reserve_exact(partitions as usize).map_err(|_| allocation_error(scratch, 0))?;
+    parts.resize_with(partitions as usize, || ScratchVec::new_in(alloc));
+    for (&key, &v) in keys.iter().zip(values) {
+        let hash = radix_hash(state, key);
+        let part: &mut Partition<'_, '_, V> = &mut parts[partition_of_hash(hash, bits)];
+        // What `push` does when full, made fallible: a failed allocation is an error to
+        // report, not an abort.
+        if part.len() == part.capacity() {
+            part.try_reserve(1).map_err(|_| GroupByError::Allocation(vector_error(scratch)))?;
+        }
+        part.push((hash, key, v));
+    }
+    Ok(parts)
 }
 
 fn vector_error(scratch: &Scratch<'_>) -> String {

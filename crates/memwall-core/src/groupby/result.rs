@@ -2,6 +2,7 @@
 
 use memwall_report::KeyCount;
 
+use super::agg::{Aggregates, ExactSum, Field, StateKind, ValueType, Values};
 use crate::arch::fmix64;
 
 /// How many of the most frequent keys a result keeps.
@@ -17,9 +18,80 @@ pub struct GroupResult {
     pub rows: u64,
     /// The [`TOP`] most frequent keys, count descending, ties by key ascending.
     pub top: Vec<KeyCount>,
-    /// Sum (wrapping) over all groups of a mix of (key, count): independent of the order in
-    /// which a kernel finds its groups, and changed by any wrong count or missing key.
+    /// Sum (wrapping) over all groups of a mix of (key, count), and of (key, aggregate) for
+    /// every aggregate the state holds: independent of the order in which a kernel finds its
+    /// groups, and changed by any wrong count, aggregate or missing key.
     pub checksum: u64,
+    /// Each aggregate asked for, summed over all groups (see `agg.rs`).
+    pub totals: Totals,
+}
+
+/// The sums over all groups of each aggregate a query asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Totals {
+    pub count: Option<u64>,
+    pub sum: Option<Total>,
+    pub min: Option<Total>,
+    pub max: Option<Total>,
+    pub avg: Option<Total>,
+}
+
+impl Totals {
+    /// (name, value) of each total present, in a fixed order, values as the report writes them.
+    pub fn named(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(count) = self.count {
+            out.push(("count", count.to_string()));
+        }
+        for (name, total) in [("sum", self.sum), ("min", self.min), ("max", self.max), ("avg", self.avg)] {
+            if let Some(total) = total {
+                out.push((name, total.to_string()));
+            }
+        }
+        out
+    }
+}
+
+/// A total: exact for integers, an `f64` (compared bit for bit) for floats.
+#[derive(Debug, Clone, Copy)]
+pub enum Total {
+    Int(i128),
+    Float(f64),
+}
+
+impl PartialEq for Total {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Int(a), Self::Int(b)) => a == b,
+            (Self::Float(a), Self::Float(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Total {}
+
+impl core::fmt::Display for Total {
+    /// Integers in full, floats as the shortest text that reads back to the same `f64`
+    /// ("NaN", "inf" and "-inf" included).
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Int(v) => write!(f, "{v}"),
+            Self::Float(v) => write!(f, "{v:?}"),
+        }
+    }
+}
+
+/// One group's share of the checksum for one aggregate, held in words `a` and `b`.
+#[inline(always)]
+fn field_term(key: i64, field: Field, a: u64, b: u64) -> u64 {
+    let tag = fmix64(key as u64 ^ 0x1319_8a2e_0370_7344 ^ (field as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    fmix64(tag ^ a.wrapping_mul(0xa409_3822_299f_31d1) ^ fmix64(b ^ 0x082e_fa98_ec4e_6c89))
+}
+
+/// A float's bits with every NaN the same: NaN payloads are not part of the answer.
+fn canonical_bits(v: f64) -> u64 {
+    if v.is_nan() { f64::NAN.to_bits() } else { v.to_bits() }
 }
 
 /// One group's share of the checksum.
@@ -47,11 +119,23 @@ pub(crate) struct Groups {
     checksum: u64,
     top: [KeyCount; TOP],
     len: usize,
+    /// Totals of integer sum, min and max (exact: 2^64 groups of 2^64 rows of i64 fit).
+    ints: [i128; 3],
+    /// Totals of float sum, min and max, and of avg.
+    floats: [ExactSum; 4],
 }
 
 impl Default for Groups {
     fn default() -> Self {
-        Self { groups: 0, rows: 0, checksum: 0, top: [KeyCount { key: 0, count: 0 }; TOP], len: 0 }
+        Self {
+            groups: 0,
+            rows: 0,
+            checksum: 0,
+            top: [KeyCount { key: 0, count: 0 }; TOP],
+            len: 0,
+            ints: [0; 3],
+            floats: core::array::from_fn(|_| ExactSum::default()),
+        }
     }
 }
 
@@ -68,6 +152,24 @@ impl Groups {
             return;
         }
         self.offer(entry);
+    }
+
+    /// Adds an integer aggregate of a group already [`Groups::add`]ed.
+    pub(crate) fn add_int(&mut self, field: Field, key: i64, value: i128) {
+        self.checksum = self.checksum.wrapping_add(field_term(key, field, value as u64, (value >> 64) as u64));
+        let total = &mut self.ints[field as usize - 1];
+        *total = total.wrapping_add(value);
+    }
+
+    /// Adds a float aggregate of a group already [`Groups::add`]ed.
+    pub(crate) fn add_float(&mut self, field: Field, key: i64, value: f64) {
+        self.checksum = self.checksum.wrapping_add(field_term(key, field, canonical_bits(value), 0));
+        self.floats[field as usize - 1].add(value);
+    }
+
+    /// Adds a group's average (already covered by the checksum through its sum and count).
+    pub(crate) fn add_avg(&mut self, value: f64) {
+        self.floats[3].add(value);
     }
 
     #[cold]
@@ -93,6 +195,12 @@ impl Groups {
         self.groups += other.groups;
         self.rows += other.rows;
         self.checksum = self.checksum.wrapping_add(other.checksum);
+        for (total, more) in self.ints.iter_mut().zip(other.ints) {
+            *total = total.wrapping_add(more);
+        }
+        for (total, more) in self.floats.iter_mut().zip(other.floats.iter()) {
+            total.merge(more);
+        }
         for &entry in &other.top[..other.len] {
             if self.len < TOP || ranks_above(entry, self.top[TOP - 1]) {
                 self.offer(entry);
@@ -107,12 +215,37 @@ impl Groups {
         })
     }
 
+    /// The result of a count-only query.
+    #[cfg(test)]
     pub(crate) fn finish(self) -> GroupResult {
+        self.finish_with(Aggregates::COUNT, None)
+    }
+
+    /// The result, with the totals of `aggregates` over a value column of type `value`.
+    pub(crate) fn finish_with(self, aggregates: Aggregates, value: Option<ValueType>) -> GroupResult {
+        let total = |field: Field, asked: Aggregates| -> Option<Total> {
+            if !aggregates.contains(asked) {
+                return None;
+            }
+            Some(match value? {
+                ValueType::I64 => Total::Int(self.ints[field as usize - 1]),
+                ValueType::F64 => Total::Float(self.floats[field as usize - 1].value()),
+            })
+        };
+        let totals = Totals {
+            count: aggregates.contains(Aggregates::COUNT).then_some(self.rows),
+            sum: total(Field::Sum, Aggregates::SUM),
+            min: total(Field::Min, Aggregates::MIN),
+            max: total(Field::Max, Aggregates::MAX),
+            avg: (aggregates.contains(Aggregates::AVG) && value.is_some())
+                .then(|| Total::Float(self.floats[3].value())),
+        };
         GroupResult {
             groups: self.groups,
             rows: self.rows,
             top: self.top[..self.len].to_vec(),
             checksum: self.checksum,
+            totals,
         }
     }
 }
@@ -132,7 +265,67 @@ pub fn reference(keys: &[i64]) -> GroupResult {
         counts.truncate(TOP);
     }
     counts.sort_by(order);
-    GroupResult { groups, rows: keys.len() as u64, top: counts, checksum }
+    GroupResult {
+        groups,
+        rows: keys.len() as u64,
+        top: counts,
+        checksum,
+        totals: Totals { count: Some(keys.len() as u64), ..Totals::default() },
+    }
+}
+
+/// The oracle of a query with a value column: sort the rows by key, keeping each key's rows in
+/// input order (a stable sort), and compute each group's aggregates with plain iterator code,
+/// independently of the kernels' states. The aggregates a state of `aggregates` holds are all
+/// computed (they enter the checksum), the totals of `aggregates` reported.
+pub fn reference_query(keys: &[i64], values: Values<'_>, aggregates: Aggregates) -> GroupResult {
+    if !aggregates.needs_values() {
+        return reference(keys);
+    }
+    let kind = aggregates.kind();
+    let (sums, min_max) =
+        (matches!(kind, StateKind::Sum | StateKind::Full), matches!(kind, StateKind::MinMax | StateKind::Full));
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| keys[i]);
+    let mut groups = Groups::default();
+    for run in order.chunk_by(|&a, &b| keys[a] == keys[b]) {
+        let key = keys[run[0]];
+        let count = run.len() as u64;
+        groups.add(key, count);
+        match values {
+            Values::I64(v) => {
+                let rows = || run.iter().map(|&i| v[i]);
+                if sums {
+                    let sum: i128 = rows().map(i128::from).sum();
+                    groups.add_int(Field::Sum, key, sum);
+                    groups.add_avg(sum as f64 / count as f64);
+                }
+                if min_max {
+                    groups.add_int(Field::Min, key, i128::from(rows().min().unwrap_or(0)));
+                    groups.add_int(Field::Max, key, i128::from(rows().max().unwrap_or(0)));
+                }
+            }
+            Values::F64(v) => {
+                let rows = || run.iter().map(|&i| v[i]);
+                if sums {
+                    let sum = rows().fold(0.0, |sum, x| sum + x);
+                    groups.add_float(Field::Sum, key, sum);
+                    groups.add_avg(sum / count as f64);
+                }
+                if min_max {
+                    groups.add_float(Field::Min, key, rows().min_by(f64::total_cmp).unwrap_or(0.0));
+                    groups.add_float(Field::Max, key, rows().max_by(f64::total_cmp).unwrap_or(0.0));
+                }
+            }
+            Values::None => {}
+        }
+    }
+    let mut result = groups.finish_with(aggregates, values.value_type());
+    // The top keys and the group count, from the independent count reference.
+    let counted = reference(keys);
+    debug_assert_eq!((result.groups, &result.top), (counted.groups, &counted.top));
+    result.top = counted.top;
+    result
 }
 
 #[cfg(test)]
@@ -173,6 +366,7 @@ mod tests {
         assert_eq!(result.top[2], KeyCount { key: i64::MIN, count: 1 });
         assert_ne!(result.checksum, reference(&[3, -1, 3, i64::MIN, 3, 3]).checksum);
         assert_eq!(result.rows, 6);
-        assert_eq!(reference(&[]), GroupResult { groups: 0, rows: 0, top: vec![], checksum: 0 });
+        let totals = Totals { count: Some(0), ..Totals::default() };
+        assert_eq!(reference(&[]), GroupResult { groups: 0, rows: 0, top: vec![], checksum: 0, totals });
     }
 }

@@ -1,7 +1,7 @@
 //! What a race's report says in words: the speedups, the rules it was measured under and how
 //! its results were checked. One place for the CLI's table and the page's.
 
-use memwall_report::{GroupBy, GroupByRun};
+use memwall_report::{GroupBy, GroupByRun, PhaseTime};
 
 use super::Kernel;
 use super::race::Check;
@@ -72,6 +72,23 @@ pub fn rules(groupby: &GroupBy, in_browser: bool) -> Vec<String> {
     lines
 }
 
+/// A run's phases in one line: each phase's ns/row, then how much of the run's median they
+/// cover (the rest is setup outside any phase: allocating scratch, splitting the work). On
+/// several threads each phase is summed over its threads, so the phases add up to more than
+/// the wall time.
+pub fn phases_line(run: &GroupByRun, phases: &[PhaseTime]) -> String {
+    let each: Vec<String> = phases.iter().map(|p| format!("{} {:.2}", p.phase, p.ns_per_row)).collect();
+    let timed: f64 = phases.iter().map(|p| p.ns_per_row).sum();
+    let threads =
+        if run.threads > 1 { format!(", each phase summed over {} threads", run.threads) } else { String::new() };
+    format!(
+        "{} ns/row; {timed:.2} of the run's {:.2} ns/row in phases ({:.0}%){threads}",
+        each.join(", "),
+        run.ns_per_row,
+        if run.ns_per_row > 0.0 { timed / run.ns_per_row * 100.0 } else { 0.0 }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use memwall_report::{Dataset, Summary};
@@ -80,6 +97,8 @@ mod tests {
 
     fn run(kernel: &str, median: f64, memory: Option<&str>, checks: &[&str]) -> GroupByRun {
         GroupByRun {
+            phases: None,
+            totals: None,
             kernel: kernel.into(),
             threads: 1,
             partitions: None,
@@ -103,7 +122,7 @@ mod tests {
     fn race(runs: Vec<GroupByRun>) -> GroupBy {
         let dataset =
             Dataset { rows: 1, distinct_keys: 1, generator: None, input: None, seed: None, max_rows_per_key: None };
-        GroupBy { dataset, runs, sweeps: vec![] }
+        GroupBy { dataset, runs, sweeps: vec![], query: None }
     }
 
     #[test]

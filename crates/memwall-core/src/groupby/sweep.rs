@@ -271,6 +271,8 @@ mod tests {
             clock: &clock,
             runs: 2,
             truth: Truth { groups: None, reference: true },
+            phases: None,
+            values: crate::groupby::Values::None,
         };
         let mut events = 0;
         let sweep = sweeper

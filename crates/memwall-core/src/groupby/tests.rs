@@ -62,9 +62,18 @@ fn run_dirty(
     config: &GroupByConfig,
     exec: &dyn Executor,
 ) -> Result<Outcome, GroupByError> {
+    run_dirty_rows(kernel, Rows::keys(keys), config, exec)
+}
+
+fn run_dirty_rows(
+    kernel: Kernel,
+    rows: Rows<'_>,
+    config: &GroupByConfig,
+    exec: &dyn Executor,
+) -> Result<Outcome, GroupByError> {
     let mut scratch = Scratch::new(&DirtyChunks, MemoryPolicy::Warm);
     scratch.begin_run();
-    run_in(kernel, keys, config, exec, &scratch)
+    run_timed_in(kernel, rows, config, exec, &scratch, Phases::OFF)
 }
 
 fn check_all(keys: &[i64], partitions: &[u32]) {
@@ -246,7 +255,7 @@ fn scratch_bytes_bounds_what_every_kernel_takes() {
 fn partition_ranges_balance_rows() {
     let rows: Vec<usize> = (0..100).map(|p| if p == 3 { 10_000 } else { 10 }).collect();
     let seen = std::sync::Mutex::new(Vec::new());
-    aggregate_partitions(&Threads(2), &rows, |range| {
+    aggregate_partitions(&Threads(2), &rows, Phases::OFF, |range| {
         seen.lock().unwrap().push(range);
         Ok(result::Groups::default())
     })
@@ -296,5 +305,237 @@ proptest! {
         let before = run(Kernel::Tuned, &keys, &GroupByConfig::default(), &Sequential).unwrap().result;
         fastrand::Rng::with_seed(seed).shuffle(&mut keys);
         prop_assert_eq!(run(Kernel::Tuned, &keys, &GroupByConfig::default(), &Sequential).unwrap().result, before);
+    }
+}
+
+/// The wall clock, as the native front end injects it.
+struct WallClock(std::time::Instant);
+
+impl crate::clock::Clock for WallClock {
+    fn now_ns(&self) -> f64 {
+        self.0.elapsed().as_nanos() as f64
+    }
+}
+
+#[test]
+fn phases_cover_the_run_and_off_records_nothing() {
+    use core::ops::ControlFlow;
+
+    use super::race::{Racer, Truth};
+    let keys =
+        datagen::generate(&datagen::DataSpec { rows: 2_000_000, keys: 400_000, skew: datagen::Skew::Uniform, seed: 3 })
+            .unwrap();
+    let clock = WallClock(std::time::Instant::now());
+    let config = GroupByConfig { partitions: 1024, cache_bytes: 256 << 10, llc_bytes: 2 << 20, ..Default::default() };
+    let racer = |phases: bool| Racer {
+        kernels: &Kernel::ALL,
+        config,
+        exec: &Sequential,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Warm,
+        clock: &clock,
+        runs: 1,
+        truth: Truth { groups: Some(400_000), reference: false },
+        phases: phases.then_some(&clock as &(dyn crate::clock::Clock + Sync)),
+        values: Values::None,
+    };
+    let dataset = memwall_report::Dataset {
+        rows: keys.len() as u64,
+        distinct_keys: 0,
+        generator: None,
+        input: None,
+        seed: None,
+        max_rows_per_key: None,
+    };
+    let off = racer(false).race(&keys, dataset.clone(), &mut |_| ControlFlow::Continue(())).unwrap();
+    assert!(off.runs.iter().all(|r| r.phases.is_none()), "off: no phase data at all");
+    let on = racer(true).race(&keys, dataset, &mut |_| ControlFlow::Continue(())).unwrap();
+    for run in &on.runs {
+        let phases = run.phases.as_ref().unwrap();
+        let names: Vec<&str> = phases.iter().map(|p| p.phase.as_str()).collect();
+        let expected: &[&str] = match run.kernel.as_str() {
+            "naive" => &["aggregate", "emit"],
+            "prefetch" => &["sample", "aggregate", "emit"],
+            "radix" | "tuned" => &["scatter", "aggregate", "emit", "merge"],
+            // Tried the single tables first and gave them up (400,000 groups outgrow 2 MiB).
+            _ => &["sample", "scatter", "aggregate", "emit", "merge", "given-up"],
+        };
+        assert_eq!(names, expected, "{}", run.kernel);
+        // Phases are timed inside the run's timer, one thread: at most the total, and all but
+        // the setup between them (allocating scratch, splitting the work).
+        let timed: f64 = phases.iter().map(|p| p.ns_per_row).sum();
+        assert!(timed <= run.ns_per_row * 1.001, "{}: {timed} of {}", run.kernel, run.ns_per_row);
+        assert!(timed >= run.ns_per_row * 0.8, "{}: {timed} of {}", run.kernel, run.ns_per_row);
+    }
+}
+
+/// Every aggregate list the tests hold the kernels to: each state (count; sum; min and max;
+/// all) and each aggregate alone.
+const AGGREGATE_LISTS: [&str; 8] =
+    ["count", "sum", "min", "max", "avg", "count,sum", "sum,min,max,count", "count,sum,min,max,avg"];
+
+/// Every kernel, every aggregate list, both value types, against the reference.
+fn check_aggregates(keys: &[i64], ints: &[i64], floats: &[f64], partitions: &[u32]) {
+    for list in AGGREGATE_LISTS {
+        let aggregates = Aggregates::parse(list).unwrap();
+        for values in [Values::I64(ints), Values::F64(floats)] {
+            let rows = Rows { keys, values };
+            let expected = reference_rows(rows, aggregates);
+            for &p in partitions {
+                let config = GroupByConfig { partitions: p, aggregates, ..GroupByConfig::default() };
+                let tiny = GroupByConfig { cache_bytes: 0, llc_bytes: 0, ..config };
+                for kernel in Kernel::ALL {
+                    let execs: [&dyn Executor; 3] = [&Sequential, &Backwards, &Threads(2)];
+                    for exec in execs {
+                        // The smallest caches take adaptive down each of its ways.
+                        let configs: &[&GroupByConfig] =
+                            if kernel == Kernel::Adaptive { &[&config, &tiny] } else { &[&config] };
+                        for config in configs {
+                            let outcome = run_dirty_rows(kernel, rows, config, exec).unwrap();
+                            assert_eq!(
+                                outcome.result,
+                                expected,
+                                "{} {list} over {:?}, P = {p}, {} threads, {} rows",
+                                kernel.name(),
+                                values.value_type(),
+                                exec.threads(),
+                                keys.len()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Values that break careless aggregates: sums past i64 both ways, the extremes, and for
+/// floats NaN, both infinities, both zeros, subnormals and sums that overflow to infinity.
+fn adversarial_values(rows: usize, seed: u64) -> (Vec<i64>, Vec<f64>) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let ints = [i64::MIN, i64::MAX, 0, -1, 1, i64::MAX - 1, i64::MIN + 1];
+    let floats = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 5e-324, f64::MAX, -f64::MAX, 1.5, -2.25];
+    let int_values = (0..rows).map(|_| if rng.bool() { ints[rng.usize(..ints.len())] } else { rng.i64(..) }).collect();
+    let float_values = (0..rows)
+        .map(|_| match rng.u8(..4) {
+            0 => floats[rng.usize(..floats.len())],
+            1 => (rng.f64() - 0.5) * 1e300,
+            _ => (rng.f64() - 0.5) * 1000.0,
+        })
+        .collect();
+    (int_values, float_values)
+}
+
+#[test]
+fn every_kernel_computes_every_aggregate_on_adversarial_data() {
+    let mut cases: Vec<Vec<i64>> = vec![
+        vec![],
+        vec![0],
+        vec![i64::MIN; 300],
+        (0..2000).collect(),
+        (0..3000).map(|i| [0, i64::MIN, i64::MAX, -1, 1][i % 5]).collect(),
+    ];
+    cases.push(same_top_bits(false, 40).iter().cycle().take(1500).copied().collect());
+    for (i, keys) in cases.iter().enumerate() {
+        let (ints, floats) = adversarial_values(keys.len(), i as u64);
+        check_aggregates(keys, &ints, &floats, &[2, 4096]);
+    }
+    // Enough rows for several threads' chunks, pages and table growth.
+    let keys =
+        datagen::generate(&datagen::DataSpec { rows: 120_000, keys: 30_000, skew: datagen::Skew::Zipf(0.8), seed: 4 })
+            .unwrap();
+    let (ints, floats) = adversarial_values(keys.len(), 99);
+    check_aggregates(&keys, &ints, &floats, &[64]);
+}
+
+#[test]
+fn aggregates_behave_as_documented() {
+    let keys = [1, 1, 1, 2, 2, 3, 3];
+    let ints = [i64::MAX, i64::MAX, 1, i64::MIN, i64::MIN, -7, 7];
+    let all = Aggregates::parse("count,sum,min,max,avg").unwrap();
+    let config = GroupByConfig { aggregates: all, ..GroupByConfig::default() };
+    for kernel in Kernel::ALL {
+        let totals = run_dirty_rows(kernel, Rows { keys: &keys, values: Values::I64(&ints) }, &config, &Sequential)
+            .unwrap()
+            .result
+            .totals;
+        // Sums widen: nothing wraps.
+        let sum = 2 * i128::from(i64::MAX) + 1 + 2 * i128::from(i64::MIN);
+        assert_eq!(totals.sum, Some(Total::Int(sum)), "{}", kernel.name());
+        assert_eq!(totals.count, Some(7));
+        assert_eq!(totals.min, Some(Total::Int(1 + i128::from(i64::MIN) - 7)));
+        assert_eq!(totals.max, Some(Total::Int(i128::from(i64::MAX) + i128::from(i64::MIN) + 7)));
+        let avg = ((2 * i128::from(i64::MAX) + 1) as f64 / 3.0) + i64::MIN as f64 + 0.0;
+        assert_eq!(totals.avg, Some(Total::Float(avg)));
+        // NaN: its group's sum and max are NaN, its min is not; +inf and -inf make NaN.
+        let floats = [f64::NAN, 1.0, 2.0, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0];
+        let result =
+            run_dirty_rows(kernel, Rows { keys: &keys, values: Values::F64(&floats) }, &config, &Sequential).unwrap();
+        let totals = result.result.totals;
+        assert!(matches!(totals.sum, Some(Total::Float(s)) if s.is_nan()));
+        assert!(matches!(totals.max, Some(Total::Float(m)) if m.is_nan()));
+        // Mins: 1.0, -inf, -0.0.
+        assert_eq!(totals.min, Some(Total::Float(f64::NEG_INFINITY)));
+        // -0.0 is below +0.0: a group's min of the two is -0.0, which the checksum sees (the
+        // totals, sums over groups, are exact and so cannot: -0.0 + 0.0 is 0).
+        let checksum = |values: &[f64]| {
+            let rows = Rows { keys: &keys, values: Values::F64(values) };
+            run_dirty_rows(kernel, rows, &config, &Sequential).unwrap().result.checksum
+        };
+        let zeros = [0.0; 7];
+        let mut signed = zeros;
+        signed[5] = -0.0;
+        assert_ne!(checksum(&zeros), checksum(&signed), "{}", kernel.name());
+    }
+    // No value column for a sum: refused, not guessed.
+    let err = run(Kernel::Tuned, &keys, &config, &Sequential).unwrap_err();
+    assert!(err.to_string().contains("value column"), "{err}");
+    let short = Rows { keys: &keys, values: Values::I64(&ints[..3]) };
+    assert!(run_dirty_rows(Kernel::Naive, short, &config, &Sequential).unwrap_err().to_string().contains("3 rows"));
+}
+
+#[test]
+fn scratch_bytes_bounds_the_larger_states_too() {
+    let keys: Vec<i64> = (0..1 << 19).map(|i| i * 7919 % 200_003).collect();
+    let ints: Vec<i64> = keys.iter().map(|k| k ^ 5).collect();
+    let groups = reference(&keys).groups;
+    for list in ["sum", "count,sum,min,max"] {
+        let config = GroupByConfig { aggregates: Aggregates::parse(list).unwrap(), ..GroupByConfig::default() };
+        for kernel in Kernel::ALL {
+            let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+            scratch.begin_run();
+            let rows = Rows { keys: &keys, values: Values::I64(&ints) };
+            run_timed_in(kernel, rows, &config, &Threads(2), &scratch, Phases::OFF).unwrap();
+            let taken = scratch.run_memory().carved_bytes;
+            let bound = scratch_bytes(kernel, keys.len() as u64, groups, &config, 2);
+            assert!(taken <= bound, "{} {list}: took {taken}, bound {bound}", kernel.name());
+        }
+    }
+}
+
+#[test]
+fn aggregate_results_are_pinned_for_the_wasm_tests() {
+    // The same pins are in tests/wasm_groupby.rs: a browser's aggregates equal the native ones.
+    let spec =
+        datagen::DataSpec { rows: 5000, keys: 700, skew: datagen::Skew::Zipf(datagen::CLICKBENCH_ZIPF), seed: 42 };
+    let keys = datagen::generate(&spec).unwrap();
+    let all = Aggregates::parse("count,sum,min,max,avg").unwrap();
+    for (value_type, checksum, totals) in [
+        (
+            ValueType::I64,
+            "0ee2c107009e6ea9",
+            "count=5000 sum=11764370364 min=-477069614682 max=494023722302 avg=9114967881.26852",
+        ),
+        (
+            ValueType::F64,
+            "1ef1f9764a5f6f28",
+            "count=5000 sum=11764370.364000008 min=-477069614.682 max=494023722.302 avg=9114967.88126852",
+        ),
+    ] {
+        let values = datagen::generate_values(&spec, value_type, &Sequential);
+        let result = reference_query(&keys, values.values(), all);
+        let named: Vec<String> = result.totals.named().iter().map(|(n, v)| format!("{n}={v}")).collect();
+        assert_eq!(format!("{:016x}", result.checksum), checksum);
+        assert_eq!(named.join(" "), totals);
     }
 }

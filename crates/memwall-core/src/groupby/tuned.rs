@@ -34,8 +34,10 @@
 
 use allocator_api2::vec::Vec as ScratchVec;
 
+use super::agg::State;
 use super::flat::{Slot, capacity_for, find, rehash};
 use super::hash::{bits_of, hash, partition_of_hash};
+use super::phases::{Phase, Phases};
 use super::result::Groups;
 use super::scratch::{Scratch, ScratchAlloc};
 use super::{GroupByConfig, GroupByError, aggregate_partitions, chunks_for, rounded};
@@ -54,16 +56,22 @@ const WC_WORDS: usize = WC_LINES * Line::WORDS;
 /// page is rare.
 const MAX_PAGE_WORDS: usize = 2048;
 
-/// Rows one chunk (one region of the buffer) may hold: its positions, at most this plus a page
-/// per partition, then fit in `u32`, whose position array is half the size of `usize`'s and
-/// made the scatter ~8% faster.
-const MAX_CHUNK_ROWS: usize = 1 << 30;
+/// Words one chunk (one region of the buffer) may hold (a row is one word, or two with a
+/// value): its positions, at most this plus a page per partition, then fit in `u32`, whose
+/// position array is half the size of `usize`'s and made the scatter ~8% faster.
+const MAX_CHUNK_WORDS: usize = 1 << 30;
 
 /// Tables are at most `1 / LOAD_INVERSE` full, so most lookups end at their first slot.
 const LOAD_INVERSE: usize = 4;
 
-/// Bytes of table a group takes at most: a 16-byte slot, at most a quarter of them full.
-pub const TABLE_BYTES_PER_GROUP: u64 = (size_of::<Slot>() * LOAD_INVERSE) as u64;
+/// Bytes of table a group takes at most for a count: a 16-byte slot, at most a quarter of
+/// them full ([`table_bytes_per_group`] for other aggregates).
+pub const TABLE_BYTES_PER_GROUP: u64 = 16 * LOAD_INVERSE as u64;
+
+/// Bytes of table a group takes at most with `state_bytes` of aggregate state beside its key.
+pub fn table_bytes_per_group(state_bytes: u64) -> u64 {
+    (8 + state_bytes) * LOAD_INVERSE as u64
+}
 
 /// Bytes of write-combining buffer each scattered partition keeps in cache.
 pub const WC_BYTES_PER_PARTITION: u64 = (WC_LINES * size_of::<Line>()) as u64;
@@ -73,6 +81,7 @@ pub const WC_BYTES_PER_PARTITION: u64 = (WC_LINES * size_of::<Line>()) as u64;
 const MIN_TABLE_SLOTS: usize = 1024;
 
 type Scratched<'a, 's, T> = ScratchVec<T, ScratchAlloc<'a, 's>>;
+type Table<'a, 's, S> = Scratched<'a, 's, Slot<S>>;
 
 /// For the adaptive kernel: split each partition further, in cache, until its table is expected
 /// to fit `groups_per_table` groups, so that a partition count chosen from a low estimate of
@@ -99,25 +108,30 @@ impl Fit {
 const FIT_MAX_SHARE: usize = 4;
 const FIT_MAX_EXTRA_ROWS: usize = 1 << 16;
 
-pub(super) fn aggregate(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn aggregate<S: State>(
     keys: &[i64],
+    values: &[S::Value],
     partitions: u32,
     config: &GroupByConfig,
     fit: Option<Fit>,
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
+    phases: Phases<'_>,
 ) -> Result<Groups, GroupByError> {
     let bits = bits_of(partitions);
     let scatter_bits = bits.min(SCATTER_BITS);
     let split_bits = bits - scatter_bits;
     let fanout = 1usize << scatter_bits;
 
-    // Chunks of at most MAX_CHUNK_ROWS rows keep every position in a region within `u32`.
-    let chunks = split_even(keys.len(), chunks_for(keys.len(), exec).max(keys.len().div_ceil(MAX_CHUNK_ROWS)));
-    let page_words = page_words(keys.len() / chunks.len(), fanout);
-    // Each partition starts with a page and takes another whenever one fills, so a chunk of `r`
-    // rows needs at most `r / page_words + fanout` pages.
-    let region_lines: Vec<usize> = chunks.iter().map(|range| region_lines(range.len(), page_words, fanout)).collect();
+    // Chunks of at most MAX_CHUNK_WORDS words keep every position in a region within `u32`.
+    let max_chunk_rows = MAX_CHUNK_WORDS / S::WORDS;
+    let chunks = split_even(keys.len(), chunks_for(keys.len(), exec).max(keys.len().div_ceil(max_chunk_rows)));
+    let page_words = page_words(keys.len() / chunks.len() * S::WORDS, fanout);
+    // Each partition starts with a page and takes another whenever one fills, so a chunk of `w`
+    // words needs at most `w / page_words + fanout` pages.
+    let region_lines: Vec<usize> =
+        chunks.iter().map(|range| region_lines(range.len() * S::WORDS, page_words, fanout)).collect();
     let mut rest: &mut [Line] = scratch.lines(region_lines.iter().sum())?;
     let mut jobs = Vec::with_capacity(chunks.len());
     for (range, &lines) in chunks.into_iter().zip(&region_lines) {
@@ -125,15 +139,18 @@ pub(super) fn aggregate(
         jobs.push((range, region));
         rest = tail;
     }
-    let scattered =
-        exec::map(exec, jobs, |_, (range, region)| scatter(&keys[range], scatter_bits, page_words, region, scratch));
+    let scattered = exec::map(exec, jobs, |_, (range, region)| {
+        let (keys, values) = (&keys[range.clone()], &values[range]);
+        phases.time(Phase::Scatter, || scatter::<S>(keys, values, scatter_bits, page_words, region, scratch))
+    });
     let scattered = scattered.into_iter().collect::<Result<Vec<_>, _>>()?;
 
-    let rows: Vec<usize> = (0..fanout).map(|p| scattered.iter().map(|s| s.rows(p)).sum()).collect();
-    let cache_table_groups = cache_table_groups(config);
+    let rows: Vec<usize> =
+        (0..fanout).map(|p| scattered.iter().map(|s| s.words(p)).sum::<usize>() / S::WORDS).collect();
+    let cache_table_groups = cache_table_groups(config, size_of::<Slot<S>>());
     let max_fit_rows = keys.len() / fanout * FIT_MAX_SHARE + FIT_MAX_EXTRA_ROWS;
-    aggregate_partitions(exec, &rows, |range| {
-        let mut aggregator = Aggregator::new(scratch, cache_table_groups);
+    aggregate_partitions(exec, &rows, phases, |range| {
+        let mut aggregator = Aggregator::<S>::new(scratch, cache_table_groups, phases);
         for p in range {
             let pages = scattered.iter().flat_map(|s| s.pages(p));
             let split_bits = match fit {
@@ -156,40 +173,42 @@ pub(super) fn aggregate(
 const MAX_FIT_SPLIT_BITS: u32 = 8;
 
 /// The extra scratch of [`Fit`]: a copy of the largest partition it splits.
-pub(super) fn fit_scratch_bytes(rows: u64, partitions: u32, threads: u64) -> u64 {
+pub(super) fn fit_scratch_bytes(rows: u64, partitions: u32, threads: u64, row_bytes: u64) -> u64 {
     let fanout = 1u64 << bits_of(partitions).min(SCATTER_BITS);
-    threads * 2 * rounded((rows / fanout * FIT_MAX_SHARE as u64 + FIT_MAX_EXTRA_ROWS as u64) * 8)
+    threads * 2 * rounded((rows / fanout * FIT_MAX_SHARE as u64 + FIT_MAX_EXTRA_ROWS as u64) * row_bytes)
 }
 
 /// The most groups a table is sized for before any row is counted: as many as fit the
 /// last-level cache at the table's load (a partition is sized from the one before, up to this).
-fn cache_table_groups(config: &GroupByConfig) -> usize {
+fn cache_table_groups(config: &GroupByConfig, slot_bytes: usize) -> usize {
     // The last-level cache, not the L2: a partition's table that spills from L2 is still fast
     // enough, and one sized below its groups would be rehashed for every partition (measured:
     // a 256 KiB cap took 16 Mi all-distinct keys from 11 to 27 ns/row).
     let cache = config.llc_bytes.max(config.cache_bytes);
-    usize::try_from(cache / size_of::<Slot>() as u64 / LOAD_INVERSE as u64).unwrap_or(usize::MAX)
+    usize::try_from(cache / slot_bytes as u64 / LOAD_INVERSE as u64).unwrap_or(usize::MAX)
 }
 
-/// Lines of buffer a chunk of `rows` rows scatters into.
-fn region_lines(rows: usize, page_words: usize, fanout: usize) -> usize {
-    (rows / page_words + fanout) * (page_words / Line::WORDS)
+/// Lines of buffer a chunk of `words` words scatters into.
+fn region_lines(words: usize, page_words: usize, fanout: usize) -> usize {
+    (words / page_words + fanout) * (page_words / Line::WORDS)
 }
 
 /// Words per page for `rows` rows over `fanout` partitions: a power of two (so pages hold whole
 /// write-combining buffers) near half a partition's expected rows, so that small inputs do not reserve 16 KiB
 /// for every one of thousands of nearly empty partitions.
-fn page_words(rows: usize, fanout: usize) -> usize {
-    (rows / fanout / 2).clamp(WC_WORDS, MAX_PAGE_WORDS).next_power_of_two()
+fn page_words(words: usize, fanout: usize) -> usize {
+    (words / fanout / 2).clamp(WC_WORDS, MAX_PAGE_WORDS).next_power_of_two()
 }
 
 /// An upper bound of the scratch bytes tuned takes (blocks as handed out, see `scratch.rs`).
 pub(super) fn scratch_bytes(rows: u64, groups: u64, partitions: u32, config: &GroupByConfig, threads: u64) -> u64 {
     let bits = bits_of(partitions);
     let fanout = 1u64 << bits.min(SCATTER_BITS);
-    let chunks = threads.max(rows.div_ceil(MAX_CHUNK_ROWS as u64)).max(1);
-    let page_words = page_words((rows / chunks) as usize, fanout as usize) as u64;
-    let buffer_words = rows + chunks * (fanout + 1) * page_words;
+    let row_words: u64 = if config.aggregates.needs_values() { 2 } else { 1 };
+    let slot_bytes = 8 + config.aggregates.state_bytes(super::agg::ValueType::I64);
+    let chunks = threads.max(rows.div_ceil(MAX_CHUNK_WORDS as u64 / row_words)).max(1);
+    let page_words = page_words((rows / chunks * row_words) as usize, fanout as usize) as u64;
+    let buffer_words = rows * row_words + chunks * (fanout + 1) * page_words;
     let buffer = rounded(buffer_words * 8);
     let pages = buffer_words / page_words + chunks * fanout;
     // Per chunk: its page chain and partition ends (u32), and the write-combining buffers.
@@ -197,10 +216,11 @@ pub(super) fn scratch_bytes(rows: u64, groups: u64, partitions: u32, config: &Gr
     // Per thread, one table and its list of filled slots, grown by doubling (every size on the
     // way kept), for the most groups one partition may get; and, with more partitions than are
     // scattered, a copy of the largest partition's rows.
-    let most_groups = (groups.min((groups / fanout) * 2 + 4096) * 9 / 8).max(cache_table_groups(config) as u64);
+    let most_groups =
+        (groups.min((groups / fanout) * 2 + 4096) * 9 / 8).max(cache_table_groups(config, slot_bytes as usize) as u64);
     let table_slots = capacity_for(most_groups as usize, LOAD_INVERSE).max(MIN_TABLE_SLOTS) as u64;
-    let tables = 2 * (rounded(table_slots * 16) + rounded(table_slots / LOAD_INVERSE as u64 * 4 + 4));
-    let split = if bits > SCATTER_BITS { 2 * rounded(rows * 8) } else { 0 };
+    let tables = 2 * (rounded(table_slots * slot_bytes) + rounded(table_slots / LOAD_INVERSE as u64 * 4 + 4));
+    let split = if bits > SCATTER_BITS { 2 * rounded(rows * 8 * row_words) } else { 0 };
     buffer + bookkeeping + threads * (tables + split)
 }
 
@@ -228,7 +248,7 @@ impl<'r> Scattered<'r, '_, '_> {
         }
     }
 
-    fn rows(&self, p: usize) -> usize {
+    fn words(&self, p: usize) -> usize {
         self.pages(p).map(<[u64]>::len).sum()
     }
 }
@@ -277,9 +297,11 @@ fn out_of_scratch(scratch: &Scratch<'_>, bytes: usize) -> GroupByError {
     GroupByError::Allocation(format!("scratch memory ({}): {why}", crate::size::format_bytes(bytes as u64)))
 }
 
-/// Writes each key to its partition's pages in `region`.
-fn scatter<'r, 'a, 's>(
+/// Writes each row (its key, then its value's bits if it has one) to its partition's pages in
+/// `region`.
+fn scatter<'r, 'a, 's, S: State>(
     keys: &[i64],
+    values: &[S::Value],
     bits: u32,
     page_words: usize,
     region: &'r mut [Line],
@@ -295,17 +317,21 @@ fn scatter<'r, 'a, 's>(
     let mut free_page = fanout;
     let pending = scratch.lines(fanout * WC_LINES)?;
     let pending = pending.as_chunks_mut::<WC_LINES>().0;
-    for &key in keys {
+    for (&key, &v) in keys.iter().zip(values) {
         let p = partition_of_hash(hash(key), bits);
         let at = end[p] as usize;
         pending[p][at % WC_WORDS / Line::WORDS].0[at % Line::WORDS] = key as u64;
-        end[p] = (at + 1) as u32;
-        if at % WC_WORDS == WC_WORDS - 1 {
-            let first = (at + 1 - WC_WORDS) / Line::WORDS;
+        if S::WORDS == 2 {
+            // `at` is even (pages and buffers hold whole rows): the value shares the key's line.
+            pending[p][at % WC_WORDS / Line::WORDS].0[(at + 1) % Line::WORDS] = S::value_bits(v);
+        }
+        end[p] = (at + S::WORDS) as u32;
+        if at % WC_WORDS == WC_WORDS - S::WORDS {
+            let first = (at + S::WORDS - WC_WORDS) / Line::WORDS;
             for (to, from) in region[first..first + WC_LINES].iter_mut().zip(&pending[p]) {
                 stream_line(to, from);
             }
-            if (at + 1).is_multiple_of(page_words) {
+            if (at + S::WORDS).is_multiple_of(page_words) {
                 next[at / page_words] = free_page as u32;
                 end[p] = (free_page * page_words) as u32;
                 free_page += 1;
@@ -323,26 +349,34 @@ fn scatter<'r, 'a, 's>(
     Ok(Scattered { words: Line::words(region), page_words, next, end })
 }
 
-/// Counts every key of `block` into `slots`, listing in `touched` (from index `groups` on) the
-/// slot of each key seen for the first time. Returns the number of new keys.
-fn count_block(slots: &mut [Slot], block: &[u64], touched: &mut [u32], groups: usize) -> usize {
+/// Aggregates every row of `block` (rows of `S::WORDS` words) into `slots`, listing in
+/// `touched` (from index `groups` on) the slot of each key seen for the first time. Returns the
+/// number of new keys.
+fn count_block<S: State>(slots: &mut [Slot<S>], block: &[u64], touched: &mut [u32], groups: usize) -> usize {
     let mut fresh = groups;
-    for &key in block {
+    let mut row = |key: u64, v: S::Value| {
         let i = find(slots, key, hash(key as i64));
-        let before = slots[i][1];
-        slots[i] = [key, before + 1];
+        let slot = &mut slots[i];
+        let new = slot.1.count() == 0;
+        slot.0 = key;
+        slot.1.update(v);
         // Written always, kept only for a new key: no branch on whether the key is new.
         touched[fresh] = i as u32;
-        fresh += usize::from(before == 0);
+        fresh += usize::from(new);
+    };
+    if S::WORDS == 1 {
+        block.iter().for_each(|&key| row(key, S::value_from_bits(0)));
+    } else {
+        block.as_chunks::<2>().0.iter().for_each(|&[key, bits]| row(key, S::value_from_bits(bits)));
     }
     fresh - groups
 }
 
 /// One task's table, reused partition after partition, and the groups it has found.
-struct Aggregator<'a, 's> {
+struct Aggregator<'a, 's, S: State> {
     scratch: &'a Scratch<'s>,
-    /// All zero outside of `aggregate`; its length only grows.
-    table: Scratched<'a, 's, Slot>,
+    /// All empty outside of `aggregate`; its length only grows.
+    table: Table<'a, 's, S>,
     /// The slots of `table` in use, in the order they filled: room for a quarter of the table.
     touched: Scratched<'a, 's, u32>,
     /// Groups per row of the last partition: the next partition's table is sized by it.
@@ -354,10 +388,11 @@ struct Aggregator<'a, 's> {
     /// Rows of one partition, split further by the next hash bits.
     split: Scratched<'a, 's, u64>,
     groups: Groups,
+    phases: Phases<'a>,
 }
 
-impl<'a, 's> Aggregator<'a, 's> {
-    fn new(scratch: &'a Scratch<'s>, cache_table_groups: usize) -> Self {
+impl<'a, 's, S: State> Aggregator<'a, 's, S> {
+    fn new(scratch: &'a Scratch<'s>, cache_table_groups: usize, phases: Phases<'a>) -> Self {
         Self {
             scratch,
             table: ScratchVec::new_in(scratch.alloc()),
@@ -367,6 +402,7 @@ impl<'a, 's> Aggregator<'a, 's> {
             most_groups: 0,
             split: ScratchVec::new_in(scratch.alloc()),
             groups: Groups::default(),
+            phases,
         }
     }
 
@@ -374,8 +410,9 @@ impl<'a, 's> Aggregator<'a, 's> {
     fn reserve(&mut self, capacity: usize) -> Result<(), GroupByError> {
         if self.table.len() < capacity {
             let more = capacity - self.table.len();
-            self.table.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, capacity * 16))?;
-            self.table.resize(capacity, [0, 0]);
+            let bytes = capacity * size_of::<Slot<S>>();
+            self.table.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, bytes))?;
+            self.table.resize(capacity, (0, S::EMPTY));
         }
         let touched = capacity / LOAD_INVERSE;
         if self.touched.len() < touched {
@@ -386,7 +423,7 @@ impl<'a, 's> Aggregator<'a, 's> {
         Ok(())
     }
 
-    /// Aggregates the rows of one partition, given as slices, `rows` in all.
+    /// Aggregates the rows of one partition, given as slices of words, `rows` rows in all.
     fn aggregate<'k>(&mut self, shares: impl IntoIterator<Item = &'k [u64]>, rows: usize) -> Result<(), GroupByError> {
         if rows == 0 {
             return Ok(());
@@ -403,25 +440,31 @@ impl<'a, 's> Aggregator<'a, 's> {
         let mut capacity = capacity_for(expected, LOAD_INVERSE).max(MIN_TABLE_SLOTS);
         self.reserve(capacity)?;
         let mut groups = 0usize;
-        for mut share in shares {
-            while !share.is_empty() {
-                // Each row adds at most one group: check the load once per block, not per row.
-                let room = capacity / LOAD_INVERSE - groups;
-                if room == 0 {
-                    capacity *= 2;
-                    self.grow(capacity, groups)?;
-                    continue;
+        let phases = self.phases;
+        phases.time(Phase::Aggregate, || -> Result<(), GroupByError> {
+            for mut share in shares {
+                while !share.is_empty() {
+                    // Each row adds at most one group: check the load once per block, not per row.
+                    let room = capacity / LOAD_INVERSE - groups;
+                    if room == 0 {
+                        capacity *= 2;
+                        self.grow(capacity, groups)?;
+                        continue;
+                    }
+                    let (block, tail) = share.split_at(room.min(share.len() / S::WORDS) * S::WORDS);
+                    groups += count_block::<S>(&mut self.table[..capacity], block, &mut self.touched, groups);
+                    share = tail;
                 }
-                let (block, tail) = share.split_at(room.min(share.len()));
-                groups += count_block(&mut self.table[..capacity], block, &mut self.touched, groups);
-                share = tail;
             }
-        }
-        for &i in &self.touched[..groups] {
-            let slot = &mut self.table[i as usize];
-            self.groups.add(slot[0] as i64, slot[1]);
-            *slot = [0, 0];
-        }
+            Ok(())
+        })?;
+        phases.time(Phase::Emit, || {
+            for &i in &self.touched[..groups] {
+                let slot = &mut self.table[i as usize];
+                slot.1.fold(slot.0 as i64, &mut self.groups);
+                *slot = (0, S::EMPTY);
+            }
+        });
         self.groups_per_row = Some(groups as f64 / rows as f64);
         self.most_groups = self.most_groups.max(groups);
         Ok(())
@@ -431,15 +474,15 @@ impl<'a, 's> Aggregator<'a, 's> {
     /// slots, and lists where they went.
     #[cold]
     fn grow(&mut self, capacity: usize, groups: usize) -> Result<(), GroupByError> {
-        let mut bigger = filled(self.scratch, capacity.max(self.table.len()), [0u64, 0])?;
+        let mut bigger = filled(self.scratch, capacity.max(self.table.len()), (0u64, S::EMPTY))?;
         rehash(&mut self.table[..capacity / 2], &mut bigger[..capacity]);
         self.table = bigger;
         self.reserve(capacity)?;
-        let filled = self.table[..capacity].iter().enumerate().filter(|(_, s)| s[1] != 0).map(|(i, _)| i as u32);
+        let filled = self.table[..capacity].iter().enumerate().filter(|(_, s)| s.1.count() != 0).map(|(i, _)| i as u32);
         for (slot, i) in self.touched.iter_mut().zip(filled) {
             *slot = i;
         }
-        debug_assert_eq!(self.table[..capacity].iter().filter(|s| s[1] != 0).count(), groups);
+        debug_assert_eq!(self.table[..capacity].iter().filter(|s| s.1.count() != 0).count(), groups);
         Ok(())
     }
 
@@ -454,28 +497,33 @@ impl<'a, 's> Aggregator<'a, 's> {
     ) -> Result<(), GroupByError> {
         let pieces = 1usize << split_bits;
         let piece_of = |key: u64| partition_of_hash(hash(key as i64) << scatter_bits, split_bits);
+        let phases = self.phases;
+        let split_start = phases.start();
         let mut starts = vec![0usize; pieces + 1];
-        for &key in shares.clone().flatten() {
-            starts[piece_of(key) + 1] += 1;
+        let rows_of = |share: &'k [u64]| share.chunks_exact(S::WORDS);
+        for row in shares.clone().flat_map(rows_of) {
+            starts[piece_of(row[0]) + 1] += S::WORDS;
         }
         for p in 0..pieces {
             starts[p + 1] += starts[p];
         }
         let mut split = core::mem::replace(&mut self.split, ScratchVec::new_in(self.scratch.alloc()));
-        if split.len() < rows {
+        let words = rows * S::WORDS;
+        if split.len() < words {
             // Doubling, not exact: partitions of slowly growing sizes would otherwise leave a
             // trail of blocks one size class apart.
-            split.try_reserve(rows - split.len()).map_err(|_| out_of_scratch(self.scratch, rows * 8))?;
-            split.resize(rows, 0);
+            split.try_reserve(words - split.len()).map_err(|_| out_of_scratch(self.scratch, words * 8))?;
+            split.resize(words, 0);
         }
         let mut next = starts.clone();
-        for &key in shares.flatten() {
-            let piece = piece_of(key);
-            split[next[piece]] = key;
-            next[piece] += 1;
+        for row in shares.flat_map(rows_of) {
+            let piece = piece_of(row[0]);
+            split[next[piece]..next[piece] + S::WORDS].copy_from_slice(row);
+            next[piece] += S::WORDS;
         }
+        phases.stop(Phase::Split, split_start);
         for piece in starts.windows(2) {
-            self.aggregate([&split[piece[0]..piece[1]]], piece[1] - piece[0])?;
+            self.aggregate([&split[piece[0]..piece[1]]], (piece[1] - piece[0]) / S::WORDS)?;
         }
         self.split = split;
         Ok(())
@@ -485,6 +533,7 @@ impl<'a, 's> Aggregator<'a, 's> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::groupby::agg::Count;
     use crate::groupby::{HeapChunks, MemoryPolicy};
 
     #[test]
@@ -495,10 +544,11 @@ mod tests {
         let mut region = vec![Line::ZERO; (keys.len() / page_words + 4) * page_words / Line::WORDS];
         let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
         scratch.begin_run();
-        let scattered = scatter(&keys, bits, page_words, &mut region, &scratch).unwrap();
+        let units = vec![(); keys.len()];
+        let scattered = scatter::<Count>(&keys, &units, bits, page_words, &mut region, &scratch).unwrap();
         let mut seen: Vec<u64> =
             (0..4).flat_map(|p| scattered.pages(p).flatten().copied().collect::<Vec<_>>()).collect();
-        assert_eq!((0..4).map(|p| scattered.rows(p)).sum::<usize>(), keys.len());
+        assert_eq!((0..4).map(|p| scattered.words(p)).sum::<usize>(), keys.len());
         for p in 0..4 {
             assert!(scattered.pages(p).flatten().all(|&k| partition_of_hash(hash(k as i64), bits) == p));
         }
@@ -514,10 +564,10 @@ mod tests {
         let as_i64 = |keys: &[u64]| keys.iter().map(|&k| k as i64).collect::<Vec<_>>();
         let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
         scratch.begin_run();
-        let mut aggregator = Aggregator::new(&scratch, 10);
+        let mut aggregator = Aggregator::<Count>::new(&scratch, 10, Phases::OFF);
         aggregator.groups_per_row = Some(0.0001);
         aggregator.aggregate([&keys[..5_000], &keys[5_000..]], keys.len()).unwrap();
-        assert!(aggregator.table.iter().all(|s| *s == [0, 0]), "the table is left empty");
+        assert!(aggregator.table.iter().all(|s| *s == (0, Count::EMPTY)), "the table is left empty");
         assert_eq!(core::mem::take(&mut aggregator.groups).finish(), super::super::reference(&as_i64(&keys)));
         // The next partition reuses the grown table.
         aggregator.aggregate([&keys[..3]], 3).unwrap();
