@@ -30,14 +30,15 @@ use crate::{CliError, CliResult};
 pub struct JoinDataArgs {
     /// A named data set: the build side is its distinct keys, the probe side its rows: small
     /// (1,700,000 build keys, 10,000,000 probe rows) or clickbench (17,630,976 build keys,
-    /// 99,997,497 probe rows, shaped like ClickBench's hits.UserID). The default without
-    /// --build-keys.
+    /// 99,997,497 probe rows, shaped like ClickBench's hits.UserID). Without --build-keys,
+    /// clickbench.
     #[arg(long, value_parser = parse_preset, conflicts_with_all = ["build_keys", "probe_rows", "skew"])]
     pub preset: Option<String>,
     /// Distinct keys on the build side, each with an 8-byte payload (e.g. 1Mi, 17.6M).
     #[arg(long, value_parser = parse_count, requires = "probe_rows")]
     pub build_keys: Option<u64>,
-    /// Probe rows; every build key is probed at least once, so at least --build-keys.
+    /// Probe rows, at least --build-keys: the generator gives every build key a row (before
+    /// --miss-rate replaces some rows).
     #[arg(long, value_parser = parse_count, requires = "build_keys")]
     pub probe_rows: Option<u64>,
     /// How probe rows spread over the build keys: uniform, or zipf:S (key i weighs (i+1)^-S).
@@ -98,7 +99,7 @@ pub struct JoinRuleArgs {
     /// or cold (every run maps and faults its scratch inside its timer).
     #[arg(long, default_value = "warm", value_parser = parse_policy)]
     pub memory: MemoryPolicy,
-    /// Check every run against a reference (sort the build side, binary-search every probe key)
+    /// Check every run against a reference (sort both sides and merge them)
     /// computed outside the timer: the default below 20,000,000 probe rows. Known match counts
     /// and agreement between kernels are always checked.
     #[arg(long, conflicts_with = "no_verify")]
@@ -325,7 +326,8 @@ pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, 
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     let (spec, preset) = spec(&args.data)?;
     let (keys, rows) = (spec.data.keys, spec.data.rows);
-    let reference = if args.rules.truth(rows, 0).reference { keys.saturating_mul(16) } else { 0 };
+    let reference =
+        if args.rules.truth(rows, 0).reference { keys.saturating_mul(16) + rows.saturating_mul(8) } else { 0 };
     let scratch =
         args.kernel.0.iter().map(|&k| join::scratch_bytes(k, keys, rows, &config, args.threads)).max().unwrap_or(0);
     let (data, dataset) = generate(&spec, preset.as_deref(), scratch.saturating_add(reference), &threads)?;

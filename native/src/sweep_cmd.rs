@@ -295,9 +295,9 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
     let truth = race::Truth { matches: None, reference: args.common.rules.truth(args.probe_rows, None).reference };
     let scratch =
         args.kernel.0.iter().map(|&k| join::scratch_bytes(k, most, args.probe_rows, &config, args.common.threads));
-    // Both sides, the pool's largest kernel, and the reference's sorted copy of the build side.
+    // Both sides, the pool's largest kernel, and the reference's sorted copies of both.
     let sides = args.probe_rows.saturating_mul(8).saturating_add(most.saturating_mul(16));
-    let reference = if truth.reference { most.saturating_mul(16) } else { 0 };
+    let reference = if truth.reference { sides } else { 0 };
     let needed = sides.saturating_add(scratch.max().unwrap_or(0)).saturating_add(reference);
     platform::check_fits_in_memory(needed, &format!("--probe-rows {} with --max-keys {most}", args.probe_rows))?;
     let sweeper = race::Racer {

@@ -558,7 +558,7 @@ pub struct JoinRun {
     pub scratch_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapped_in_run_bytes: Option<u64>,
-    /// How every run's result was checked: "reference" (equal to a sort-and-binary-search
+    /// How every run's result was checked: "reference" (equal to a sort-and-merge
     /// reference), "known-matches" (as many matches as the generator made matching rows),
     /// "cross-kernel", "repeatable".
     #[serde(default)]

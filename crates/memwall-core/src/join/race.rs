@@ -27,7 +27,7 @@ pub enum RaceError {
 /// A way a run's result is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Check {
-    /// Equal to [`reference`] (sort the build side, binary-search every probe key), computed
+    /// Equal to [`reference`] (sort both sides and merge them), computed
     /// outside the timer.
     Reference,
     /// As many matches as the generator made matching probe rows.
@@ -51,7 +51,7 @@ impl Check {
     /// What a run that passed did, to follow "every run of every kernel ...".
     pub fn describe(self) -> &'static str {
         match self {
-            Self::Reference => "matched a sort-and-binary-search reference",
+            Self::Reference => "matched a sort-and-merge reference",
             Self::KnownMatches => "found as many matches as the generator made matching rows",
             Self::CrossKernel => "agreed with every other kernel",
             Self::Repeatable => "agreed with its other runs",
@@ -75,8 +75,8 @@ pub struct Truth {
 }
 
 impl Truth {
-    /// The reference below GROUP BY's row limit (it binary-searches every probe row, about as
-    /// slow as the naive kernel), and the generator's matches when there are some.
+    /// The reference below GROUP BY's row limit (it sorts a copy of the probe side, about as slow
+    /// as the naive kernel), and the generator's matches when there are some.
     pub fn by_default(probe_rows: u64, generated_matches: Option<u64>) -> Self {
         Self { matches: generated_matches, reference: probe_rows < REFERENCE_BY_DEFAULT_MAX_ROWS }
     }

@@ -203,3 +203,117 @@ proptest! {
         check(&rows(&build), &probe);
     }
 }
+
+#[test]
+fn crossovers_need_every_larger_size_to_agree() {
+    let point = |x: u64, kernel: Kernel, ns: f64| memwall_report::JoinSweepPoint {
+        x,
+        kernel: kernel.name().into(),
+        ns_per_probe: ns,
+        build_seconds: 0.0,
+        probe_seconds: 0.0,
+        seconds: 0.0,
+    };
+    let (p, n) = (Kernel::Partitioned, Kernel::Naive);
+    // Partitioned wins at 2 by chance, loses at 4, then wins from 8 on: the crossover is 8.
+    let points = [
+        point(1, p, 5.0),
+        point(1, n, 1.0),
+        point(2, p, 1.0),
+        point(2, n, 2.0),
+        point(4, p, 5.0),
+        point(4, n, 3.0),
+        point(8, p, 4.0),
+        point(8, n, 9.0),
+        point(16, p, 4.0),
+        point(16, n, 20.0),
+    ];
+    assert_eq!(sweep::crossover(&points, p, n), Some(8));
+    assert_eq!(sweep::crossover(&points, n, p), None, "naive loses at the largest size");
+    assert_eq!(sweep::crossover(&points, p, Kernel::Prefetch), None, "no prefetch points");
+}
+
+#[test]
+fn a_build_size_sweep_races_every_kernel_at_every_size() {
+    let kernels = [Kernel::Naive, Kernel::Partitioned, Kernel::Prefetch];
+    let clock = Ticks::default();
+    let racer = race::Racer {
+        kernels: &kernels,
+        config: JoinConfig::default(),
+        exec: &Sequential,
+        memory: &crate::groupby::HeapChunks,
+        policy: crate::groupby::MemoryPolicy::Warm,
+        clock: &clock,
+        runs: 2,
+        truth: race::Truth { matches: None, reference: true },
+    };
+    let builds = sweep::doublings(1000, 8192);
+    assert_eq!(builds, [1024, 2048, 4096, 8192]);
+    let sweep = racer
+        .build_size(20_000, &builds, Skew::Uniform, 3, 0.1, &mut |_| core::ops::ControlFlow::Continue(()))
+        .unwrap();
+    assert_eq!(sweep.points.len(), builds.len() * kernels.len());
+    assert_eq!(sweep.verified_by, ["known-matches", "reference", "cross-kernel", "repeatable"]);
+    // The fake clock: each phase reads it twice, 1 µs apart.
+    assert!(sweep.points.iter().all(|p| p.seconds == 2e-6 && p.build_seconds == 1e-6));
+    let mut cancelled = 0;
+    let error = racer.build_size(20_000, &builds, Skew::Uniform, 3, 0.0, &mut |_| {
+        cancelled += 1;
+        if cancelled > 3 { core::ops::ControlFlow::Break(()) } else { core::ops::ControlFlow::Continue(()) }
+    });
+    assert_eq!(error.unwrap_err(), sweep::SweepError::Cancelled);
+}
+
+#[test]
+fn a_wrong_kernel_is_caught_by_each_check() {
+    use race::{Check, RaceError, Racer, Truth};
+    let data =
+        generate(&JoinSpec { data: DataSpec { rows: 8000, keys: 1000, skew: Skew::Uniform, seed: 4 }, miss_rate: 0.3 })
+            .unwrap();
+    let clock = Ticks::default();
+    let racer = |kernels: &'static [Kernel], truth: Truth| Racer {
+        kernels,
+        config: JoinConfig::default(),
+        exec: &Sequential,
+        memory: &crate::groupby::HeapChunks,
+        policy: crate::groupby::MemoryPolicy::Cold,
+        clock: &clock,
+        runs: 1,
+        truth,
+    };
+    let sabotaged = |wrong: fn(&mut JoinResult)| {
+        move |kernel: Kernel,
+              build: &[BuildRow],
+              probe: &[i64],
+              config: &JoinConfig,
+              exec: &dyn Executor,
+              scratch: &Scratch<'_>,
+              clock: &dyn Clock|
+              -> Result<Outcome, JoinError> {
+            let mut outcome = run_in(kernel, build, probe, config, exec, scratch, clock)?;
+            if kernel == Kernel::Tuned {
+                wrong(&mut outcome.result);
+            }
+            Ok(outcome)
+        }
+    };
+    let matches = 8000 - data.misses;
+    type Case = (fn(&mut JoinResult), &'static [Kernel], Truth, Check);
+    let cases: [Case; 3] = [
+        (|r| r.matches -= 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: false }, Check::KnownMatches),
+        (|r| r.checksum ^= 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: true }, Check::Reference),
+        (|r| r.checksum ^= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
+    ];
+    for (wrong, kernels, truth, check) in cases {
+        let runner = sabotaged(wrong);
+        let error = racer(kernels, truth)
+            .time_with(&data.build, &data.probe, &mut |_| core::ops::ControlFlow::Continue(()), &runner)
+            .unwrap_err();
+        assert!(matches!(error, RaceError::Wrong { kernel: "tuned", check: c, .. } if c == check), "{error}");
+    }
+    let duplicated = rows(&[1, 2, 1]);
+    let error = racer(&[Kernel::Naive], Truth { matches: None, reference: true })
+        .time(&duplicated, &[1], &mut |_| core::ops::ControlFlow::Continue(()))
+        .unwrap_err();
+    assert_eq!(error.to_string(), "reference: the build side has key 1 more than once: its keys must be distinct");
+}
