@@ -14,7 +14,8 @@
 //!   chunk by chunk), so a group's sum is bit-for-bit the same in every kernel and the
 //!   reference, and kernels are checked exactly. Against the exact sum (or another engine,
 //!   which adds in its own order) a group's sum is within the recursive-summation bound
-//!   `(n - 1) * f64::EPSILON * sum(|v|)` for its `n` rows; `compare.py` allows 1e-9 relative.
+//!   `(n - 1) * f64::EPSILON * sum(|v|)` for its `n` rows (a test holds it to that bound);
+//!   compare another engine's float totals within that bound, not bit for bit.
 //!   NaN and infinities follow IEEE 754: a NaN value makes its group's sum and avg NaN, `+inf`
 //!   and `-inf` in one group make it NaN.
 //! * **Float min and max** follow IEEE 754's total order (`f64::total_cmp`): `-NaN < -inf <
