@@ -355,23 +355,27 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
     Ok(())
 }
 
-/// One row per build size, one ns/probe column per kernel (the fastest marked with `*`), and
-/// where partitioning began to pay.
-pub fn print_build_sweep(out: &mut dyn Write, sweep: &memwall_report::JoinSweep) -> std::io::Result<()> {
+/// A sweep as a table: one row per x, one column per kernel (in the order first seen), the
+/// fastest of each row marked with `*`. Returns the kernels, the header and the rows.
+fn kernel_columns<'a>(
+    points: &[(u64, &'a str, f64)],
+    x_name: &str,
+    unit: &str,
+) -> (Vec<&'a str>, Vec<String>, Vec<Vec<String>>) {
     let mut kernels: Vec<&str> = Vec::new();
     let mut xs: Vec<u64> = Vec::new();
-    for p in &sweep.points {
-        if !kernels.contains(&p.kernel.as_str()) {
-            kernels.push(&p.kernel);
+    for &(x, kernel, _) in points {
+        if !kernels.contains(&kernel) {
+            kernels.push(kernel);
         }
-        if !xs.contains(&p.x) {
-            xs.push(p.x);
+        if !xs.contains(&x) {
+            xs.push(x);
         }
     }
-    let rows: Vec<Vec<String>> = xs
+    let rows = xs
         .iter()
         .map(|&x| {
-            let at = |k: &str| sweep.points.iter().find(|p| p.x == x && p.kernel == k).map(|p| p.ns_per_probe);
+            let at = |k: &str| points.iter().find(|p| p.0 == x && p.1 == k).map(|p| p.2);
             let best = kernels.iter().filter_map(|k| at(k)).min_by(f64::total_cmp);
             let mut row = vec![x.to_string()];
             row.extend(kernels.iter().map(|k| match at(k) {
@@ -382,8 +386,16 @@ pub fn print_build_sweep(out: &mut dyn Write, sweep: &memwall_report::JoinSweep)
             row
         })
         .collect();
-    let mut header = vec!["build keys".to_string()];
-    header.extend(kernels.iter().map(|k| format!("{k} ns/probe")));
+    let mut header = vec![x_name.to_string()];
+    header.extend(kernels.iter().map(|k| format!("{k} {unit}")));
+    (kernels, header, rows)
+}
+
+/// One row per build size, one ns/probe column per kernel (the fastest marked with `*`), and
+/// where partitioning began to pay.
+pub fn print_build_sweep(out: &mut dyn Write, sweep: &memwall_report::JoinSweep) -> std::io::Result<()> {
+    let points: Vec<(u64, &str, f64)> = sweep.points.iter().map(|p| (p.x, p.kernel.as_str(), p.ns_per_probe)).collect();
+    let (kernels, header, rows) = kernel_columns(&points, "build keys", "ns/probe");
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     writeln!(
         out,
@@ -431,32 +443,8 @@ fn finish(
 
 /// One row per x, one ns/row column per kernel, the fastest marked with `*`.
 pub fn print_sweep(out: &mut dyn Write, sweep: &Sweep, x_name: &str) -> std::io::Result<()> {
-    let mut kernels: Vec<&str> = Vec::new();
-    let mut xs: Vec<u64> = Vec::new();
-    for p in &sweep.points {
-        if !kernels.contains(&p.kernel.as_str()) {
-            kernels.push(&p.kernel);
-        }
-        if !xs.contains(&p.x) {
-            xs.push(p.x);
-        }
-    }
-    let rows: Vec<Vec<String>> = xs
-        .iter()
-        .map(|&x| {
-            let at = |k: &str| sweep.points.iter().find(|p| p.x == x && p.kernel == k).map(|p| p.ns_per_row);
-            let best = kernels.iter().filter_map(|k| at(k)).min_by(f64::total_cmp);
-            let mut row = vec![x.to_string()];
-            row.extend(kernels.iter().map(|k| match at(k) {
-                Some(ns) if Some(ns) == best && kernels.len() > 1 => format!("*{ns:.2}"),
-                Some(ns) => format!("{ns:.2}"),
-                None => "-".into(),
-            }));
-            row
-        })
-        .collect();
-    let mut header = vec![x_name.to_string()];
-    header.extend(kernels.iter().map(|k| format!("{k} ns/row")));
+    let points: Vec<(u64, &str, f64)> = sweep.points.iter().map(|p| (p.x, p.kernel.as_str(), p.ns_per_row)).collect();
+    let (kernels, header, rows) = kernel_columns(&points, x_name, "ns/row");
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     writeln!(out, "{} rows per point, each the fastest of its runs; * marks the fastest kernel", sweep.rows)?;
     write!(out, "{}", output::table(&header, &rows))?;
@@ -473,4 +461,24 @@ pub fn print_sweep(out: &mut dyn Write, sweep: &Sweep, x_name: &str) -> std::io:
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_table_has_a_column_per_kernel_and_stars_the_fastest() {
+        let points = [
+            (1024, "naive", 5.0),
+            (1024, "tuned", 7.5),
+            (2048, "naive", 9.0),
+            (2048, "tuned", 8.0),
+            (4096, "tuned", 8.5),
+        ];
+        let (kernels, header, rows) = kernel_columns(&points, "build keys", "ns/probe");
+        assert_eq!(kernels, ["naive", "tuned"]);
+        assert_eq!(header, ["build keys", "naive ns/probe", "tuned ns/probe"]);
+        assert_eq!(rows, [["1024", "*5.00", "7.50"], ["2048", "9.00", "*8.00"], ["4096", "-", "*8.50"]]);
+    }
 }

@@ -3,15 +3,7 @@
 
 mod common;
 
-use std::process::Output;
-
-use common::{assert_refused, memwall};
-use memwall_report::Report;
-
-fn report_from(out: &Output) -> Report {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    Report::from_json(&String::from_utf8(out.stdout.clone()).unwrap()).expect("stdout is only the JSON report")
-}
+use common::{assert_refused, memwall, report_from};
 
 #[test]
 fn all_kernels_agree_and_the_json_says_how_they_were_checked() {

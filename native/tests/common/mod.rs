@@ -18,3 +18,12 @@ pub fn assert_refused(args: &[&str], needle: &str) {
     let lines = stderr.lines().filter(|l| l.starts_with("memwall: error") || l.starts_with("error:")).count();
     assert_eq!(lines, 1, "{args:?}: {stderr}");
 }
+
+/// The JSON report a successful run wrote to stdout (`--json -`).
+// Not every test file reads reports.
+#[allow(dead_code)]
+pub fn report_from(out: &Output) -> memwall_report::Report {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    memwall_report::Report::from_json(&String::from_utf8(out.stdout.clone()).unwrap())
+        .expect("stdout is only the JSON report")
+}
