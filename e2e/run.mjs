@@ -313,6 +313,32 @@ await test("a small GROUP BY race runs naive, radix and tuned, which agree", asy
   await shot(page, "groupby");
 });
 
+await test("a small join race runs every kernel, which agree on matches and checksum", async () => {
+  await page.click(".tab:has-text('Join race')");
+  const section = page.locator("section[aria-label='Join race']");
+  await section.getByRole("textbox", { name: "Build keys", exact: true }).fill("100000");
+  await section.getByRole("textbox", { name: "Probe rows", exact: true }).fill("1000000");
+  await section.getByRole("textbox", { name: "Miss rate", exact: true }).fill("0.1");
+  await section.locator("button:has-text('Run the join')").click();
+  await page.waitForSelector("#join-table tbody tr", { timeout: 30_000 });
+  const rows = (await page.locator("#join-table tbody tr").allInnerTexts()).map((r) => r.trim().split(/\s+/));
+  expect(rows.length === 5, `expected 5 kernels, got ${rows.length}`);
+  // matches and checksum are the last two cells; with a 10% miss rate some rows must miss.
+  const agreed = new Set(rows.map((cells) => cells.slice(-2).join(" ")));
+  expect(agreed.size === 1, `kernels disagree: ${[...agreed]}`);
+  const matches = Number(rows[0].at(-2).replace(/,/g, ""));
+  expect(matches > 800_000 && matches < 1_000_000, `matches: ${rows[0].at(-2)}`);
+  const rules = await page.locator("#join-rules").innerText();
+  expect(rules.includes("matched a sort-and-merge reference") && rules.includes("agreed with every other kernel"), `rules: ${rules}`);
+  expect(await page.locator("#join-race rect").count() >= 5, "no race bars");
+  // Bad input is a one-line message on the page, and the race cannot start.
+  await section.getByRole("textbox", { name: "Miss rate", exact: true }).fill("2");
+  const error = await section.locator(".field-error").innerText();
+  expect(error.includes("miss rate"), `error: ${error}`);
+  expect(await section.locator("button:has-text('Run the join')").isDisabled(), "ran with a bad miss rate");
+  await shot(page, "join");
+});
+
 await test("a share link carries a report in its fragment", async () => {
   await page.click(".tab:has-text('Reports')");
   const panel = page.locator("section[aria-label='Reports'] details.embed-panel");

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use yew::prelude::*;
 
 use crate::groupby_page::GroupByPage;
+use crate::join_page::JoinPage;
 use crate::ladder_page::LadderPage;
 use crate::reports::{LoadedReport, Reports, report_label};
 use crate::reports_page::ReportsPage;
@@ -17,16 +18,18 @@ use crate::util;
 pub enum Page {
     Ladder,
     GroupBy,
+    Join,
     Reports,
 }
 
 impl Page {
-    const ALL: [Page; 3] = [Page::Ladder, Page::GroupBy, Page::Reports];
+    const ALL: [Page; 4] = [Page::Ladder, Page::GroupBy, Page::Join, Page::Reports];
 
     fn slug(self) -> &'static str {
         match self {
             Self::Ladder => "ladder",
             Self::GroupBy => "groupby",
+            Self::Join => "join",
             Self::Reports => "reports",
         }
     }
@@ -35,6 +38,7 @@ impl Page {
         match self {
             Self::Ladder => "Latency ladder",
             Self::GroupBy => "GROUP BY race",
+            Self::Join => "Join race",
             Self::Reports => "Reports",
         }
     }
@@ -294,6 +298,9 @@ impl Component for App {
                     </section>
                     <section hidden={self.page != Page::GroupBy} aria-label="GROUP BY race">
                         <GroupByPage {palette} reports={self.reports.clone()} on_add={on_add} compact=false />
+                    </section>
+                    <section hidden={self.page != Page::Join} aria-label="Join race">
+                        <JoinPage {palette} />
                     </section>
                     <section hidden={self.page != Page::Reports} aria-label="Reports">
                         <ReportsPage {palette} reports={self.reports.clone()} {on_load} {on_remove} {on_error} compact=false />

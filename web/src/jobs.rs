@@ -15,6 +15,7 @@ use crate::clock::PerformanceClock;
 pub enum Job {
     Ladder(crate::ladder_job::LadderJob),
     GroupBy(crate::groupby_job::GroupByJob),
+    Join(crate::join_job::JoinJob),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,6 +23,7 @@ pub enum Job {
 pub enum WorkerEvent {
     Ladder(crate::ladder_job::LadderEvent),
     GroupBy(crate::groupby_job::GroupByEvent),
+    Join(crate::join_job::JoinEvent),
     Failed { message: String },
 }
 
@@ -37,6 +39,7 @@ pub fn run(job: Job, post: &mut dyn FnMut(WorkerEvent)) {
             }
         }
         Job::GroupBy(job) => crate::groupby_job::run(&job, &clock, &mut |e| post(WorkerEvent::GroupBy(e))),
+        Job::Join(job) => crate::join_job::run(&job, &clock, &mut |e| post(WorkerEvent::Join(e))),
     }
 }
 

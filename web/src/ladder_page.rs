@@ -232,7 +232,7 @@ impl Component for LadderPage {
                         self.worker = None;
                         self.measuring = None;
                     }
-                    WorkerEvent::GroupBy(_) => return false,
+                    WorkerEvent::GroupBy(_) | WorkerEvent::Join(_) => return false,
                 }
             }
             Msg::ToggleOverlay(id) => {

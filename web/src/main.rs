@@ -8,6 +8,8 @@ mod embed;
 mod groupby_job;
 mod groupby_page;
 mod jobs;
+mod join_job;
+mod join_page;
 mod ladder_charts;
 mod ladder_job;
 mod ladder_page;
