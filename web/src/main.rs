@@ -1,5 +1,5 @@
-//! memwall in the browser: the latency ladder and the GROUP BY race measured in wasm, and native
-//! reports read and compared.
+//! memwall in the browser: the latency ladder, the GROUP BY race and the join race measured in wasm,
+//! and native reports read and compared.
 
 mod app;
 mod chart;
