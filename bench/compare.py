@@ -337,7 +337,7 @@ def section(query: Query, results: list[dict], data: str, runs: int, agree: bool
     if query.duckdb_sql == query.chdb_sql:
         sql = f"`{query.duckdb_sql}`"
     else:
-        sql = f"`{query.duckdb_sql}` (DuckDB and memwall), `{query.chdb_sql}` (ClickHouse)"
+        sql = f"`{query.duckdb_sql}` (DuckDB), `{query.chdb_sql}` (ClickHouse)"
     rules = (
         f"one thread each; tables already in each engine's memory; best of {runs} warm runs after one "
         "untimed warm-up; engine times are wall-clock around the query from Python (the scan of the "
