@@ -514,15 +514,24 @@ pub fn print_build_sweep(out: &mut dyn Write, sweep: &memwall_report::JoinSweep)
         sweep.probe_rows
     )?;
     write!(out, "{}", output::table(&header, &rows))?;
-    for (from, slow) in
-        [(sweep.partitioned_beats_naive_from, "naive"), (sweep.partitioned_beats_prefetch_from, "prefetch")]
-    {
-        match from {
-            Some(x) => writeln!(out, "partitioned beats {slow} from {x} build keys on")?,
-            None if has("partitioned") && has(slow) => {
-                writeln!(out, "partitioned never beat {slow} for good in this range")?
+    if sweep.crossovers.is_empty() {
+        // A report from before the crossovers were kept.
+        for (from, slow) in
+            [(sweep.partitioned_beats_naive_from, "naive"), (sweep.partitioned_beats_prefetch_from, "prefetch")]
+        {
+            match from {
+                Some(x) => writeln!(out, "partitioned beats {slow} from {x} build keys on")?,
+                None if has("partitioned") && has(slow) => {
+                    writeln!(out, "partitioned never beat {slow} for good in this range")?
+                }
+                None => {}
             }
-            None => {}
+        }
+    }
+    for c in &sweep.crossovers {
+        match c.from_build_keys {
+            Some(x) => writeln!(out, "{} beats {} from {x} build keys on", c.kernel, c.versus)?,
+            None => writeln!(out, "{} never beat {} for good in this range", c.kernel, c.versus)?,
         }
     }
     if let Some(tolerance) = tolerance {

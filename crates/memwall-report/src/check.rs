@@ -196,6 +196,7 @@ impl Report {
                     }
                 }
                 count_at_most("join sweep fastest", sweep.fastest.len())?;
+                count_at_most("join sweep crossovers", sweep.crossovers.len())?;
                 for fastest in &sweep.fastest {
                     finite_in("join sweep fastest ns_per_probe", fastest.ns_per_probe, MAX_NS_PER_LOAD)?;
                     // Prefetch is one of the kernels the fastest was picked from.

@@ -626,6 +626,19 @@ pub struct JoinSweep {
     /// fastest at that size and every larger one: below it one prefetched table suffices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefetch_falls_behind_from: Option<u64>,
+    /// Each partitioning kernel (partitioned, tuned) against each single table (naive,
+    /// prefetch): the build size from which it was faster at that size and every larger one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crossovers: Vec<BuildSizeCrossover>,
+}
+
+/// Where, in a build-size sweep, `kernel` began to beat `versus` for good.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildSizeCrossover {
+    pub kernel: String,
+    pub versus: String,
+    /// `null`: not within the build sizes measured.
+    pub from_build_keys: Option<u64>,
 }
 
 /// One build size of a build-size sweep: which kernel was fastest, and prefetch against it.

@@ -220,6 +220,10 @@ fn join() -> Join {
             }],
             prefetch_tolerance_share: Some(0.1),
             prefetch_falls_behind_from: Some(3),
+            crossovers: vec![
+                BuildSizeCrossover { kernel: "tuned".into(), versus: "naive".into(), from_build_keys: Some(3) },
+                BuildSizeCrossover { kernel: "tuned".into(), versus: "prefetch".into(), from_build_keys: None },
+            ],
         }],
     }
 }
@@ -265,6 +269,7 @@ fn sweeps_by_state_size_round_trip_and_older_sweeps_still_open() {
     // "none in range" is written, as null, not left out.
     let full = full_report().to_json_pretty();
     assert!(full.contains("\"from_distinct_keys\": null"), "{full}");
+    assert!(full.contains("\"from_build_keys\": null"), "{full}");
     assert_eq!(Report::from_json(&full).unwrap(), full_report());
 
     // A sweep written before these fields existed.

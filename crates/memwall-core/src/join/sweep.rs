@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{BuildSizeFastest, JoinSweep, JoinSweepPoint};
+use memwall_report::{BuildSizeCrossover, BuildSizeFastest, JoinSweep, JoinSweepPoint};
 
 use super::Kernel;
 use super::data::{self, JoinDataError, JoinSpec};
@@ -84,6 +84,7 @@ impl Racer<'_> {
             fastest: Vec::new(),
             prefetch_tolerance_share: None,
             prefetch_falls_behind_from: None,
+            crossovers: Vec::new(),
         };
         judge(&mut sweep, DEFAULT_PREFETCH_TOLERANCE);
         Ok(sweep)
@@ -127,6 +128,19 @@ pub fn judge(sweep: &mut JoinSweep, tolerance: f64) {
             None => {}
         }
     }
+    let swept = |k: Kernel| sweep.points.iter().any(|p| p.kernel == k.name());
+    let pairs = [Kernel::Partitioned, Kernel::Tuned]
+        .into_iter()
+        .flat_map(|fast| [(fast, Kernel::Naive), (fast, Kernel::Prefetch)])
+        .filter(|&(fast, slow)| swept(fast) && swept(slow));
+    let crossovers = pairs
+        .map(|(fast, slow)| BuildSizeCrossover {
+            kernel: fast.name().into(),
+            versus: slow.name().into(),
+            from_build_keys: crossover(&sweep.points, fast, slow),
+        })
+        .collect();
+    sweep.crossovers = crossovers;
     let swept_prefetch = sweep.fastest.iter().any(|f| f.prefetch_over_fastest.is_some());
     sweep.prefetch_tolerance_share = swept_prefetch.then_some(tolerance);
     sweep.prefetch_falls_behind_from = from;
@@ -177,6 +191,7 @@ mod tests {
             fastest: Vec::new(),
             prefetch_tolerance_share: None,
             prefetch_falls_behind_from: None,
+            crossovers: Vec::new(),
         }
     }
 
@@ -226,6 +241,9 @@ mod tests {
         assert_eq!(s.prefetch_tolerance_share, Some(0.10));
         assert_eq!(s.partitioned_beats_naive_from, Some(4096));
         assert_eq!(s.partitioned_beats_prefetch_from, Some(16384));
+        let crossovers: Vec<(&str, &str, Option<u64>)> =
+            s.crossovers.iter().map(|c| (c.kernel.as_str(), c.versus.as_str(), c.from_build_keys)).collect();
+        assert_eq!(crossovers, [("partitioned", "naive", Some(4096)), ("partitioned", "prefetch", Some(16384))]);
 
         // A looser tolerance keeps prefetch "enough" further; at 100% it never falls behind.
         judge(&mut s, 0.5);
@@ -243,6 +261,12 @@ mod tests {
         assert_eq!(s.fastest.len(), 1);
         assert_eq!(s.fastest[0].prefetch_over_fastest, None);
         assert_eq!((s.prefetch_tolerance_share, s.prefetch_falls_behind_from), (None, None));
+        assert_eq!(s.crossovers.len(), 1, "partitioned against naive only: prefetch was not swept");
+        assert_eq!(s.crossovers[0].from_build_keys, Some(8));
+        // Tuned that never wins: its crossover is stated as none.
+        let mut s = sweep(vec![point(8, Kernel::Prefetch, 3.0), point(8, Kernel::Tuned, 4.0)]);
+        judge(&mut s, 0.1);
+        assert_eq!(s.crossovers[0].from_build_keys, None);
         let mut empty = sweep(Vec::new());
         judge(&mut empty, 0.1);
         assert!(empty.fastest.is_empty());
