@@ -72,6 +72,10 @@ impl CliError {
     pub fn runtime(message: impl Into<String>) -> Self {
         Self { message: message.into(), code: 1 }
     }
+    /// The same error, saying which part of the work it came from.
+    pub fn context(self, what: &str) -> Self {
+        Self { message: format!("{what}: {}", self.message), ..self }
+    }
 }
 
 pub type CliResult<T = ()> = Result<T, CliError>;

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::groupby::datagen::{self, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
-use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values};
+use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, ValueType, Values};
 use memwall_report::{GroupBy, Report, Source, Sweep};
 
 use crate::arena::SCRATCH;
@@ -62,6 +62,11 @@ pub struct BuildSizeArgs {
     /// Join kernels to sweep: naive, partitioned, prefetch, tuned, adaptive, all, or a comma list.
     #[arg(long, default_value = "all", value_parser = crate::join_cmd::parse_kernels)]
     pub kernel: crate::join_cmd::JoinKernels,
+    /// How much slower than the fastest kernel prefetch may be (0 to 1, 0.1 = 10%) and still
+    /// count as enough, for the verdict on where prefetching alone suffices.
+    #[arg(long, default_value_t = memwall_core::join::sweep::DEFAULT_PREFETCH_TOLERANCE,
+          value_parser = crate::join_cmd::parse_rate)]
+    pub tolerance: f64,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -113,7 +118,60 @@ pub struct CardinalityArgs {
     #[arg(long, default_value_t = groupby::DEFAULT_PARTITIONS)]
     pub partitions: u32,
     #[command(flatten)]
+    pub states: StateArgs,
+    /// Type of the generated value column that sum, min, max and avg read: i64 or f64.
+    #[arg(long, default_value = "i64", value_parser = ValueType::parse)]
+    pub value_type: ValueType,
+    #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// The aggregate lists a GROUP BY sweep is repeated for, each a state size per group.
+#[derive(Debug, Clone, Args)]
+pub struct StateArgs {
+    /// What each group computes, as for `groupby --agg` (a comma list of count, sum, min, max,
+    /// avg; all but count read the value column). Repeat the flag to sweep several states in one
+    /// run, e.g. `--agg count --agg sum --agg sum,min,max,count`: one sweep per list, then one
+    /// table of how the result moves with the state's bytes per group.
+    #[arg(long = "agg", value_name = "LIST", default_value = "count", value_parser = Aggregates::parse,
+          action = clap::ArgAction::Append)]
+    pub lists: Vec<Aggregates>,
+}
+
+impl StateArgs {
+    fn need_values(&self) -> bool {
+        self.lists.iter().any(|a| a.needs_values())
+    }
+
+    /// The configs of the sweeps, one per list, in the order given.
+    fn configs(&self, config: GroupByConfig) -> Vec<GroupByConfig> {
+        self.lists.iter().map(|&aggregates| GroupByConfig { aggregates, ..config }).collect()
+    }
+}
+
+/// Runs `one` per aggregate list, giving it the list's config and value column (none for a count,
+/// which reads no values); an error names the list when there are several.
+fn per_state(
+    states: &StateArgs,
+    config: GroupByConfig,
+    values: Option<&ValueColumn>,
+    one: &mut dyn FnMut(GroupByConfig, Values<'_>) -> Result<Sweep, SweepError>,
+) -> CliResult<Vec<Sweep>> {
+    let several = states.lists.len() > 1;
+    states
+        .configs(config)
+        .into_iter()
+        .map(|config| {
+            let values = match values {
+                Some(column) if config.aggregates.needs_values() => column.values(),
+                _ => Values::None,
+            };
+            one(config, values).map_err(|e| {
+                let e = sweep_error(e);
+                if several { e.context(&format!("--agg {}", config.aggregates.describe())) } else { e }
+            })
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Args)]
@@ -129,10 +187,10 @@ pub struct PartitionsArgs {
     /// Kernels to sweep (those that partition): radix, tuned, or both.
     #[arg(long, default_value = "radix,tuned", value_parser = parse_kernels)]
     pub kernel: KernelList,
-    /// What each group computes, as for `groupby --agg`: a larger state moves the best
-    /// partition count (sum, min, max and avg read the value column of --value-type).
-    #[arg(long, default_value = "count", value_parser = Aggregates::parse)]
-    pub agg: Aggregates,
+    /// A larger state moves the best partition count (the values are those of --value-type,
+    /// or --value-column of an --input file).
+    #[command(flatten)]
+    pub states: StateArgs,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -189,29 +247,48 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         )));
     }
     let most = *distinct.last().unwrap_or(&1);
-    let scratch =
-        args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, &config, args.common.threads));
-    // The keys, the one pool's largest kernel, and the reference's sorted copy if it runs.
     let truth = args.common.rules.truth(args.rows, None);
-    let reference = if truth.reference { args.rows.saturating_mul(8) } else { 0 };
-    let needed = args.rows.saturating_mul(8).saturating_add(scratch.max().unwrap_or(0)).saturating_add(reference);
+    let states = args.states.configs(config);
+    // The keys and values, the one pool's largest kernel at the largest state, and the
+    // reference's sorted copy if it runs.
+    let scratch = states
+        .iter()
+        .flat_map(|config| {
+            args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, config, args.common.threads))
+        })
+        .max()
+        .unwrap_or(0);
+    let columns = if args.states.need_values() { 2 } else { 1 };
+    let needed = (args.rows.saturating_mul(8 * columns)).saturating_add(scratch).saturating_add(reference_bytes(
+        truth.reference,
+        args.rows,
+        most,
+        &states,
+    ));
     platform::check_fits_in_memory(needed, &format!("--rows {} with --max-keys {most}", args.rows))?;
-    let sweeper = Racer {
-        kernels: &args.kernel.0,
-        config,
-        exec: &threads,
-        memory: &SCRATCH,
-        policy: args.common.rules.memory,
-        clock: &clock,
-        runs: args.common.runs,
-        truth,
-        phases: None,
-        values: Values::None,
-    };
-    let bar = progress((distinct.len() * args.kernel.0.len()) as u64);
-    let result = sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar));
+    // The values depend on the row and the seed, not on the keys: one column serves every point.
+    let values = args.states.need_values().then(|| {
+        let spec = datagen::DataSpec { rows: args.rows, keys: 1, skew: args.skew, seed: args.seed };
+        datagen::generate_values(&spec, args.value_type, &threads)
+    });
+    let bar = progress((states.len() * distinct.len() * args.kernel.0.len()) as u64);
+    let result = per_state(&args.states, config, values.as_ref(), &mut |config, values| {
+        let sweeper = Racer {
+            kernels: &args.kernel.0,
+            config,
+            exec: &threads,
+            memory: &SCRATCH,
+            policy: args.common.rules.memory,
+            clock: &clock,
+            runs: args.common.runs,
+            truth,
+            phases: None,
+            values,
+        };
+        sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar))
+    });
     bar.finish_and_clear();
-    let result = result.map_err(sweep_error)?;
+    let sweeps = result?;
     let dataset = memwall_report::Dataset {
         rows: args.rows,
         distinct_keys: most,
@@ -220,7 +297,16 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         seed: Some(args.seed),
         max_rows_per_key: None,
     };
-    finish(&args.common, host, dataset, result, "distinct keys", None)
+    finish(&args.common, host, dataset, sweeps, "distinct keys")
+}
+
+/// Bytes the reference takes beside the data: a sorted index of the rows and its groups.
+fn reference_bytes(reference: bool, rows: u64, groups: u64, states: &[GroupByConfig]) -> u64 {
+    if !reference {
+        return 0;
+    }
+    let state = states.iter().map(|c| c.aggregates.state_bytes(ValueType::I64)).max().unwrap_or(8);
+    rows.saturating_mul(8).saturating_add(groups.saturating_mul(8 + state))
 }
 
 fn partitions(args: PartitionsArgs) -> CliResult {
@@ -232,45 +318,50 @@ fn partitions(args: PartitionsArgs) -> CliResult {
     }
     let counts: Vec<u32> =
         sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
-    let config =
-        GroupByConfig { aggregates: args.agg, ..groupby_cmd::groupby_config(args.min, &host, args.common.threads)? };
+    let config = groupby_cmd::groupby_config(args.min, &host, args.common.threads)?;
+    let states = args.states.configs(config);
     let kernels = &args.kernel.0;
     let rules = &args.common.rules;
     let scratch = |rows: u64, groups: u64| -> u64 {
         let most = counts
             .iter()
             .flat_map(|&p| {
-                let config = GroupByConfig { partitions: p, ..config };
-                kernels.iter().map(move |&k| groupby::scratch_bytes(k, rows, groups, &config, args.common.threads))
+                states.iter().flat_map(move |&config| {
+                    let config = GroupByConfig { partitions: p, ..config };
+                    kernels.iter().map(move |&k| groupby::scratch_bytes(k, rows, groups, &config, args.common.threads))
+                })
             })
             .max()
             .unwrap_or(0);
-        let reference = if rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
-        most.saturating_add(reference)
+        most.saturating_add(reference_bytes(rules.truth(rows, None).reference, rows, groups, &states))
     };
-    let data = crate::dataset::load(&args.data, &threads, &scratch, args.agg.needs_values())?;
-    let sweeper = Racer {
-        kernels,
-        config,
-        exec: &threads,
-        memory: &SCRATCH,
-        policy: rules.memory,
-        clock: &clock,
-        runs: args.common.runs,
-        truth: groupby_cmd::truth(rules, &data.dataset),
-        phases: None,
-        values: data.values.as_ref().map_or(Values::None, ValueColumn::values),
-    };
-    let bar = progress((counts.len() * kernels.iter().filter(|k| k.uses_partitions()).count()) as u64);
-    let result = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar));
-    bar.finish_and_clear();
-    let result = result.map_err(sweep_error)?;
-    let query = args.agg.needs_values().then(|| memwall_report::Query {
-        aggregates: args.agg.names().iter().map(|n| n.to_string()).collect(),
-        value_type: data.values.as_ref().map_or("none", |v| v.value_type().name()).into(),
-        value_column: data.value_column.clone(),
+    let data = crate::dataset::load(&args.data, &threads, &scratch, args.states.need_values())?;
+    let partitioning = kernels.iter().filter(|k| k.uses_partitions()).count();
+    let bar = progress((states.len() * counts.len() * partitioning) as u64);
+    let truth = groupby_cmd::truth(rules, &data.dataset);
+    let result = per_state(&args.states, config, data.values.as_ref(), &mut |config, values| {
+        let sweeper = Racer {
+            kernels,
+            config,
+            exec: &threads,
+            memory: &SCRATCH,
+            policy: rules.memory,
+            clock: &clock,
+            runs: args.common.runs,
+            truth,
+            phases: None,
+            values,
+        };
+        let mut sweep = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar))?;
+        if let Some(query) = sweep.query.as_mut()
+            && values != Values::None
+        {
+            query.value_column.clone_from(&data.value_column);
+        }
+        Ok(sweep)
     });
-    finish(&args.common, host, data.dataset, result, "partitions", query)
+    bar.finish_and_clear();
+    finish(&args.common, host, data.dataset, result?, "partitions")
 }
 
 fn build_size(args: BuildSizeArgs) -> CliResult {
@@ -324,10 +415,11 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
         ControlFlow::Continue(())
     });
     bar.finish_and_clear();
-    let sweep = result.map_err(|e| match e {
+    let mut sweep = result.map_err(|e| match e {
         join_sweep::SweepError::Data(_) => CliError::usage(e.to_string()),
         _ => CliError::runtime(e.to_string()),
     })?;
+    join_sweep::judge(&mut sweep, args.tolerance);
     let json_on_stdout = args.common.json == Some(Destination::Stdout);
     let mut out = output::human(json_on_stdout);
     print_build_sweep(&mut *out, &sweep).map_err(|e| CliError::runtime(e.to_string()))?;
@@ -391,28 +483,68 @@ fn kernel_columns<'a>(
     (kernels, header, rows)
 }
 
-/// One row per build size, one ns/probe column per kernel (the fastest marked with `*`), and
-/// where partitioning began to pay.
+/// One row per build size, one ns/probe column per kernel (the fastest marked with `*`), the
+/// fastest kernel and prefetch against it; then where partitioning began to pay and where
+/// prefetching alone stopped being enough.
 pub fn print_build_sweep(out: &mut dyn Write, sweep: &memwall_report::JoinSweep) -> std::io::Result<()> {
     let points: Vec<(u64, &str, f64)> = sweep.points.iter().map(|p| (p.x, p.kernel.as_str(), p.ns_per_probe)).collect();
-    let (kernels, header, rows) = kernel_columns(&points, "build keys", "ns/probe");
+    let (kernels, mut header, mut rows) = kernel_columns(&points, "build keys", "ns/probe");
+    let has = |k: &str| kernels.contains(&k);
+    let tolerance = sweep.prefetch_tolerance_share;
+    header.push("fastest kernel".into());
+    if tolerance.is_some() {
+        header.push("prefetch vs fastest".into());
+    }
+    for row in &mut rows {
+        let fastest = sweep.fastest.iter().find(|f| f.build_keys.to_string() == row[0]);
+        row.push(fastest.map_or("-".into(), |f| f.kernel.clone()));
+        if let Some(tolerance) = tolerance {
+            row.push(match fastest.and_then(|f| f.prefetch_over_fastest) {
+                Some(r) if r <= 1.0 => "fastest".into(),
+                Some(r) => format!("+{:.0}%{}", (r - 1.0) * 100.0, if r > 1.0 + tolerance { "" } else { " (enough)" }),
+                None => "-".into(),
+            });
+        }
+    }
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     writeln!(
         out,
-        "{} probe rows per point, build and probe together, each the fastest of its runs; * marks the fastest kernel",
+        "{} probe rows per point, build and probe together, each the fastest of its runs; * marks the fastest \
+         column, `fastest kernel` leaves adaptive out (it runs one of the others)",
         sweep.probe_rows
     )?;
     write!(out, "{}", output::table(&header, &rows))?;
-    let has = |k: &str| kernels.contains(&k);
-    for (from, slow) in
-        [(sweep.partitioned_beats_naive_from, "naive"), (sweep.partitioned_beats_prefetch_from, "prefetch")]
-    {
-        match from {
-            Some(x) => writeln!(out, "partitioned beats {slow} from {x} build keys on")?,
-            None if has("partitioned") && has(slow) => {
-                writeln!(out, "partitioned never beat {slow} for good in this range")?
+    if sweep.crossovers.is_empty() {
+        // A report from before the crossovers were kept.
+        for (from, slow) in
+            [(sweep.partitioned_beats_naive_from, "naive"), (sweep.partitioned_beats_prefetch_from, "prefetch")]
+        {
+            match from {
+                Some(x) => writeln!(out, "partitioned beats {slow} from {x} build keys on")?,
+                None if has("partitioned") && has(slow) => {
+                    writeln!(out, "partitioned never beat {slow} for good in this range")?
+                }
+                None => {}
             }
-            None => {}
+        }
+    }
+    for c in &sweep.crossovers {
+        match c.from_build_keys {
+            Some(x) => writeln!(out, "{} beats {} from {x} build keys on", c.kernel, c.versus)?,
+            None => writeln!(out, "{} never beat {} for good in this range", c.kernel, c.versus)?,
+        }
+    }
+    if let Some(tolerance) = tolerance {
+        let pct = tolerance * 100.0;
+        match sweep.prefetch_falls_behind_from {
+            Some(x) => writeln!(
+                out,
+                "prefetch alone is more than {pct:.0}% behind the fastest from {x} build keys on; below that, at the sizes marked (enough), one prefetched table suffices"
+            )?,
+            None => writeln!(
+                out,
+                "prefetch alone did not fall more than {pct:.0}% behind the fastest for good in this range"
+            )?,
         }
     }
     writeln!(out, "checked: {}", sweep.verified_by.join(", "))?;
@@ -423,42 +555,160 @@ fn finish(
     common: &CommonArgs,
     host: memwall_report::Host,
     dataset: memwall_report::Dataset,
-    sweep: Sweep,
+    sweeps: Vec<Sweep>,
     x_name: &str,
-    query: Option<memwall_report::Query>,
 ) -> CliResult {
     let json_on_stdout = common.json == Some(Destination::Stdout);
     let mut out = output::human(json_on_stdout);
-    print_sweep(&mut *out, &sweep, x_name).map_err(|e| CliError::runtime(e.to_string()))?;
-    if let Some(query) = &query {
-        writeln!(out, "aggregates: {} over {} values", query.aggregates.join(", "), query.value_type).ok();
-    }
+    print_sweeps(&mut *out, &sweeps, x_name).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(destination) = &common.json {
         let mut report = Report::new(Source::Native, output::unix_now(), host);
-        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps: vec![sweep], query });
+        // One list keeps the query where a race's report has it; several are each in their sweep.
+        let query = match sweeps.as_slice() {
+            [one] => one.query.clone().filter(|q| q.value_type != "none"),
+            _ => None,
+        };
+        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps, query });
         output::write_report(destination, &report)?;
     }
     Ok(())
 }
 
+/// Every sweep's table, each headed by its aggregates when there are several or more than a
+/// count, then, with several, the one table of how the result moved with the state.
+pub fn print_sweeps(out: &mut dyn Write, sweeps: &[Sweep], x_name: &str) -> std::io::Result<()> {
+    let plain_count = |s: &Sweep| s.query.as_ref().is_none_or(|q| q.value_type == "none");
+    for (i, sweep) in sweeps.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        if sweeps.len() > 1 || !plain_count(sweep) {
+            writeln!(out, "aggregates: {}", describe_state(sweep))?;
+        }
+        print_sweep(out, sweep, x_name)?;
+    }
+    if sweeps.len() > 1 {
+        writeln!(out)?;
+        print_state_table(out, sweeps)?;
+    }
+    Ok(())
+}
+
+/// "sum,min,max over i64 values (40 bytes of state a group)".
+fn describe_state(sweep: &Sweep) -> String {
+    let (aggregates, values) = match &sweep.query {
+        Some(q) if q.value_type != "none" => {
+            let column = q.value_column.as_ref().map(|c| format!(" of column {c}")).unwrap_or_default();
+            (q.aggregates.join(","), format!(" over {} values{column}", q.value_type))
+        }
+        Some(q) => (q.aggregates.join(","), String::new()),
+        None => ("count".into(), String::new()),
+    };
+    let state = sweep.state_bytes_per_group.map(|b| format!(" ({b} bytes of state a group)")).unwrap_or_default();
+    format!("{aggregates}{values}{state}")
+}
+
+/// One row per sweep (per state size): each partitioning kernel's best partition count, or
+/// each kernel's crossover against naive, as measured.
+pub fn print_state_table(out: &mut dyn Write, sweeps: &[Sweep]) -> std::io::Result<()> {
+    let aggregates = |s: &Sweep| s.query.as_ref().map_or("count".into(), |q| q.aggregates.join(","));
+    let state = |s: &Sweep| s.state_bytes_per_group.map_or("-".into(), |b| b.to_string());
+    let mut kernels: Vec<&str> = Vec::new();
+    for sweep in sweeps {
+        let names = sweep
+            .best_partitions
+            .iter()
+            .map(|b| b.kernel.as_str())
+            .chain(sweep.crossovers.iter().map(|c| c.kernel.as_str()));
+        for name in names {
+            if !kernels.contains(&name) {
+                kernels.push(name);
+            }
+        }
+    }
+    let mut header = vec!["aggregates".to_string(), "state B/group".to_string()];
+    let partitions = sweeps.iter().any(|s| s.kind == "partitions");
+    let rows: Vec<Vec<String>> = sweeps
+        .iter()
+        .map(|sweep| {
+            let mut row = vec![aggregates(sweep), state(sweep)];
+            for &k in &kernels {
+                if partitions {
+                    match sweep.best_partitions.iter().find(|b| b.kernel == k) {
+                        Some(b) => {
+                            let edge = if at_edge(sweep, b.partitions) { " (edge)" } else { "" };
+                            row.extend([format!("{}{edge}", b.partitions), format!("{:.2}", b.ns_per_row)])
+                        }
+                        None => row.extend(["-".to_string(), "-".to_string()]),
+                    }
+                } else {
+                    row.push(match sweep.crossovers.iter().find(|c| c.kernel == k) {
+                        Some(c) => c.from_distinct_keys.map_or("none in range".into(), |x| x.to_string()),
+                        None => "-".into(),
+                    });
+                }
+            }
+            row
+        })
+        .collect();
+    for &k in &kernels {
+        if partitions {
+            header.extend([format!("{k} best P"), format!("{k} ns/row")]);
+        } else {
+            header.push(format!("{k} beats naive from (keys)"));
+        }
+    }
+    if partitions {
+        writeln!(
+            out,
+            "best partition count by state size (each kernel's fastest point above; (edge): at an end of the range, the best may lie beyond):"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "crossover by state size: the fewest distinct keys from which each kernel beat naive at that and every larger point:"
+        )?;
+    }
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    write!(out, "{}", output::table(&header, &rows))
+}
+
+/// Whether `partitions` is the sweep's smallest or largest point: a best there may lie beyond.
+fn at_edge(sweep: &Sweep, partitions: u32) -> bool {
+    let xs = || sweep.points.iter().map(|p| p.x);
+    let x = u64::from(partitions);
+    sweep.points.len() > 1 && (xs().min() == Some(x) || xs().max() == Some(x))
+}
+
 /// One row per x, one ns/row column per kernel, the fastest marked with `*`.
 pub fn print_sweep(out: &mut dyn Write, sweep: &Sweep, x_name: &str) -> std::io::Result<()> {
     let points: Vec<(u64, &str, f64)> = sweep.points.iter().map(|p| (p.x, p.kernel.as_str(), p.ns_per_row)).collect();
-    let (kernels, header, rows) = kernel_columns(&points, x_name, "ns/row");
+    let (_, header, rows) = kernel_columns(&points, x_name, "ns/row");
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     writeln!(out, "{} rows per point, each the fastest of its runs; * marks the fastest kernel", sweep.rows)?;
     write!(out, "{}", output::table(&header, &rows))?;
     if sweep.kind == "cardinality" {
-        match sweep.crossover_distinct_keys {
-            Some(x) => writeln!(out, "radix beats naive from {x} distinct keys on")?,
-            None if kernels.contains(&Kernel::Radix.name()) && kernels.contains(&Kernel::Naive.name()) => {
-                writeln!(out, "radix never beat naive for good in this range")?
+        for c in &sweep.crossovers {
+            match c.from_distinct_keys {
+                Some(x) => writeln!(out, "{} beats {} from {x} distinct keys on", c.kernel, c.versus)?,
+                None => writeln!(out, "{} never beat {} for good in this range", c.kernel, c.versus)?,
             }
-            None => {}
         }
         if let Some(slowdown) = sweep.adaptive_max_slowdown {
             writeln!(out, "adaptive was at worst {:.1}% slower than the best kernel", (slowdown - 1.0) * 100.0)?;
         }
+    }
+    for best in &sweep.best_partitions {
+        let edge = if at_edge(sweep, best.partitions) {
+            " (at an end of the range: widen --min/--max to see the bottom of the U)"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "{} is fastest at {} partitions ({:.2} ns/row){edge}",
+            best.kernel, best.partitions, best.ns_per_row
+        )?;
     }
     Ok(())
 }
@@ -480,5 +730,93 @@ mod tests {
         assert_eq!(kernels, ["naive", "tuned"]);
         assert_eq!(header, ["build keys", "naive ns/probe", "tuned ns/probe"]);
         assert_eq!(rows, [["1024", "*5.00", "7.50"], ["2048", "9.00", "*8.00"], ["4096", "-", "*8.50"]]);
+    }
+
+    fn fake_sweep(kind: &str, aggregates: &str, state: u64, points: &[(u64, &str, f64)]) -> Sweep {
+        let points: Vec<memwall_report::SweepPoint> = points
+            .iter()
+            .map(|&(x, k, ns)| memwall_report::SweepPoint { x, kernel: k.into(), ns_per_row: ns, seconds: ns })
+            .collect();
+        Sweep {
+            kind: kind.into(),
+            rows: 100,
+            best_partitions: if kind == "partitions" { sweep::best_partitions(&points) } else { Vec::new() },
+            crossovers: if kind == "cardinality" { sweep::crossovers(&points, Kernel::Naive) } else { Vec::new() },
+            points,
+            crossover_distinct_keys: None,
+            adaptive_max_slowdown: None,
+            memory: None,
+            verified_by: Vec::new(),
+            query: Some(memwall_report::Query {
+                aggregates: aggregates.split(',').map(str::to_string).collect(),
+                value_type: if aggregates == "count" { "none" } else { "i64" }.into(),
+                value_column: None,
+            }),
+            state_bytes_per_group: Some(state),
+        }
+    }
+
+    fn printed(sweeps: &[Sweep], x_name: &str) -> String {
+        let mut out = Vec::new();
+        print_sweeps(&mut out, sweeps, x_name).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_state_table_follows_a_best_fan_out_that_moves() {
+        let sweeps = [
+            fake_sweep("partitions", "count", 8, &[(256, "tuned", 5.0), (1024, "tuned", 4.0), (4096, "tuned", 4.5)]),
+            fake_sweep("partitions", "sum", 24, &[(256, "tuned", 6.0), (1024, "tuned", 5.5), (4096, "tuned", 7.0)]),
+            fake_sweep(
+                "partitions",
+                "count,sum,min,max",
+                40,
+                &[(256, "tuned", 6.0), (1024, "tuned", 7.0), (4096, "tuned", 9.0)],
+            ),
+        ];
+        let text = printed(&sweeps, "partitions");
+        let table: Vec<Vec<&str>> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("best partition count by state size"))
+            .skip(3)
+            .map(|l| l.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect())
+            .collect();
+        assert_eq!(
+            table,
+            [
+                ["count", "8", "1024", "4.00"],
+                ["sum", "24", "1024", "5.50"],
+                ["count,sum,min,max", "40", "256 (edge)", "6.00"],
+            ],
+            "{text}"
+        );
+        assert!(text.contains("aggregates: sum over i64 values (24 bytes of state a group)"), "{text}");
+        // One list alone prints no state table.
+        assert!(!printed(&sweeps[..1], "partitions").contains("by state size"));
+    }
+
+    #[test]
+    fn the_state_table_says_none_in_range_when_there_is_no_crossover() {
+        let sweeps = [
+            fake_sweep(
+                "cardinality",
+                "count",
+                8,
+                &[(1024, "naive", 2.0), (1024, "tuned", 3.0), (2048, "naive", 9.0), (2048, "tuned", 4.0)],
+            ),
+            fake_sweep(
+                "cardinality",
+                "sum",
+                24,
+                &[(1024, "naive", 2.0), (1024, "tuned", 3.0), (2048, "naive", 3.0), (2048, "tuned", 4.0)],
+            ),
+        ];
+        let text = printed(&sweeps, "distinct keys");
+        let rows: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("crossover by state size")).skip(3).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        assert!(rows[0].starts_with("count") && rows[0].ends_with("2048"), "{text}");
+        assert!(rows[1].starts_with("sum") && rows[1].ends_with("none in range"), "{text}");
+        assert!(text.contains("tuned beats naive from 2048 distinct keys on"), "{text}");
+        assert!(text.contains("tuned never beat naive for good in this range"), "{text}");
     }
 }

@@ -199,6 +199,104 @@ fn sweeps_report_points() {
     assert_eq!(xs, [(16, "radix"), (16, "tuned"), (32, "radix"), (32, "tuned"), (64, "radix"), (64, "tuned")]);
 }
 
+/// Several aggregate lists in one sweep: one sweep each, in the order given, each naming its
+/// state, and one table of how the result moved with the state.
+#[test]
+fn sweeps_by_state_size_give_one_sweep_per_list_and_a_table() {
+    let states = ["--agg", "count", "--agg", "sum", "--agg", "sum,min,max,count"];
+    let base = ["sweep", "cardinality", "--rows", "20000", "--min-keys", "64", "--max-keys", "4096", "--runs", "1"];
+    let out = memwall(&[&base[..], &states, &["--value-type", "f64", "--declared-caches", "--json", "-"]].concat());
+    let groupby = report_from(&out).groupby.unwrap();
+    assert_eq!(groupby.query, None, "several lists: each sweep has its own query");
+    let states: Vec<(String, String, Option<u64>)> = groupby
+        .sweeps
+        .iter()
+        .map(|s| {
+            let q = s.query.as_ref().unwrap();
+            (q.aggregates.join(","), q.value_type.clone(), s.state_bytes_per_group)
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("count".to_string(), "none".to_string(), Some(8)),
+            ("sum".into(), "f64".into(), Some(16)),
+            ("count,sum,min,max".into(), "f64".into(), Some(32)),
+        ]
+    );
+    for sweep in &groupby.sweeps {
+        assert_eq!(sweep.points.len(), 7 * 5);
+        // Every other kernel against naive, each derived from the points measured.
+        let kernels: Vec<&str> = sweep.crossovers.iter().map(|c| c.kernel.as_str()).collect();
+        assert_eq!(kernels, ["radix", "tuned", "prefetch", "adaptive"]);
+        for c in &sweep.crossovers {
+            let ns = |x: u64, k: &str| sweep.points.iter().find(|p| p.x == x && p.kernel == k).unwrap().ns_per_row;
+            if let Some(from) = c.from_distinct_keys {
+                assert!(ns(from, &c.kernel) < ns(from, "naive"), "{c:?}");
+            }
+            assert_eq!(c.from_distinct_keys.is_some(), ns(4096, &c.kernel) < ns(4096, "naive"), "{c:?}");
+        }
+        assert!(sweep.verified_by.iter().any(|c| c == "reference"), "{:?}", sweep.verified_by);
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("crossover by state size") && stderr.contains("state B/group"), "{stderr}");
+    assert!(stderr.contains("aggregates: count,sum,min,max over f64 values (32 bytes of state a group)"), "{stderr}");
+
+    let out = memwall(&[
+        "sweep",
+        "partitions",
+        "--rows",
+        "20000",
+        "--keys",
+        "2000",
+        "--min",
+        "16",
+        "--max",
+        "64",
+        "--agg",
+        "count",
+        "--agg",
+        "min,max",
+        "--runs",
+        "1",
+        "--json",
+        "-",
+    ]);
+    let groupby = report_from(&out).groupby.unwrap();
+    assert_eq!(groupby.sweeps.len(), 2);
+    for sweep in &groupby.sweeps {
+        let best: Vec<&str> = sweep.best_partitions.iter().map(|b| b.kernel.as_str()).collect();
+        assert_eq!(best, ["radix", "tuned"]);
+        for b in &sweep.best_partitions {
+            let fastest = sweep
+                .points
+                .iter()
+                .filter(|p| p.kernel == b.kernel)
+                .map(|p| p.ns_per_row)
+                .min_by(f64::total_cmp)
+                .unwrap();
+            assert_eq!(b.ns_per_row, fastest);
+        }
+    }
+    assert_eq!(groupby.sweeps[1].state_bytes_per_group, Some(24));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("best partition count by state size") && stderr.contains("tuned best P"), "{stderr}");
+}
+
+#[test]
+fn sweep_aggregates_are_checked_like_the_race() {
+    assert_refused(&["sweep", "cardinality", "--rows", "100", "--max-keys", "64", "--agg", "median"], "--agg");
+    assert_refused(
+        &["sweep", "cardinality", "--rows", "100", "--max-keys", "64", "--value-type", "u8"],
+        "--value-type",
+    );
+    assert_refused(
+        &["sweep", "cardinality", "--rows", "1000000000000", "--max-keys", "2048", "--agg", "sum"],
+        "can be allocated here",
+    );
+    assert_refused(&["sweep", "partitions", "--rows", "100", "--keys", "10", "--agg", "count", "--agg", "x"], "--agg");
+}
+
 #[test]
 fn run_can_skip_the_race() {
     let dir = tempfile::tempdir().unwrap();

@@ -92,6 +92,8 @@ fn a_build_size_sweep_reports_every_point() {
         "8Ki",
         "--kernel",
         "naive,partitioned,prefetch",
+        "--tolerance",
+        "0.25",
         "--runs",
         "1",
         "--declared-caches",
@@ -104,6 +106,27 @@ fn a_build_size_sweep_reports_every_point() {
     assert_eq!(sweep.points.len(), 4 * 3);
     assert!(sweep.verified_by.iter().any(|c| c == "known-matches"), "{:?}", sweep.verified_by);
     assert!(sweep.points.iter().all(|p| p.ns_per_probe > 0.0 && p.seconds >= p.build_seconds));
+    // The verdicts are read off the points: the fastest kernel per size, prefetch against it.
+    assert_eq!(sweep.fastest.iter().map(|f| f.build_keys).collect::<Vec<_>>(), [1024, 2048, 4096, 8192]);
+    for f in &sweep.fastest {
+        let at: Vec<_> = sweep.points.iter().filter(|p| p.x == f.build_keys).collect();
+        let best = at.iter().map(|p| p.ns_per_probe).min_by(f64::total_cmp).unwrap();
+        assert_eq!(f.ns_per_probe, best);
+        let prefetch = at.iter().find(|p| p.kernel == "prefetch").unwrap().ns_per_probe;
+        // serde_json's parser may land an ulp away from the ratio written.
+        assert!((f.prefetch_over_fastest.unwrap() - prefetch / best).abs() < 1e-12, "{f:?}");
+    }
+    assert_eq!(sweep.prefetch_tolerance_share, Some(0.25));
+    if let Some(from) = sweep.prefetch_falls_behind_from {
+        let last = sweep.fastest.last().unwrap();
+        assert!(from <= last.build_keys && last.prefetch_over_fastest.unwrap() > 1.25);
+    }
+    // partitioned against both single tables (tuned was not swept), stated even when absent.
+    let pairs: Vec<(&str, &str)> = sweep.crossovers.iter().map(|c| (c.kernel.as_str(), c.versus.as_str())).collect();
+    assert_eq!(pairs, [("partitioned", "naive"), ("partitioned", "prefetch")]);
+    assert_eq!(sweep.crossovers[0].from_build_keys, sweep.partitioned_beats_naive_from);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("fastest kernel") && stderr.contains("prefetch vs fastest"), "{stderr}");
 }
 
 #[test]
@@ -130,4 +153,6 @@ fn bad_input_is_refused_in_one_line() {
         assert_refused(&args, needle);
     }
     assert_refused(&["sweep", "build-size", "--min-keys", "64", "--max-keys", "32"], "no power of two");
+    assert_refused(&["sweep", "build-size", "--probe-rows", "1000G", "--max-keys", "16Mi"], "can be allocated here");
+    assert_refused(&["sweep", "build-size", "--tolerance", "2"], "--tolerance");
 }

@@ -149,7 +149,9 @@ fn kernels_compute_every_aggregate_like_the_reference() {
     let floats = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 5e-324, f64::MAX, -f64::MAX];
     let key_cases: Vec<Vec<i64>> = vec![
         vec![],
+        vec![0],
         vec![i64::MIN; 200],
+        (0..2000).collect(),
         (0..3000).map(|i| [0, i64::MIN, i64::MAX, -1, 1][i % 5]).collect(),
         datagen::generate(&DataSpec { rows: 30_000, keys: 6_000, skew: Skew::Zipf(0.8), seed: 2 }).unwrap(),
     ];
@@ -164,7 +166,9 @@ fn kernels_compute_every_aggregate_like_the_reference() {
                 _ => (next() % 2_000_001) as f64 / 1000.0 - 1000.0,
             })
             .collect();
-        for list in ["count", "sum", "min,max", "avg", "count,sum,min,max,avg"] {
+        // The lists the native tests run (groupby::tests::AGGREGATE_LISTS): every state, and
+        // every aggregate alone.
+        for list in ["count", "sum", "min", "max", "avg", "count,sum", "sum,min,max,count", "count,sum,min,max,avg"] {
             let aggregates = groupby::Aggregates::parse(list).unwrap();
             for values in [Values::I64(&int_values), Values::F64(&float_values)] {
                 let rows = Rows { keys, values };

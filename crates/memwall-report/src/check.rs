@@ -157,6 +157,11 @@ impl Report {
                     finite_in("sweep point ns_per_row", point.ns_per_row, MAX_NS_PER_LOAD)?;
                     finite_in("sweep point seconds", point.seconds, MAX_SECONDS)?;
                 }
+                count_at_most("sweep best partitions", sweep.best_partitions.len())?;
+                count_at_most("sweep crossovers", sweep.crossovers.len())?;
+                for best in &sweep.best_partitions {
+                    finite_in("sweep best partitions ns_per_row", best.ns_per_row, MAX_NS_PER_LOAD)?;
+                }
             }
         }
         if let Some(join) = &self.join {
@@ -200,6 +205,23 @@ impl Report {
                     {
                         finite_in(&format!("join sweep point {name}"), value, MAX_SECONDS)?;
                     }
+                }
+                count_at_most("join sweep fastest", sweep.fastest.len())?;
+                count_at_most("join sweep crossovers", sweep.crossovers.len())?;
+                for fastest in &sweep.fastest {
+                    finite_in("join sweep fastest ns_per_probe", fastest.ns_per_probe, MAX_NS_PER_LOAD)?;
+                    // Prefetch is one of the kernels the fastest was picked from.
+                    if let Some(ratio) = fastest.prefetch_over_fastest
+                        && !(1.0..=MAX_NS_PER_LOAD).contains(&ratio)
+                    {
+                        return Err(Implausible(format!(
+                            "join sweep prefetch_over_fastest {ratio} at {} build keys: prefetch cannot beat the fastest",
+                            fastest.build_keys
+                        )));
+                    }
+                }
+                if let Some(share) = sweep.prefetch_tolerance_share {
+                    finite_in("join sweep prefetch_tolerance_share", share, 1.0)?;
                 }
             }
         }

@@ -488,6 +488,38 @@ pub struct Sweep {
     /// The checks every run at every point passed (see [`GroupByRun::verified_by`]).
     #[serde(default)]
     pub verified_by: Vec<String>,
+    /// What each group computed ("count" alone included, with `value_type` "none"); absent in
+    /// reports from before sweeps took `--agg`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<Query>,
+    /// Bytes of aggregate state a group takes in the flat tables, the key not counted: the size
+    /// that sweeps of several aggregate lists are compared by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_bytes_per_group: Option<u64>,
+    /// Partitions sweep: each partitioning kernel's fastest point.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub best_partitions: Vec<BestPartitions>,
+    /// Cardinality sweep: for every other kernel, from which distinct-key count on it beat naive.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crossovers: Vec<Crossover>,
+}
+
+/// A partitioning kernel's fastest partition count in a partitions sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BestPartitions {
+    pub kernel: String,
+    pub partitions: u32,
+    pub ns_per_row: f64,
+}
+
+/// Where, in a cardinality sweep, `kernel` began to beat `versus`: the smallest measured
+/// distinct-key count from which it was faster at that point and every larger one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Crossover {
+    pub kernel: String,
+    pub versus: String,
+    /// `null`: it did not, in the range measured (slower at the largest point, or never faster).
+    pub from_distinct_keys: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -591,6 +623,42 @@ pub struct JoinSweep {
     pub memory: Option<String>,
     #[serde(default)]
     pub verified_by: Vec<String>,
+    /// Per build size, the fastest kernel (adaptive aside: it runs one of the others) and how
+    /// prefetch fared against it; absent in reports from before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fastest: Vec<BuildSizeFastest>,
+    /// How much slower than the fastest prefetch may be and still count as enough (0.1: 10%).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefetch_tolerance_share: Option<f64>,
+    /// The smallest build size from which prefetch was more than the tolerance slower than the
+    /// fastest at that size and every larger one: below it one prefetched table suffices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefetch_falls_behind_from: Option<u64>,
+    /// Each partitioning kernel (partitioned, tuned) against each single table (naive,
+    /// prefetch): the build size from which it was faster at that size and every larger one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crossovers: Vec<BuildSizeCrossover>,
+}
+
+/// Where, in a build-size sweep, `kernel` began to beat `versus` for good.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildSizeCrossover {
+    pub kernel: String,
+    pub versus: String,
+    /// `null`: not within the build sizes measured.
+    pub from_build_keys: Option<u64>,
+}
+
+/// One build size of a build-size sweep: which kernel was fastest, and prefetch against it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildSizeFastest {
+    pub build_keys: u64,
+    pub kernel: String,
+    pub ns_per_probe: f64,
+    /// Prefetch's ns per probe over the fastest's (1.0 when prefetch was the fastest); absent
+    /// when prefetch was not swept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefetch_over_fastest: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -156,6 +156,13 @@ fn full_report() -> Report {
             adaptive_max_slowdown: Some(1.04),
             memory: Some("cold".into()),
             verified_by: vec!["known-groups".into()],
+            query: Some(Query { aggregates: vec!["count".into()], value_type: "none".into(), value_column: None }),
+            state_bytes_per_group: Some(8),
+            best_partitions: vec![],
+            crossovers: vec![
+                Crossover { kernel: "radix".into(), versus: "naive".into(), from_distinct_keys: Some(3) },
+                Crossover { kernel: "prefetch".into(), versus: "naive".into(), from_distinct_keys: None },
+            ],
         }],
     });
     report.join = Some(join());
@@ -207,8 +214,88 @@ fn join() -> Join {
             partitioned_beats_prefetch_from: None,
             memory: Some("warm".into()),
             verified_by: vec!["known-matches".into()],
+            fastest: vec![BuildSizeFastest {
+                build_keys: 3,
+                kernel: "naive".into(),
+                ns_per_probe: 2.0,
+                prefetch_over_fastest: Some(1.25),
+            }],
+            prefetch_tolerance_share: Some(0.1),
+            prefetch_falls_behind_from: Some(3),
+            crossovers: vec![
+                BuildSizeCrossover { kernel: "tuned".into(), versus: "naive".into(), from_build_keys: Some(3) },
+                BuildSizeCrossover { kernel: "tuned".into(), versus: "prefetch".into(), from_build_keys: None },
+            ],
         }],
     }
+}
+
+/// A partitions sweep per aggregate list: what `sweep partitions --agg count --agg sum` writes.
+fn partitions_sweep(aggregates: &[&str], state_bytes: u64, best: u32) -> Sweep {
+    Sweep {
+        kind: "partitions".into(),
+        rows: 1000,
+        points: [16, 32]
+            .iter()
+            .map(|&p| SweepPoint { x: p, kernel: "tuned".into(), ns_per_row: 3.0, seconds: 0.1 })
+            .collect(),
+        crossover_distinct_keys: None,
+        adaptive_max_slowdown: None,
+        memory: Some("warm".into()),
+        verified_by: vec!["reference".into()],
+        query: Some(Query {
+            aggregates: aggregates.iter().map(|a| a.to_string()).collect(),
+            value_type: "i64".into(),
+            value_column: None,
+        }),
+        state_bytes_per_group: Some(state_bytes),
+        best_partitions: vec![BestPartitions { kernel: "tuned".into(), partitions: best, ns_per_row: 2.5 }],
+        crossovers: vec![],
+    }
+}
+
+#[test]
+fn sweeps_by_state_size_round_trip_and_older_sweeps_still_open() {
+    let mut report = full_report();
+    let groupby = report.groupby.as_mut().unwrap();
+    groupby.sweeps = vec![
+        partitions_sweep(&["count"], 8, 4096),
+        partitions_sweep(&["sum"], 24, 2048),
+        partitions_sweep(&["count", "sum", "min", "max"], 40, 1024),
+    ];
+    let text = report.to_json_pretty();
+    assert!(text.contains("\"state_bytes_per_group\": 40"), "{text}");
+    let back = Report::from_json(&text).unwrap();
+    assert_eq!(back, report);
+    assert!(back.check().is_ok());
+    // "none in range" is written, as null, not left out.
+    let full = full_report().to_json_pretty();
+    assert!(full.contains("\"from_distinct_keys\": null"), "{full}");
+    assert!(full.contains("\"from_build_keys\": null"), "{full}");
+    assert_eq!(Report::from_json(&full).unwrap(), full_report());
+
+    // A sweep written before these fields existed.
+    let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for sweep in old["groupby"]["sweeps"].as_array_mut().unwrap() {
+        let sweep = sweep.as_object_mut().unwrap();
+        for field in ["query", "state_bytes_per_group", "best_partitions", "crossovers"] {
+            sweep.remove(field);
+        }
+    }
+    let sweep = &Report::from_json(&old.to_string()).unwrap().groupby.unwrap().sweeps[0];
+    assert_eq!((sweep.query.as_ref(), sweep.state_bytes_per_group, sweep.best_partitions.len()), (None, None, 0));
+}
+
+#[test]
+fn impossible_sweep_summaries_fail_the_check() {
+    let mut report = full_report();
+    let mut sweep = partitions_sweep(&["sum"], 24, 64);
+    sweep.best_partitions[0].ns_per_row = f64::NAN;
+    report.groupby.as_mut().unwrap().sweeps = vec![sweep];
+    assert!(report.check().unwrap_err().to_string().contains("best partitions"));
+    let mut report = full_report();
+    report.join.as_mut().unwrap().sweeps[0].fastest[0].prefetch_over_fastest = Some(0.5);
+    assert!(report.check().unwrap_err().to_string().contains("prefetch_over_fastest"));
 }
 
 #[test]

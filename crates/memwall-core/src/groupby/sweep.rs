@@ -7,11 +7,11 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{Sweep, SweepPoint};
+use memwall_report::{BestPartitions, Crossover, Query, Sweep, SweepPoint};
 
 use super::datagen::{self, DataError, DataSpec, Skew};
 use super::race::{Check, RaceError, RaceEvent, Racer, Timings, Truth};
-use super::{GroupByConfig, GroupByError, Kernel};
+use super::{GroupByConfig, GroupByError, Kernel, ValueType};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SweepError {
@@ -80,11 +80,15 @@ impl Racer<'_> {
         Ok(Sweep {
             kind: "cardinality".into(),
             rows,
+            crossovers: crossovers(&points, Kernel::Naive),
             points,
             crossover_distinct_keys,
             adaptive_max_slowdown,
             memory: Some(self.policy.name().into()),
             verified_by: names(checks),
+            query: Some(self.query()),
+            state_bytes_per_group: Some(self.state_bytes_per_group()),
+            best_partitions: Vec::new(),
         })
     }
 
@@ -109,12 +113,30 @@ impl Racer<'_> {
         Ok(Sweep {
             kind: "partitions".into(),
             rows: keys.len() as u64,
+            best_partitions: best_partitions(&points),
             points,
             crossover_distinct_keys: None,
             adaptive_max_slowdown: None,
             memory: Some(self.policy.name().into()),
             verified_by: names(checks),
+            query: Some(self.query()),
+            state_bytes_per_group: Some(self.state_bytes_per_group()),
+            crossovers: Vec::new(),
         })
+    }
+
+    /// What each group computes, as the report names it ("none" for a count without values).
+    fn query(&self) -> Query {
+        Query {
+            aggregates: self.config.aggregates.names().iter().map(|n| n.to_string()).collect(),
+            value_type: self.values.value_type().map_or("none", ValueType::name).into(),
+            value_column: None,
+        }
+    }
+
+    /// The state the sweep's tables hold per group; a count is the same whatever the values.
+    fn state_bytes_per_group(&self) -> u64 {
+        self.config.aggregates.state_bytes(self.values.value_type().unwrap_or(ValueType::I64))
     }
 
     /// Times every kernel at one point (the race's loop) and keeps each kernel's fastest run;
@@ -189,6 +211,50 @@ pub fn crossover(points: &[SweepPoint], fast: Kernel, slow: Kernel) -> Option<u6
     from
 }
 
+/// For every kernel but `versus` (in the order first measured), the [`crossover`] from which it
+/// beat `versus`; `None` in a crossover when it did not within the points measured.
+pub fn crossovers(points: &[SweepPoint], versus: Kernel) -> Vec<Crossover> {
+    if !points.iter().any(|p| p.kernel == versus.name()) {
+        return Vec::new();
+    }
+    let mut kernels: Vec<Kernel> = Vec::new();
+    for p in points {
+        if let Some(k) = Kernel::parse(&p.kernel)
+            && k != versus
+            && !kernels.contains(&k)
+        {
+            kernels.push(k);
+        }
+    }
+    kernels
+        .into_iter()
+        .map(|k| Crossover {
+            kernel: k.name().into(),
+            versus: versus.name().into(),
+            from_distinct_keys: crossover(points, k, versus),
+        })
+        .collect()
+}
+
+/// Each kernel's fastest point of a partitions sweep (the smaller count on a tie: fewer
+/// partitions is less scratch for the same time), in the order the kernels were measured.
+pub fn best_partitions(points: &[SweepPoint]) -> Vec<BestPartitions> {
+    let mut best: Vec<BestPartitions> = Vec::new();
+    for p in points {
+        let partitions = u32::try_from(p.x).unwrap_or(u32::MAX);
+        match best.iter_mut().find(|b| b.kernel == p.kernel) {
+            Some(b) => {
+                let faster = p.ns_per_row < b.ns_per_row || (p.ns_per_row == b.ns_per_row && partitions < b.partitions);
+                if faster {
+                    (b.partitions, b.ns_per_row) = (partitions, p.ns_per_row);
+                }
+            }
+            None => best.push(BestPartitions { kernel: p.kernel.clone(), partitions, ns_per_row: p.ns_per_row }),
+        }
+    }
+    best
+}
+
 /// The largest ratio, over the sweep's points, of adaptive's time to the best other kernel's.
 pub fn adaptive_max_slowdown(points: &[SweepPoint]) -> Option<f64> {
     let adaptive = Kernel::Adaptive.name();
@@ -245,6 +311,66 @@ mod tests {
     }
 
     #[test]
+    fn crossovers_name_every_kernel_against_naive_and_none_when_absent() {
+        let points = [
+            point(1024, Kernel::Naive, 2.0),
+            point(1024, Kernel::Radix, 6.0),
+            point(1024, Kernel::Tuned, 3.0),
+            point(1024, Kernel::Prefetch, 2.5),
+            point(2048, Kernel::Naive, 9.0),
+            point(2048, Kernel::Radix, 7.0),
+            point(2048, Kernel::Tuned, 3.5),
+            point(2048, Kernel::Prefetch, 9.5),
+            point(4096, Kernel::Naive, 20.0),
+            point(4096, Kernel::Radix, 8.0),
+            point(4096, Kernel::Tuned, 4.0),
+            point(4096, Kernel::Prefetch, 21.0),
+        ];
+        let found: Vec<(String, String, Option<u64>)> = crossovers(&points, Kernel::Naive)
+            .into_iter()
+            .map(|c| (c.kernel, c.versus, c.from_distinct_keys))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("radix".to_string(), "naive".to_string(), Some(2048)),
+                ("tuned".into(), "naive".into(), Some(2048)),
+                ("prefetch".into(), "naive".into(), None),
+            ]
+        );
+        // Faster from the first point on: the crossover is the smallest point, not "none".
+        let early = [point(8, Kernel::Naive, 5.0), point(8, Kernel::Tuned, 1.0)];
+        assert_eq!(crossovers(&early, Kernel::Naive)[0].from_distinct_keys, Some(8));
+        // Without naive there is nothing to cross.
+        assert!(crossovers(&points[1..4], Kernel::Naive).is_empty());
+    }
+
+    #[test]
+    fn the_best_fan_out_is_each_kernels_fastest_point() {
+        // Fake partitions sweeps for three states: the U's bottom moves to fewer partitions as
+        // the state grows (what the sweep is there to show); the function must follow it.
+        let sweep = |bottom: u64| -> Vec<SweepPoint> {
+            [256u64, 512, 1024, 2048, 4096]
+                .iter()
+                .flat_map(|&p| {
+                    let distance = (p as f64 / bottom as f64).log2().abs();
+                    [point(p, Kernel::Radix, 10.0 + distance), point(p, Kernel::Tuned, 4.0 + 2.0 * distance)]
+                })
+                .collect()
+        };
+        for bottom in [4096, 1024, 512] {
+            let best = best_partitions(&sweep(bottom));
+            let found: Vec<(&str, u32, f64)> =
+                best.iter().map(|b| (b.kernel.as_str(), b.partitions, b.ns_per_row)).collect();
+            assert_eq!(found, [("radix", bottom as u32, 10.0), ("tuned", bottom as u32, 4.0)]);
+        }
+        // A tie goes to fewer partitions.
+        let tie = [point(64, Kernel::Tuned, 3.0), point(32, Kernel::Tuned, 3.0), point(128, Kernel::Tuned, 3.0)];
+        assert_eq!(best_partitions(&tie)[0].partitions, 32);
+        assert!(best_partitions(&[]).is_empty());
+    }
+
+    #[test]
     fn adaptive_slowdown_is_against_the_best() {
         let points = [
             point(1, Kernel::Naive, 1.0),
@@ -285,6 +411,13 @@ mod tests {
         assert_eq!(events, 2 + 2 * 3 * 2 + 6);
         assert!(sweep.points.iter().all(|p| p.ns_per_row > 0.0 && p.seconds > 0.0));
         assert!(sweep.adaptive_max_slowdown.is_some());
+        assert_eq!(
+            sweep.crossovers.iter().map(|c| c.kernel.as_str()).collect::<Vec<_>>(),
+            ["radix", "adaptive"],
+            "every kernel but naive, against naive"
+        );
+        assert_eq!(sweep.state_bytes_per_group, Some(8));
+        assert_eq!(sweep.query.as_ref().map(|q| q.value_type.as_str()), Some("none"));
 
         let keys = datagen::generate(&DataSpec { rows: 3000, keys: 500, skew: Skew::Uniform, seed: 3 }).unwrap();
         let sweep = sweeper.partitions(&keys, &[16, 256], &mut |_| ControlFlow::Continue(())).unwrap();
@@ -292,6 +425,24 @@ mod tests {
             sweep.points.iter().map(|p| (p.x, p.kernel.as_str())).collect::<Vec<_>>(),
             [(16, "radix"), (256, "radix")]
         );
+        assert_eq!(sweep.best_partitions.len(), 1);
+        assert!([16, 256].contains(&sweep.best_partitions[0].partitions));
+
+        // A larger state: the sweep says which, and how many bytes a group it holds.
+        let values: Vec<i64> = (0..keys.len() as i64).map(|i| i * 7 - 1000).collect();
+        let summed = Racer {
+            config: GroupByConfig {
+                aggregates: crate::groupby::Aggregates::parse("sum,min,max").unwrap(),
+                ..sweeper.config
+            },
+            values: crate::groupby::Values::I64(&values),
+            ..sweeper
+        };
+        let sweep = summed.partitions(&keys, &[16], &mut |_| ControlFlow::Continue(())).unwrap();
+        let query = sweep.query.unwrap();
+        assert_eq!((query.aggregates.join(","), query.value_type.as_str()), ("sum,min,max".into(), "i64"));
+        assert_eq!(sweep.state_bytes_per_group, Some(40));
+        assert!(sweep.verified_by.iter().any(|c| c == "reference"), "{:?}", sweep.verified_by);
 
         let cancelled = sweeper.cardinality(5000, &[10], Skew::Uniform, 1, &mut |_| ControlFlow::Break(()));
         assert_eq!(cancelled.unwrap_err(), SweepError::Cancelled);
