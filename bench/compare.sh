@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# memwall vs DuckDB vs ClickHouse (chDB), one thread, same keys: see bench/README.md.
-# Extra arguments go to bench/compare.py (e.g. --runs 3, --pin 1, --preset small).
+# memwall vs DuckDB vs ClickHouse (chDB), one thread, same data, answers checked: see bench/README.md.
+# Extra arguments go to bench/compare.py (e.g. --agg count,sum,avg, --join, --runs 3, --pin 1, --preset small).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

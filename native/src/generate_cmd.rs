@@ -1,6 +1,9 @@
 //! `memwall generate`: writes the keys `memwall groupby` would generate to a file, so that other
 //! engines (bench/compare.py feeds DuckDB and ClickHouse) can group exactly the same rows.
 //!
+//! With `--build-out` it also writes a join's build side, so that `bench/compare.py --join` can
+//! give the engines the very build and probe sides `memwall join` generates in memory.
+//!
 //! The flags and their meaning match `memwall groupby`'s data flags: the same preset, rows,
 //! keys, skew and seed give the same keys in the same order (the generator depends only on its
 //! spec, never on how many threads ran it).
@@ -10,6 +13,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use memwall_core::groupby::datagen;
+use memwall_core::join::{self, BuildRow};
 use memwall_core::size::format_bytes;
 
 use crate::dataset::{GenArgs, describe_flags, spinner};
@@ -31,6 +35,15 @@ pub struct GenerateArgs {
     /// Name of the Parquet value column (ignored for .bin).
     #[arg(long, default_value = "value")]
     pub value_column: String,
+    /// Also write the join's build side to FILE.parquet: the --keys distinct keys, each with
+    /// its 8-byte payload (columns --column, Int64, and --payload-column, UInt64), exactly as
+    /// `memwall join` generates them from the same preset or sizes and seed; the rows written to
+    /// --out are then that join's probe side (`memwall join` without --miss-rate).
+    #[arg(long, value_name = "FILE.parquet")]
+    pub build_out: Option<PathBuf>,
+    /// Name of the build side's payload column (with --build-out).
+    #[arg(long, default_value = "payload", requires = "build_out")]
+    pub payload_column: String,
     /// Threads that shuffle while generating (the keys are the same for any count); default:
     /// every CPU this process may use.
     #[arg(long)]
@@ -58,8 +71,14 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     // Parquet gets the value column too (it is the engines' format); .bin holds keys only.
     let with_values = !matches!(ext.as_deref(), Some("bin"));
     let value_bytes = if with_values { spec.bytes() } else { 0 };
+    let build_bytes = if args.build_out.is_some() { spec.keys.saturating_mul(size_of::<BuildRow>() as u64) } else { 0 };
+    if let Some(build_out) = &args.build_out
+        && build_out == &args.out
+    {
+        return Err(CliError::usage("--build-out must name another file than --out"));
+    }
     platform::check_fits_in_memory(
-        spec.bytes().saturating_add(value_bytes).saturating_add(WRITE_OVERHEAD_BYTES),
+        spec.bytes().saturating_add(value_bytes).saturating_add(build_bytes).saturating_add(WRITE_OVERHEAD_BYTES),
         &describe_flags(&spec, preset.as_deref()),
     )?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -71,6 +90,12 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     let values = with_values.then(|| datagen::generate_values(&spec, args.data.value_type, &exec));
     bar.set_message(format!("writing {}", args.out.display()));
     input::write_rows(&args.out, &keys, &args.column, values.as_ref().map(|v| (args.value_column.as_str(), v)))?;
+    drop(values);
+    if let Some(build_out) = &args.build_out {
+        bar.set_message(format!("writing the build side to {}", build_out.display()));
+        let build = join::data::build_side(spec.keys, spec.seed);
+        input::write_build_side(build_out, &build, &args.column, &args.payload_column)?;
+    }
     bar.finish_and_clear();
 
     let bytes = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
@@ -78,9 +103,18 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
         Some(name) => format!("{name} preset"),
         None => spec.skew.name(),
     };
+    let build = match &args.build_out {
+        Some(path) => format!(
+            ", and the join's build side ({} keys with payloads) to {} ({})",
+            spec.keys,
+            path.display(),
+            format_bytes(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
+        ),
+        None => String::new(),
+    };
     writeln!(
         out,
-        "wrote {} rows over {} keys ({what}, seed {}) to {} ({}) in {:.1} s",
+        "wrote {} rows over {} keys ({what}, seed {}) to {} ({}){build} in {:.1} s",
         spec.rows,
         spec.keys,
         spec.seed,
@@ -122,6 +156,8 @@ mod tests {
                 out: out.clone(),
                 column: "UserID".into(),
                 value_column: "Price".into(),
+                build_out: None,
+                payload_column: "payload".into(),
                 threads: Some(2),
             };
             generate_to(args, &mut said).unwrap();
@@ -134,8 +170,15 @@ mod tests {
         for value_type in [ValueType::I64, ValueType::F64] {
             let out = dir.path().join("v.parquet");
             let data = GenArgs { value_type, ..data.clone() };
-            let args =
-                GenerateArgs { data, out: out.clone(), column: "k".into(), value_column: "v".into(), threads: Some(2) };
+            let args = GenerateArgs {
+                data,
+                out: out.clone(),
+                column: "k".into(),
+                value_column: "v".into(),
+                build_out: None,
+                payload_column: "payload".into(),
+                threads: Some(2),
+            };
             generate_to(args, &mut Vec::new()).unwrap();
             let values = input::load_values(&out, "v").unwrap();
             assert_eq!(
@@ -159,10 +202,62 @@ mod tests {
             out: out.clone(),
             column: "key".into(),
             value_column: "value".into(),
+            build_out: None,
+            payload_column: "payload".into(),
             threads: None,
         })
         .unwrap_err();
         assert_eq!(err.code, 2);
         assert!(!out.exists());
+        for (build_out, said) in [("keys.parquet", "another file"), ("build.bin", "must end in .parquet")] {
+            let err = generate(GenerateArgs {
+                data: gen_args(10, 3, 1),
+                out: dir.path().join("keys.parquet"),
+                column: "key".into(),
+                value_column: "value".into(),
+                build_out: Some(dir.path().join(build_out)),
+                payload_column: "payload".into(),
+                threads: None,
+            })
+            .unwrap_err();
+            assert_eq!(err.code, 2, "{}", err.message);
+            assert!(err.message.contains(said), "{}", err.message);
+        }
+    }
+
+    /// The files `--build-out` writes are the very sides `memwall join` generates from the same
+    /// flags: the engines in bench/ join exactly what memwall joins.
+    #[test]
+    fn join_sides_are_the_join_generator_sides() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = gen_args(40_000, 6_000, 11);
+        let (spec, _) = data.spec().unwrap();
+        let expected = join::data::generate(&join::data::JoinSpec { data: spec, miss_rate: 0.0 }).unwrap();
+        let (probe, build) = (dir.path().join("probe.parquet"), dir.path().join("build.parquet"));
+        let args = GenerateArgs {
+            data,
+            out: probe.clone(),
+            column: "key".into(),
+            value_column: "value".into(),
+            build_out: Some(build.clone()),
+            payload_column: "payload".into(),
+            threads: Some(2),
+        };
+        let mut said = Vec::new();
+        generate_to(args, &mut said).unwrap();
+        assert!(String::from_utf8(said).unwrap().contains("and the join's build side (6000 keys with payloads)"));
+        assert_eq!(input::load_keys(&probe, Some("key")).unwrap().keys, expected.probe);
+        let keys = input::load_keys(&build, Some("key")).unwrap().keys;
+        // The loader reads a UInt64 column as the i64 with the same bits.
+        let payloads = input::load_keys(&build, Some("payload")).unwrap().keys;
+        let rows: Vec<BuildRow> =
+            keys.iter().zip(&payloads).map(|(&key, &payload)| BuildRow { key, payload: payload as u64 }).collect();
+        assert_eq!(rows, expected.build);
+        let file = std::fs::File::open(&build).unwrap();
+        let reader = parquet::file::reader::SerializedFileReader::new(file).unwrap();
+        use parquet::file::reader::FileReader;
+        let schema = reader.metadata().file_metadata().schema_descr();
+        let payload = schema.columns().iter().find(|c| c.name() == "payload").unwrap();
+        assert_eq!(payload.converted_type(), parquet::basic::ConvertedType::UINT_64, "unsigned for the engines");
     }
 }

@@ -30,9 +30,10 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
-use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch, UInt64Array};
 use arrow_schema::{DataType, Field, Schema};
 use memwall_core::groupby::ValueColumn;
+use memwall_core::join::BuildRow;
 use memwall_core::size::format_bytes;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::ProjectionMask;
@@ -448,6 +449,46 @@ pub fn write_rows(
     .map_err(|why| CliError::runtime(format!("--out {}: {why}", path.display())))
 }
 
+/// Writes a join's build side to Parquet: `key_column` (Int64) and `payload_column` (UInt64,
+/// the payload's 64 bits as the unsigned value memwall sums), snappy, for other engines.
+pub fn write_build_side(
+    path: &Path,
+    rows: &[BuildRow],
+    key_column: &str,
+    payload_column: &str,
+) -> Result<(), CliError> {
+    if !matches!(extension(path).as_deref(), Some("parquet" | "parq" | "pq")) {
+        return Err(CliError::usage(format!("--build-out {}: the file name must end in .parquet", path.display())));
+    }
+    if key_column.is_empty() || payload_column.is_empty() || key_column == payload_column {
+        return Err(CliError::usage("the build side's key and payload columns need two different, non-empty names"));
+    }
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(key_column, DataType::Int64, false),
+        Field::new(payload_column, DataType::UInt64, false),
+    ]));
+    crate::output::write_atomically(path, |out| {
+        let mut writer =
+            ArrowWriter::try_new(out, schema.clone(), Some(writer_properties())).map_err(|e| one_line(&e))?;
+        for chunk in rows.chunks(WRITE_BATCH_ROWS) {
+            let keys: Int64Array = chunk.iter().map(|r| r.key).collect::<Vec<_>>().into();
+            let payloads: UInt64Array = chunk.iter().map(|r| r.payload).collect::<Vec<_>>().into();
+            let arrays: Vec<ArrayRef> = vec![Arc::new(keys), Arc::new(payloads)];
+            let batch = RecordBatch::try_new(schema.clone(), arrays).map_err(|e| e.to_string())?;
+            writer.write(&batch).map_err(|e| one_line(&e))?;
+        }
+        writer.close().map(drop).map_err(|e| one_line(&e))
+    })
+    .map_err(|why| CliError::runtime(format!("--build-out {}: {why}", path.display())))
+}
+
+/// Snappy: the fastest codec to decode in every engine the bench feeds, and random 64-bit keys
+/// barely compress under any codec. Dictionary encoding is off because ~6 rows per key would
+/// only overflow the dictionary page and fall back to plain anyway.
+fn writer_properties() -> WriterProperties {
+    WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).build()
+}
+
 fn write_bin(out: &mut impl Write, keys: &[i64]) -> Result<(), String> {
     for chunk in keys.chunks(1 << 16) {
         let bytes: Vec<u8> = chunk.iter().flat_map(|k| k.to_le_bytes()).collect();
@@ -471,11 +512,7 @@ fn write_parquet(
         fields.push(Field::new(name, data_type, false));
     }
     let schema = Arc::new(Schema::new(fields));
-    // Snappy: the fastest codec to decode in every engine the bench feeds, and random 64-bit
-    // keys barely compress under any codec. Dictionary encoding is off because ~6 rows per key
-    // would only overflow the dictionary page and fall back to plain anyway.
-    let props = WriterProperties::builder().set_compression(Compression::SNAPPY).set_dictionary_enabled(false).build();
-    let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(|e| one_line(&e))?;
+    let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(writer_properties())).map_err(|e| one_line(&e))?;
     for (i, chunk) in keys.chunks(WRITE_BATCH_ROWS).enumerate() {
         let mut arrays: Vec<ArrayRef> = vec![Arc::new(Int64Array::from(chunk.to_vec()))];
         let rows = i * WRITE_BATCH_ROWS..i * WRITE_BATCH_ROWS + chunk.len();

@@ -310,6 +310,15 @@ pub fn print_race(out: &mut dyn Write, join: &Join, label: &str) -> std::io::Res
             writeln!(out, "checked: every run of every kernel {}", checks.join(", "))?;
         }
     }
+    if let Some(run) = join.runs.first()
+        && let (Some(keys), Some(payloads)) = (&run.key_sum, &run.payload_sum)
+    {
+        // Every kernel agreed with the first (the race checks it), so one line serves them all.
+        writeln!(
+            out,
+            "exact sums over the matches (as SQL's sum(key), sum(payload) in 128 bits): keys {keys}, payloads {payloads}"
+        )?;
+    }
     for run in &join.runs {
         if let Some(choice) = &run.choice {
             writeln!(out, "{} chose {}: {}", run.kernel, choice.kernel, choice.reason)?;

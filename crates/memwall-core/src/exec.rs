@@ -26,6 +26,12 @@ impl Executor for Sequential {
     }
 }
 
+/// Tasks a phase of many independent pieces (partitions) is cut into per thread. Threads take
+/// the next task as they finish one, so on average one thread idles for half a task at the end
+/// of the phase: with 4 a thread, that is about 6% of the phase; with 16, under 2%. A task costs
+/// little more than its first partition sized without an estimate from the one before.
+pub const TASKS_PER_THREAD: usize = 16;
+
 /// Maps every input to an output with one task per input, keeping the order of `inputs`.
 ///
 /// Inputs move into their task and outputs move back through one uncontended lock each: that is

@@ -66,6 +66,18 @@ fn kernels_equal_the_reference_on_adversarial_joins() {
     }
 }
 
+/// The exact sums engines are checked by, past 64 bits, on wasm32's 128-bit arithmetic too.
+#[wasm_bindgen_test]
+fn exact_sums_do_not_wrap() {
+    let build = [BuildRow { key: i64::MIN, payload: u64::MAX }, BuildRow { key: i64::MAX, payload: u64::MAX - 1 }];
+    let probe: Vec<i64> = [i64::MIN; 300].into_iter().chain([i64::MAX; 100]).chain([0]).collect();
+    let expected = join::reference(&build, &probe).unwrap();
+    assert_eq!(expected.matches, 400);
+    assert_eq!(expected.key_sum, 300 * i128::from(i64::MIN) + 100 * i128::from(i64::MAX));
+    assert_eq!(expected.payload_sum, 300 * u128::from(u64::MAX) + 100 * u128::from(u64::MAX - 1));
+    check(&build, &probe);
+}
+
 #[wasm_bindgen_test]
 fn kernels_equal_the_reference_on_generated_joins() {
     for (rows, keys, skew, miss_rate) in

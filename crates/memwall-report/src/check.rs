@@ -173,6 +173,17 @@ impl Report {
                 for &s in &run.samples_seconds {
                     finite_in(&format!("{what} sample"), s, MAX_SECONDS)?;
                 }
+                // Sums of at most 2^64 matched 64-bit values: a decimal integer within 128 bits.
+                if let Some(sum) = &run.key_sum
+                    && sum.parse::<i128>().is_err()
+                {
+                    return Err(Implausible(format!("{what}: key_sum {sum:?} is not a 128-bit integer")));
+                }
+                if let Some(sum) = &run.payload_sum
+                    && sum.parse::<u128>().is_err()
+                {
+                    return Err(Implausible(format!("{what}: payload_sum {sum:?} is not an unsigned 128-bit integer")));
+                }
                 if run.matches > join.dataset.probe_rows {
                     return Err(Implausible(format!(
                         "{what}: {} matches from {} probe rows over distinct build keys",

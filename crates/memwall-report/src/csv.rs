@@ -42,7 +42,7 @@ pub const GROUPBY_CSV_HEADER: [&str; 15] = [
 ];
 
 /// The columns of a join race: one row per kernel; build and probe seconds are medians.
-pub const JOIN_CSV_HEADER: [&str; 16] = [
+pub const JOIN_CSV_HEADER: [&str; 18] = [
     "build_keys",
     "probe_rows",
     "kernel",
@@ -59,6 +59,8 @@ pub const JOIN_CSV_HEADER: [&str; 16] = [
     "matches",
     "checksum",
     "verified_by",
+    "key_sum",
+    "payload_sum",
 ];
 
 /// Unknown values are empty fields, never zero.
@@ -146,6 +148,8 @@ pub fn join_csv(join: &Join) -> String {
             run.matches.to_string(),
             run.checksum.clone(),
             run.verified_by.join(" "),
+            run.key_sum.clone().unwrap_or_default(),
+            run.payload_sum.clone().unwrap_or_default(),
         ]
     });
     table(&JOIN_CSV_HEADER, rows)

@@ -536,6 +536,14 @@ pub struct JoinRun {
     pub matches: u64,
     /// Order-independent checksum over (key, payload) of every match, as 16 hex digits.
     pub checksum: String,
+    /// Exact sum of the matched probe rows' keys, as a decimal integer (it needs up to 128
+    /// bits): what `SELECT sum(key)` over the join gives, so SQL engines, which cannot compute
+    /// the checksum, can be checked against memwall. Absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_sum: Option<String>,
+    /// Exact sum of the matched rows' payloads (unsigned 64-bit values), as a decimal integer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_sum: Option<String>,
     /// Median total seconds divided by probe rows.
     pub ns_per_probe: f64,
     /// Building the hash table(s): everything that reads only the build side.

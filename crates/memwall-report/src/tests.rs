@@ -178,6 +178,8 @@ fn join() -> Join {
             partitions: Some(64),
             matches: 9,
             checksum: checksum_hex(7),
+            key_sum: Some("-170141183460469231731687303715884105728".into()),
+            payload_sum: Some("340282366920938463463374607431768211455".into()),
             ns_per_probe: 3.5,
             build_seconds: Summary::of(&[0.125, 0.25]).unwrap(),
             probe_seconds: Summary::of(&[0.3, 0.4]).unwrap(),
@@ -233,12 +235,30 @@ fn impossible_join_figures_fail_the_check() {
     let mut report = full_report();
     report.join.as_mut().unwrap().dataset.miss_rate = 1.5;
     assert!(report.check().is_err());
+    // The exact sums must be integers within 128 bits (i128::MIN and u128::MAX pass above).
+    for (key_sum, payload_sum, named) in [
+        ("170141183460469231731687303715884105728", "0", "key_sum"),
+        ("1.5", "0", "key_sum"),
+        ("0", "-1", "payload_sum"),
+        ("0", "340282366920938463463374607431768211456", "payload_sum"),
+    ] {
+        let mut report = full_report();
+        let run = &mut report.join.as_mut().unwrap().runs[0];
+        run.key_sum = Some(key_sum.into());
+        run.payload_sum = Some(payload_sum.into());
+        assert!(report.check().unwrap_err().to_string().contains(named), "{key_sum} {payload_sum}");
+    }
     let csv = join_csv(&full_report().join.unwrap());
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], JOIN_CSV_HEADER.join(","));
     assert_eq!(lines[1].split(',').count(), JOIN_CSV_HEADER.len());
     assert!(
         lines[1].starts_with("3,10,partitioned,1,64,warm,0.1875,0.35,0.4,0.5,0.6,3.5,4096,9,0000000000000007,"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[1].ends_with(",-170141183460469231731687303715884105728,340282366920938463463374607431768211455"),
         "{}",
         lines[1]
     );

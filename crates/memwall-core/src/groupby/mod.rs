@@ -450,8 +450,7 @@ pub(crate) fn aggregate_partitions(
     phases: Phases<'_>,
     aggregate: impl Fn(core::ops::Range<usize>) -> Result<result::Groups, GroupByError> + Sync,
 ) -> Result<result::Groups, GroupByError> {
-    // Several tasks per thread even out partitions that turned out heavier (skew).
-    let tasks = if exec.threads() > 1 { exec.threads() * 4 } else { 1 };
+    let tasks = if exec.threads() > 1 { exec.threads() * exec::TASKS_PER_THREAD } else { 1 };
     let total: usize = rows_per_partition.iter().sum();
     let mut ranges = Vec::with_capacity(tasks);
     let (mut start, mut seen) = (0, 0usize);

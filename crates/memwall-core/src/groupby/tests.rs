@@ -265,7 +265,7 @@ fn partition_ranges_balance_rows() {
     assert_eq!(ranges.first().unwrap().start, 0);
     assert_eq!(ranges.last().unwrap().end, 100);
     assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
-    assert!(ranges.len() > 1 && ranges.len() <= 8);
+    assert!(ranges.len() > 1 && ranges.len() <= 2 * crate::exec::TASKS_PER_THREAD);
 }
 
 fn key_pool() -> impl Strategy<Value = Vec<i64>> {
@@ -349,24 +349,36 @@ fn phases_cover_the_run_and_off_records_nothing() {
     };
     let off = racer(false).race(&keys, dataset.clone(), &mut |_| ControlFlow::Continue(())).unwrap();
     assert!(off.runs.iter().all(|r| r.phases.is_none()), "off: no phase data at all");
-    let on = racer(true).race(&keys, dataset, &mut |_| ControlFlow::Continue(())).unwrap();
-    for run in &on.runs {
-        let phases = run.phases.as_ref().unwrap();
-        let names: Vec<&str> = phases.iter().map(|p| p.phase.as_str()).collect();
-        let expected: &[&str] = match run.kernel.as_str() {
-            "naive" => &["aggregate", "emit"],
-            "prefetch" => &["sample", "aggregate", "emit"],
-            "radix" | "tuned" => &["scatter", "aggregate", "emit", "merge"],
-            // Tried the single tables first and gave them up (400,000 groups outgrow 2 MiB).
-            _ => &["sample", "scatter", "aggregate", "emit", "merge", "given-up"],
-        };
-        assert_eq!(names, expected, "{}", run.kernel);
-        // Phases are timed inside the run's timer, one thread: at most the total, and all but
-        // the setup between them (allocating scratch, splitting the work).
-        let timed: f64 = phases.iter().map(|p| p.ns_per_row).sum();
-        assert!(timed <= run.ns_per_row * 1.001, "{}: {timed} of {}", run.kernel, run.ns_per_row);
-        assert!(timed >= run.ns_per_row * 0.8, "{}: {timed} of {}", run.kernel, run.ns_per_row);
+    // Wall-clock phases: a run descheduled between two phases (a busy machine) loses that time
+    // from its phases, so the lower bound gets three tries; every other check holds every time.
+    let mut uncovered = Vec::new();
+    for _try in 0..3 {
+        let on = racer(true).race(&keys, dataset.clone(), &mut |_| ControlFlow::Continue(())).unwrap();
+        uncovered.clear();
+        for run in &on.runs {
+            let phases = run.phases.as_ref().unwrap();
+            let names: Vec<&str> = phases.iter().map(|p| p.phase.as_str()).collect();
+            let expected: &[&str] = match run.kernel.as_str() {
+                "naive" => &["aggregate", "emit"],
+                "prefetch" => &["sample", "aggregate", "emit"],
+                "radix" | "tuned" => &["scatter", "aggregate", "emit", "merge"],
+                // Tried the single tables first and gave them up (400,000 groups outgrow 2 MiB).
+                _ => &["sample", "scatter", "aggregate", "emit", "merge", "given-up"],
+            };
+            assert_eq!(names, expected, "{}", run.kernel);
+            // Phases are timed inside the run's timer, one thread: at most the total, and all
+            // but the setup between them (allocating scratch, splitting the work).
+            let timed: f64 = phases.iter().map(|p| p.ns_per_row).sum();
+            assert!(timed <= run.ns_per_row * 1.001, "{}: {timed} of {}", run.kernel, run.ns_per_row);
+            if timed < run.ns_per_row * 0.8 {
+                uncovered.push(format!("{}: {timed} of {}", run.kernel, run.ns_per_row));
+            }
+        }
+        if uncovered.is_empty() {
+            return;
+        }
     }
+    panic!("phases cover under 80% of the run in three tries: {uncovered:?}");
 }
 
 /// Every aggregate list the tests hold the kernels to: each state (count; sum; min and max;

@@ -24,6 +24,20 @@
 //!    partition filled are listed as they fill, so reading its groups out and emptying the table
 //!    touches those slots only instead of scanning the whole table (drain 50 ms instead of 90).
 //!
+//! **Routes to 4 ns a row that did not pay (issue 12).** `native/examples/agg_lab.rs` times each
+//! phase's variants alone on the clickbench preset's keys, by CPU time (the 2-vCPU Zen 4 dev VM
+//! was busy; compare within one run). Tuned runs at ~8 ns/row: scatter ~3.4, aggregate ~3.8,
+//! emit ~0.8 (`memwall groupby --preset clickbench --kernel tuned --phases`).
+//! - Counting a partition (with emit), 2^12 partitions, 512 KiB tables: this linear probe 4.69;
+//!   prefetching 8 rows ahead 4.54 and 16 ahead 5.17; a two-choice cuckoo table with a
+//!   branch-free choice 5.54. The same loop without its probe loop (wrong on collisions, a
+//!   floor only) 2.95: the collisions cost ~1.7 ns/row, and no variant recovered it.
+//! - Smaller tables by a finer fan-out: at 2^13 partitions (256 KiB tables) counting takes
+//!   3.55, but scattering to 2^13 directly took 5.8-8.7 (by buffer lines) against 3.9 at 2^12:
+//!   more than the table saves. 2^10 scatters in 2.8, but its tables (2 MiB) no longer fit L2.
+//! - Write-combining lines per partition at 2^12: 1 line 5.07, 2 lines 4.41, 4 lines 3.92
+//!   (kept), 8 lines 4.72.
+//!
 //! Each phase splits over the executor's threads: thread `t` scatters its chunk of rows into its
 //! own region of the buffer, then threads aggregate disjoint ranges of partitions, reading every
 //! region's pages of them. No two threads ever see the same key, so nothing is merged.

@@ -182,11 +182,16 @@ pub struct JoinResult {
     /// Wrapping sum over the matches of a mix of (key, payload): independent of the order
     /// matches are found in, changed by a missed or invented match or a wrong payload.
     pub checksum: u64,
+    /// Exact sum of the matched probe rows' keys: what `SELECT sum(key)` over the join returns
+    /// in an engine that sums in 128 bits, so engines can be checked against memwall.
+    pub key_sum: i128,
+    /// Exact sum of the matched rows' payloads (as unsigned 64-bit values), likewise.
+    pub payload_sum: u128,
 }
 
 impl From<table::Matches> for JoinResult {
     fn from(m: table::Matches) -> Self {
-        Self { matches: m.matches, checksum: m.checksum }
+        Self { matches: m.matches, checksum: m.checksum, key_sum: m.key_sum, payload_sum: m.payload_sum }
     }
 }
 

@@ -40,7 +40,7 @@ fn prefix_sums(counts: &[usize]) -> Vec<usize> {
 /// Partitions cut into contiguous ranges, several per thread (skew evens out), one in all
 /// without threads.
 pub(super) fn task_ranges(partitions: usize, exec: &dyn Executor) -> Vec<Range<usize>> {
-    let tasks = if exec.threads() > 1 { (exec.threads() * 4).min(partitions) } else { 1 };
+    let tasks = if exec.threads() > 1 { (exec.threads() * exec::TASKS_PER_THREAD).min(partitions) } else { 1 };
     exec::split_even(partitions, tasks)
 }
 

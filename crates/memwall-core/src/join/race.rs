@@ -188,13 +188,19 @@ impl Racer<'_> {
                 None => first = Some((kernel, outcome.result)),
                 Some((by, agreed)) if *agreed != outcome.result => {
                     let check = if *by == kernel { Check::Repeatable } else { Check::CrossKernel };
+                    let (r, a) = (&outcome.result, agreed);
                     let detail = format!(
-                        "{} matches, checksum {:016x}; {} found {} matches, checksum {:016x}",
-                        outcome.result.matches,
-                        outcome.result.checksum,
+                        "{} matches, checksum {:016x}, key sum {}, payload sum {}; {} found {} matches, \
+                         checksum {:016x}, key sum {}, payload sum {}",
+                        r.matches,
+                        r.checksum,
+                        r.key_sum,
+                        r.payload_sum,
                         by.name(),
-                        agreed.matches,
-                        agreed.checksum
+                        a.matches,
+                        a.checksum,
+                        a.key_sum,
+                        a.payload_sum
                     );
                     return Err(RaceError::Wrong { kernel: kernel.name(), check, detail });
                 }
@@ -263,7 +269,8 @@ impl Racer<'_> {
             let detail = if expected.matches != result.matches {
                 format!("it found {} matches, the reference {}", result.matches, expected.matches)
             } else {
-                "its checksum over (key, payload) differs from the reference's: some payload is wrong".to_string()
+                "its checksum or sums over (key, payload) differ from the reference's: some payload is wrong"
+                    .to_string()
             };
             return wrong(Check::Reference, detail);
         }
@@ -291,6 +298,8 @@ impl Racer<'_> {
                 partitions: t.outcome.partitions,
                 matches: t.outcome.result.matches,
                 checksum: memwall_report::checksum_hex(t.outcome.result.checksum),
+                key_sum: Some(t.outcome.result.key_sum.to_string()),
+                payload_sum: Some(t.outcome.result.payload_sum.to_string()),
                 ns_per_probe: seconds.median * 1e9 / rows,
                 build_seconds: summary(&t.build_seconds)?,
                 probe_seconds: summary(&t.probe_seconds)?,

@@ -115,12 +115,19 @@ fn checksum_term(key: i64, payload: u64) -> u64 {
     fmix64(fmix64(key as u64 ^ 0x4528_21e6_38d0_1377) ^ payload.wrapping_mul(0xbe54_66cf_34e9_0c6c | 1))
 }
 
-/// Matches seen so far: their number and the wrapping sum of their terms, which does not depend
-/// on the order the matches are found in.
+/// Matches seen so far: their number, the wrapping sum of their terms, and the exact sums of
+/// their keys and payloads; none depends on the order the matches are found in.
+///
+/// The sums are there for SQL engines, which cannot compute the checksum (its wrapping 64-bit
+/// multiplies are not SQL) but can compute `sum(key)` and `sum(payload)` exactly in 128 bits;
+/// the checksum stays because a sum cannot tell a payload found for the wrong key. Neither sum
+/// can overflow: at most 2^64 matches of at most 2^63 (keys) or 2^64 (payloads) in magnitude.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Matches {
     pub(crate) matches: u64,
     pub(crate) checksum: u64,
+    pub(crate) key_sum: i128,
+    pub(crate) payload_sum: u128,
 }
 
 impl Matches {
@@ -128,10 +135,17 @@ impl Matches {
     pub(crate) fn add(&mut self, key: i64, payload: u64) {
         self.matches += 1;
         self.checksum = self.checksum.wrapping_add(checksum_term(key, payload));
+        self.key_sum += i128::from(key);
+        self.payload_sum += u128::from(payload);
     }
 
     pub(crate) fn merge(self, other: Matches) -> Matches {
-        Matches { matches: self.matches + other.matches, checksum: self.checksum.wrapping_add(other.checksum) }
+        Matches {
+            matches: self.matches + other.matches,
+            checksum: self.checksum.wrapping_add(other.checksum),
+            key_sum: self.key_sum + other.key_sum,
+            payload_sum: self.payload_sum + other.payload_sum,
+        }
     }
 
     /// Probes `slots` (the table `key` hashes into) with a key that is not [`EMPTY`].

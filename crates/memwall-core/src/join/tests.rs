@@ -113,7 +113,29 @@ fn the_reference_counts_and_checksums() {
     let swapped = [BuildRow { key: 5, payload: 30 }, BuildRow { key: -3, payload: 50 }];
     assert_ne!(reference(&swapped, &[5, 5, -3, 4]).unwrap().checksum, result.checksum, "payloads count");
     assert_eq!(reference(&build, &[-3, 4, 5, 5]).unwrap(), result, "order does not");
+    assert_eq!((result.key_sum, result.payload_sum), (7, 130), "the exact sums of the matches");
     assert_eq!(reference(&[], &[1]).unwrap(), JoinResult::default());
+}
+
+/// The sums SQL engines are checked by must be exact where 64 bits wrap: extreme keys, the
+/// largest payloads, the empty-slot marker, many times over, in every kernel.
+#[test]
+fn exact_sums_do_not_wrap_in_any_kernel() {
+    let build = [
+        BuildRow { key: i64::MIN, payload: u64::MAX },
+        BuildRow { key: i64::MAX, payload: u64::MAX - 1 },
+        BuildRow { key: EMPTY as i64, payload: u64::MAX },
+        BuildRow { key: 0, payload: 0 },
+    ];
+    let probe: Vec<i64> =
+        [i64::MIN; 3000].into_iter().chain([i64::MAX; 1000]).chain([EMPTY as i64; 7]).chain([0, 1, -1]).collect();
+    // Computed here in the plainest way: 3000 MIN + 1000 MAX + 7 EMPTY; payloads likewise.
+    let key_sum = 3000 * i128::from(i64::MIN) + 1000 * i128::from(i64::MAX) + 7 * i128::from(EMPTY as i64);
+    let payload_sum = 3007 * u128::from(u64::MAX) + 1000 * u128::from(u64::MAX - 1);
+    assert!(key_sum < i128::from(i64::MIN) && payload_sum > u128::from(u64::MAX), "past 64 bits");
+    let expected = reference(&build, &probe).unwrap();
+    assert_eq!((expected.matches, expected.key_sum, expected.payload_sum), (4008, key_sum, payload_sum));
+    check(&build, &probe);
 }
 
 #[test]
@@ -299,10 +321,14 @@ fn a_wrong_kernel_is_caught_by_each_check() {
     };
     let matches = 8000 - data.misses;
     type Case = (fn(&mut JoinResult), &'static [Kernel], Truth, Check);
-    let cases: [Case; 3] = [
+    let cases: [Case; 7] = [
         (|r| r.matches -= 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: false }, Check::KnownMatches),
         (|r| r.checksum ^= 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: true }, Check::Reference),
         (|r| r.checksum ^= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
+        (|r| r.key_sum += 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: true }, Check::Reference),
+        (|r| r.key_sum -= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
+        (|r| r.payload_sum += 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: true }, Check::Reference),
+        (|r| r.payload_sum -= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
     ];
     for (wrong, kernels, truth, check) in cases {
         let runner = sabotaged(wrong);

@@ -1,0 +1,286 @@
+//! A lab for the tuned GROUP BY kernel's routes (issue 12): it times variants of the two phases
+//! that tuned.rs is made of, in isolation, on the same keys, so the next attempt at a faster
+//! kernel starts from figures rather than guesses. It is not part of any race.
+//!
+//! Times are this thread's CPU time (`/proc/thread-self/schedstat`, Linux only), not wall time:
+//! on a shared machine a wall clock also counts the time other processes held the core, which
+//! swamped the differences measured here. Caches are still shared, so compare variants within
+//! one run, as ratios.
+//!
+//! ```sh
+//! memwall generate --preset clickbench --out /tmp/keys.bin
+//! cargo run --release -p memwall --example agg_lab -- /tmp/keys.bin scatter 12
+//! cargo run --release -p memwall --example agg_lab -- /tmp/keys.bin aggregate 12 4
+//! ```
+//!
+//! `scatter BITS`: the software write-combining scatter of tuned.rs into `2^BITS` partitions with
+//! 1, 2, 4 and 8 lines of buffer per partition. `aggregate BITS LOAD_INVERSE`: the rows
+//! scattered into `2^BITS` partitions, then each partition counted in a table `LOAD_INVERSE`
+//! times its expected groups: tuned's linear probe; the same without the probe loop (wrong
+//! counts on collisions: a floor for timing only); with software prefetch 8 and 16 rows ahead;
+//! and a two-choice cuckoo table whose choice is branch-free.
+
+use memwall_core::arch::{Line, mix64, prefetch, stream_fence, stream_line};
+
+fn hash(key: u64) -> u64 {
+    mix64(key ^ 0x9e37_79b9_7f4a_7c15)
+}
+
+fn cpu_ns() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    stat.split_whitespace().next().and_then(|ns| ns.parse().ok()).unwrap_or(f64::NAN)
+}
+
+/// `len` copies of `value` in transparent huge pages (as the kernels' scratch is), leaked.
+fn huge<T: Copy>(len: usize, value: T) -> &'static mut [T] {
+    const HUGE: usize = 2 << 20;
+    let bytes = (len * size_of::<T>()).next_multiple_of(HUGE) + HUGE;
+    let map = memmap2::MmapOptions::new().len(bytes).map_anon().expect("mmap");
+    // A refused hint leaves small pages: slower, still correct.
+    let _ = map.advise(memmap2::Advice::HugePage);
+    let map = Box::leak(Box::new(map));
+    let start = map.as_mut_ptr().align_offset(HUGE);
+    let bytes = &mut map[start..start + len * size_of::<T>()];
+    // SAFETY: `bytes` is within the leaked (never unmapped) mapping, aligned to 2 MiB (beyond
+    // any `T`'s alignment), exclusively borrowed for 'static, and long enough for `len` values;
+    // zeroed anonymous memory is overwritten by `fill` before anything reads it.
+    let values = unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), len) };
+    values.fill(value);
+    values
+}
+
+struct Partitions {
+    lines: &'static mut [Line],
+    lines_each: usize,
+    len: Vec<u32>,
+}
+
+impl Partitions {
+    fn new(rows: usize, bits: u32) -> Self {
+        let share = rows >> bits;
+        // Room for a partition swollen by hot keys (the clickbench preset's hottest has 29,158).
+        let words = (share + share / 2 + 65_536).next_multiple_of(64);
+        Self { lines: huge((words / 8) << bits, Line::ZERO), lines_each: words / 8, len: vec![0; 1 << bits] }
+    }
+
+    fn rows(&self, p: usize) -> &[u64] {
+        &Line::words(&self.lines[p * self.lines_each..])[..self.len[p] as usize]
+    }
+
+    /// tuned.rs's scatter with `L` lines of write-combining buffer a partition.
+    fn scatter<const L: usize>(&mut self, keys: &[u64], bits: u32) {
+        let mut pending = vec![[Line::ZERO; L]; 1 << bits];
+        self.len.fill(0);
+        for &key in keys {
+            let p = (hash(key) >> (64 - bits)) as usize;
+            let at = self.len[p] as usize;
+            let word = at % (L * 8);
+            pending[p][word / 8].0[word % 8] = key;
+            self.len[p] += 1;
+            if word == L * 8 - 1 {
+                let first = p * self.lines_each + (at + 1 - L * 8) / 8;
+                for (to, from) in self.lines[first..first + L].iter_mut().zip(&pending[p]) {
+                    stream_line(to, from);
+                }
+            }
+        }
+        for (p, buffer) in pending.iter().enumerate() {
+            let at = self.len[p] as usize;
+            let filled = at % (L * 8);
+            let start = p * self.lines_each * 8 + at - filled;
+            Line::words_mut(self.lines)[start..start + filled].copy_from_slice(&Line::words(buffer)[..filled]);
+        }
+        stream_fence();
+    }
+}
+
+type Scatter = fn(&mut Partitions, &[u64], u32);
+type Slot = (u64, u64);
+/// Counts one partition's rows into `slots`; returns the slots it filled, listed in `filled`,
+/// or `None` when it cannot list them (the table is then scanned).
+type Variant = fn(&mut [Slot], &[u64], &mut [u32]) -> Option<usize>;
+
+fn linear_probe(slots: &mut [Slot], rows: &[u64], filled: &mut [u32]) -> Option<usize> {
+    let mask = slots.len() - 1;
+    let mut fresh = 0;
+    for &key in rows {
+        let mut i = hash(key) as usize & mask;
+        while (slots[i].0 != key) & (slots[i].1 != 0) {
+            i = (i + 1) & mask;
+        }
+        fresh += record(&mut slots[i], key, i, filled, fresh);
+    }
+    Some(fresh)
+}
+
+fn no_probe_loop(slots: &mut [Slot], rows: &[u64], filled: &mut [u32]) -> Option<usize> {
+    let mask = slots.len() - 1;
+    let mut fresh = 0;
+    for &key in rows {
+        let i = hash(key) as usize & mask;
+        fresh += record(&mut slots[i], key, i, filled, fresh);
+    }
+    Some(fresh)
+}
+
+fn prefetched<const AHEAD: usize>(slots: &mut [Slot], rows: &[u64], filled: &mut [u32]) -> Option<usize> {
+    let mask = slots.len() - 1;
+    let mut fresh = 0;
+    for (r, &key) in rows.iter().enumerate() {
+        if let Some(&ahead) = rows.get(r + AHEAD) {
+            prefetch(&slots[hash(ahead) as usize & mask]);
+        }
+        let mut i = hash(key) as usize & mask;
+        while (slots[i].0 != key) & (slots[i].1 != 0) {
+            i = (i + 1) & mask;
+        }
+        fresh += record(&mut slots[i], key, i, filled, fresh);
+    }
+    Some(fresh)
+}
+
+#[inline(always)]
+fn record(slot: &mut Slot, key: u64, i: usize, filled: &mut [u32], fresh: usize) -> usize {
+    let new = slot.1 == 0;
+    *slot = (key, slot.1 + 1);
+    filled[fresh] = i as u32;
+    usize::from(new)
+}
+
+/// The two places a key may be in the cuckoo table.
+fn choices(key: u64, mask: usize) -> (usize, usize) {
+    let h = hash(key);
+    (h as usize & mask, (h >> 26) as usize & mask)
+}
+
+/// A key is in one of its two slots. Slots never empty (a displaced key takes another's place
+/// at once), so an empty first choice means the key is nowhere yet: one branch-free pick.
+fn cuckoo(slots: &mut [Slot], rows: &[u64], _: &mut [u32]) -> Option<usize> {
+    let mask = slots.len() - 1;
+    for &key in rows {
+        let (one, two) = choices(key, mask);
+        let (a, b) = (slots[one], slots[two]);
+        let first = (a.0 == key) | (a.1 == 0);
+        if !(first | (b.0 == key) | (b.1 == 0)) {
+            displace(slots, key);
+            continue;
+        }
+        let slot = &mut slots[if first { one } else { two }];
+        *slot = (key, slot.1 + 1);
+    }
+    None
+}
+
+#[cold]
+fn displace(slots: &mut [Slot], key: u64) {
+    let mask = slots.len() - 1;
+    let mut carried = (key, 1);
+    let mut at = choices(key, mask).0;
+    for _ in 0..10_000 {
+        core::mem::swap(&mut slots[at], &mut carried);
+        if carried.1 == 0 {
+            return;
+        }
+        let (one, two) = choices(carried.0, mask);
+        at = if at == one { two } else { one };
+    }
+    eprintln!("agg_lab: the cuckoo table is too full for these keys; use a larger LOAD_INVERSE");
+    std::process::exit(1);
+}
+
+/// Groups, rows and an order-free checksum, as the kernels' results are compared.
+#[derive(Debug, Default, PartialEq)]
+struct Total(u64, u64, u64);
+
+impl Total {
+    fn add(&mut self, (key, count): Slot) {
+        self.0 += 1;
+        self.1 += count;
+        self.2 = self.2.wrapping_add(mix64(mix64(key) ^ count.wrapping_mul(0xa409_3822_299f_31d1)));
+    }
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: agg_lab KEYS.bin scatter BITS | agg_lab KEYS.bin aggregate BITS LOAD_INVERSE";
+    let number = |i: usize| -> usize { args.get(i).and_then(|a| a.parse().ok()).unwrap_or_else(|| panic!("{usage}")) };
+    let bytes = std::fs::read(args.first().expect(usage)).expect("read KEYS.bin");
+    let keys: Vec<u64> = bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap())).collect();
+    let rows = keys.len() as f64;
+    let bits = number(2) as u32;
+    assert!((1..=16).contains(&bits), "BITS from 1 to 16");
+    let mut partitions = Partitions::new(keys.len(), bits);
+    match args.get(1).map(String::as_str) {
+        Some("scatter") => {
+            let variants: [(usize, Scatter); 4] = [
+                (1, Partitions::scatter::<1>),
+                (2, Partitions::scatter::<2>),
+                (4, Partitions::scatter::<4>),
+                (8, Partitions::scatter::<8>),
+            ];
+            let mut samples = vec![Vec::new(); variants.len()];
+            for _ in 0..3 {
+                for ((_, scatter), samples) in variants.iter().zip(&mut samples) {
+                    let start = cpu_ns();
+                    scatter(&mut partitions, &keys, bits);
+                    samples.push((cpu_ns() - start) / rows);
+                }
+            }
+            for ((lines, _), samples) in variants.iter().zip(samples) {
+                println!(
+                    "scatter into 2^{bits} partitions, {lines} lines of buffer each: {:.2} ns/row",
+                    median(samples)
+                );
+            }
+        }
+        Some("aggregate") => {
+            let load_inverse = number(3);
+            partitions.scatter::<4>(&keys, bits);
+            let most = (0..1 << bits).map(|p| partitions.rows(p).len()).max().unwrap_or(0);
+            // The kernels size a partition's table from the groups of the one before; here from the
+            // preset's mean groups a partition, as the clickbench preset's 17,630,976 keys give.
+            let groups = (17_630_976usize >> bits) * 11 / 10;
+            let slots = huge((groups * load_inverse).next_power_of_two().max(1024), (0u64, 0u64));
+            let filled = huge(most, 0u32);
+            let variants: [(&str, Variant); 5] = [
+                ("linear probe (tuned.rs)", linear_probe),
+                ("no probe loop (wrong on collisions: a floor)", no_probe_loop),
+                ("prefetch 8 rows ahead", prefetched::<8>),
+                ("prefetch 16 rows ahead", prefetched::<16>),
+                ("two-choice cuckoo", cuckoo),
+            ];
+            let mut samples = vec![Vec::new(); variants.len()];
+            let mut totals: Vec<Total> = variants.iter().map(|_| Total::default()).collect();
+            for _ in 0..3 {
+                for (v, (_, count)) in variants.iter().enumerate() {
+                    let mut total = Total::default();
+                    let start = cpu_ns();
+                    for p in 0..1 << bits {
+                        match count(slots, partitions.rows(p), filled) {
+                            Some(fresh) => filled[..fresh].iter().for_each(|&i| {
+                                total.add(std::mem::take(&mut slots[i as usize]));
+                            }),
+                            None => slots.iter_mut().filter(|s| s.1 != 0).for_each(|s| total.add(std::mem::take(s))),
+                        }
+                    }
+                    samples[v].push((cpu_ns() - start) / rows);
+                    totals[v] = total;
+                }
+            }
+            println!(
+                "2^{bits} partitions, tables of {} KiB ({load_inverse}x the mean groups), count and emit:",
+                (slots.len() * 16) >> 10
+            );
+            for (v, ((name, _), samples)) in variants.iter().zip(samples).enumerate() {
+                let agrees = if totals[v] == totals[0] { "agrees" } else { "DIFFERS from the linear probe" };
+                println!("  {name}: {:.2} ns/row ({agrees})", median(samples));
+            }
+        }
+        _ => panic!("{usage}"),
+    }
+}
