@@ -74,6 +74,8 @@ mod tests {
                     partitions: None,
                     matches: 90,
                     checksum: checksum.into(),
+                    key_sum: None,
+                    payload_sum: None,
                     ns_per_probe: ns,
                     build_seconds: seconds(0.0),
                     probe_seconds: seconds(0.0),
