@@ -27,6 +27,12 @@ const hostName = JSON.parse(readFileSync(nativeReport, "utf8")).host.name;
 // A native bandwidth report: the browser does not stream, so its bandwidth comes from reports.
 const bandwidthReport = path.join(work, "native-bandwidth.json");
 execFileSync(MEMWALL, ["bandwidth", "--min", "16KiB", "--max", "1MiB", "--runs", "1", "--json", bandwidthReport], { stdio: ["ignore", "ignore", "inherit"] });
+// A tiny native join on the sides the page's join generates (the small preset's skew and seed),
+// to set the browser's run against: the real `memwall join`, one run of every kernel.
+const JOIN = { build: 20000, probe: 200000, miss: 0.1 };
+const joinReport = path.join(work, "native-join.json");
+execFileSync(MEMWALL, ["join", "--build-keys", String(JOIN.build), "--probe-rows", String(JOIN.probe), "--miss-rate", String(JOIN.miss),
+  "--skew", "zipf:0.575", "--runs", "1", "--declared-caches", "--json", joinReport], { stdio: ["ignore", "ignore", "inherit"] });
 const malformed = path.join(work, "malformed.json");
 writeFileSync(malformed, '{"schema_version": 1, "tool": {"name": "memwall"');
 const wrongVersion = path.join(work, "from-the-future.json");
@@ -337,6 +343,92 @@ await test("a small join race runs every kernel, which agree on matches and chec
   expect(error.includes("miss rate"), `error: ${error}`);
   expect(await section.locator("button:has-text('Run the join')").isDisabled(), "ran with a bad miss rate");
   await shot(page, "join");
+});
+
+await test("the GROUP BY race computes the aggregates chosen, and every kernel reports the same totals", async () => {
+  await page.click(".tab:has-text('GROUP BY race')");
+  const section = page.locator("section[aria-label='GROUP BY race']");
+  const state = async () => section.locator("#radix-state").innerText();
+  expect((await state()).includes("8 B of state"), `count-only state: ${await state()}`);
+  await section.getByRole("checkbox", { name: "sum", exact: true }).check();
+  await section.getByRole("checkbox", { name: "max", exact: true }).check();
+  // count, sum and max of i64: a 128-bit sum, a count and a max, 40 bytes a group, 16 a row.
+  expect((await state()).includes("40 B of state a group beside its 8-byte key, 16 B a scattered row"), `state: ${await state()}`);
+  await section.getByRole("textbox", { name: "Rows", exact: true }).fill("200000");
+  await section.getByRole("textbox", { name: "Distinct keys", exact: true }).fill("30000");
+  await section.locator("button:has-text('Run the race')").click();
+  await page.waitForSelector("#groupby-totals tbody tr");
+  const header = await page.locator("#groupby-totals thead").innerText();
+  expect(/total count\s+total sum\s+total max/.test(header), `totals header: ${header}`);
+  const rows = (await page.locator("#groupby-totals tbody tr").allInnerTexts()).map((r) => r.trim().split(/\s+/));
+  expect(rows.length === 3, `expected 3 kernels, got ${rows.length}`);
+  expect(new Set(rows.map((r) => r.slice(1).join(" "))).size === 1, `kernels' totals differ: ${JSON.stringify(rows)}`);
+  expect(rows[0][1] === "200000" && /^-?\d+$/.test(rows[0][2]), `totals: ${rows[0]}`);
+  const caption = await page.locator("#groupby-totals caption").innerText();
+  expect(caption.includes("count, sum, max over generated i64 values"), `caption: ${caption}`);
+  // Put the page back as the later tests expect it.
+  await section.getByRole("checkbox", { name: "sum", exact: true }).uncheck();
+  await section.getByRole("checkbox", { name: "max", exact: true }).uncheck();
+});
+
+await test("a GROUP BY embed carries ?agg= and ?value=, and refuses a bad one in words", async () => {
+  const embed = await newPage(`${base}?embed=groupby&rows=100000&keys=10000&kernels=naive,tuned&agg=sum,count&value=f64`);
+  await embed.click("button:has-text('Run the race')");
+  await embed.waitForSelector(".totals-line");
+  const line = await embed.locator(".totals-line").innerText();
+  expect(/^totals over all groups: count 100000, sum -?[\d.e+-]+$/.test(line), `totals: ${line}`);
+  await embed.goto(`${base}?embed=groupby&rows=100000&keys=10000&agg=sum,median`);
+  await embed.waitForSelector(".field-error");
+  const error = await embed.locator(".field-error").innerText();
+  expect(error.includes("unknown aggregate 'median'"), `error: ${error}`);
+  expect(await embed.locator("button:has-text('Run the race')").isDisabled(), "ran with a bad aggregate");
+  await embed.goto(`${base}?embed=groupby&rows=100000&keys=10000&agg=sum&value=u8`);
+  const typeError = await embed.locator(".field-error").innerText();
+  expect(typeError.includes("unknown value type 'u8'"), `error: ${typeError}`);
+  await embed.close();
+});
+
+await test("a join embed runs the kernels its URL names, and refuses a bad size in words", async () => {
+  const embed = await newPage(`${base}?embed=join&build=${JOIN.build}&probe=${JOIN.probe}&miss=0.1&kernels=naive,partitioned`);
+  expect(await embed.locator("header.top").count() === 0, "navigation shown in an embed");
+  await embed.click("button:has-text('Run the join')");
+  await embed.waitForFunction(() => !document.querySelector("button.danger") && document.querySelectorAll("#join-race-embed rect").length >= 2);
+  const bars = await embed.locator("#join-race-embed").textContent();
+  expect(bars.includes("naive") && bars.includes("partitioned") && !bars.includes("prefetch"), `bars: ${bars}`);
+  await shot(embed, "embed-join");
+  await embed.goto(`${base}?embed=join&build=lots`);
+  const error = await embed.locator(".field-error").innerText();
+  expect(error.startsWith("build keys:"), `error: ${error}`);
+  await embed.close();
+});
+
+await test("the browser's join is set against a native `memwall join` report: a ratio on the same sizes only", async () => {
+  await page.click(".tab:has-text('Reports')");
+  const before = await page.locator("article.host").count();
+  await page.setInputFiles("#report-file", joinReport);
+  await page.waitForFunction((n) => document.querySelectorAll("article.host").length === n + 1, before);
+  await page.click(".tab:has-text('Join race')");
+  const section = page.locator("section[aria-label='Join race']");
+  // The join test's race (other sizes) is still on the page: no ratio, a sentence saying why.
+  const different = await section.locator("#join-vs-native .join-different").first().innerText();
+  expect(different.includes("different joins"), `without a ratio: ${different}`);
+  await section.getByRole("textbox", { name: "Build keys", exact: true }).fill(String(JOIN.build));
+  await section.getByRole("textbox", { name: "Probe rows", exact: true }).fill(String(JOIN.probe));
+  await section.getByRole("textbox", { name: "Miss rate", exact: true }).fill(String(JOIN.miss));
+  await section.locator("button:has-text('Run the join')").click();
+  await page.waitForSelector("#join-vs-native table.join-ratios tbody tr", { timeout: 30_000 });
+  const rows = (await page.locator("#join-vs-native table.join-ratios tbody tr").allInnerTexts()).map((r) => r.trim().split(/\s+/));
+  expect(rows.length === 5, `expected a ratio for each of 5 kernels, got ${rows.length}`);
+  for (const cells of rows) {
+    const [browserNs, nativeNs, ratio] = [Number(cells[1]), Number(cells[2]), Number(cells.at(-1).replace("×", ""))];
+    expect(browserNs > 0 && nativeNs > 0 && Math.abs(ratio - browserNs / nativeNs) <= 0.02 * ratio + 0.01, `row: ${cells}`);
+  }
+  const verdict = await page.locator("#join-vs-native").innerText();
+  expect(verdict.includes("Same join"), `the same generator should give the same answer: ${verdict}`);
+  // Both sides' partitions, counted from the generated rows.
+  const captions = await page.locator("#join-partitions figcaption").allInnerTexts();
+  expect(captions.length === 2 && captions[0].includes("build keys") && captions[1].includes("probe rows"), `captions: ${captions}`);
+  await shot(page, "join-vs-native");
 });
 
 await test("a share link carries a report in its fragment", async () => {

@@ -325,17 +325,8 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
         let column = query.value_column.as_ref().map_or(String::new(), |c| format!(" ({c})"));
         writeln!(out, "aggregates: {} over {} values{column}", query.aggregates.join(", "), query.value_type)?;
     }
-    if let Some(totals) = groupby.runs.first().and_then(|r| r.totals.as_ref()) {
-        // Every run agreed with the first (cross-kernel check), so one line stands for all.
-        let named = [
-            ("count", totals.count.map(|c| c.to_string())),
-            ("sum", totals.sum.clone()),
-            ("min", totals.min.clone()),
-            ("max", totals.max.clone()),
-            ("avg", totals.avg.clone()),
-        ];
-        let shown: Vec<String> = named.into_iter().filter_map(|(n, v)| v.map(|v| format!("{n} {v}"))).collect();
-        writeln!(out, "totals over all groups: {}", shown.join(", "))?;
+    if let Some(line) = summary::totals_line(groupby) {
+        writeln!(out, "{line}")?;
     }
     if let Some(run) = groupby.runs.first() {
         let top: Vec<String> = run.top.iter().map(|kc| format!("{} x{}", kc.key, kc.count)).collect();
@@ -373,7 +364,8 @@ pub fn prepare(args: &GroupByArgs, host: &Host) -> CliResult<(Threads, GroupByCo
         // One pool serves every kernel, each run from its start: it holds the largest kernel's
         // scratch. The reference sorts a copy of the keys.
         let each = kernels.iter().map(|&k| groupby::scratch_bytes(k, rows, groups, &config, args.threads));
-        let reference = if args.rules.truth(rows, None).reference { rows.saturating_mul(8) } else { 0 };
+        let reference =
+            if args.rules.truth(rows, None).reference { groupby::reference_bytes(rows, args.agg) } else { 0 };
         each.max().unwrap_or(0).saturating_add(reference)
     };
     let data = load(&args.data, &threads, &scratch, args.agg.needs_values())?;

@@ -53,6 +53,7 @@ impl Page {
 pub enum Embed {
     Ladder,
     GroupBy,
+    Join,
     Report,
 }
 
@@ -61,6 +62,7 @@ impl Embed {
         match util::query("embed")?.as_str() {
             "ladder" => Some(Self::Ladder),
             "groupby" => Some(Self::GroupBy),
+            "join" => Some(Self::Join),
             "report" => Some(Self::Report),
             _ => None,
         }
@@ -245,6 +247,9 @@ impl Component for App {
                 Embed::GroupBy => {
                     html! { <GroupByPage {palette} reports={self.reports.clone()} on_add={on_add} compact=true /> }
                 }
+                Embed::Join => {
+                    html! { <JoinPage {palette} reports={self.reports.clone()} on_add={on_add} compact=true /> }
+                }
                 Embed::Report => {
                     html! { <ReportsPage {palette} reports={self.reports.clone()} {on_load} {on_remove} {on_error} compact=true /> }
                 }
@@ -297,10 +302,10 @@ impl Component for App {
                         <LadderPage {palette} reports={self.reports.clone()} on_add={on_add.clone()} compact=false />
                     </section>
                     <section hidden={self.page != Page::GroupBy} aria-label="GROUP BY race">
-                        <GroupByPage {palette} reports={self.reports.clone()} on_add={on_add} compact=false />
+                        <GroupByPage {palette} reports={self.reports.clone()} on_add={on_add.clone()} compact=false />
                     </section>
                     <section hidden={self.page != Page::Join} aria-label="Join race">
-                        <JoinPage {palette} />
+                        <JoinPage {palette} reports={self.reports.clone()} on_add={on_add} compact=false />
                     </section>
                     <section hidden={self.page != Page::Reports} aria-label="Reports">
                         <ReportsPage {palette} reports={self.reports.clone()} {on_load} {on_remove} {on_error} compact=false />

@@ -1,6 +1,6 @@
 //! Embeds for blog posts and share links.
 //!
-//! `?embed=ladder|groupby|report&...` renders one compact widget (see `app.rs`); this panel writes
+//! `?embed=ladder|groupby|join|report&...` renders one compact widget (see `app.rs`); this panel writes
 //! the `<iframe>` snippet for it. A share link carries a whole (small) report in the URL
 //! fragment, deflated and base64url-encoded, so nothing has to be hosted and nothing is sent to
 //! a server: browsers never send the fragment.
@@ -18,7 +18,7 @@ pub const AUTORUN_MAX_BYTES: u64 = 64 << 20;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    /// "ladder", "groupby" or "report".
+    /// "ladder", "groupby", "join" or "report".
     pub kind: AttrValue,
     /// Extra query parameters of the embed URL.
     #[prop_or_default]
@@ -52,6 +52,11 @@ pub fn compact_report(report: &Report) -> Report {
     }
     if let Some(groupby) = &mut report.groupby {
         for run in &mut groupby.runs {
+            run.samples_seconds.clear();
+        }
+    }
+    if let Some(join) = &mut report.join {
+        for run in &mut join.runs {
             run.samples_seconds.clear();
         }
     }
@@ -105,6 +110,7 @@ impl Component for EmbedPanel {
         let base = util::page_base_url();
         let height = match props.kind.as_str() {
             "groupby" => 640,
+            "join" => 520,
             "report" => 600,
             _ => 560,
         };

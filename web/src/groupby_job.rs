@@ -8,7 +8,9 @@ use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth};
 use memwall_core::groupby::sweep::SweepEvent;
-use memwall_core::groupby::{self, GroupByConfig, HeapChunks, Kernel, MemoryPolicy, Values};
+use memwall_core::groupby::{
+    self, Aggregates, GroupByConfig, HeapChunks, Kernel, MemoryPolicy, ValueColumn, ValueType, Values,
+};
 use memwall_report::{Dataset, Generator, GroupBy, Sweep, SweepPoint};
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +26,10 @@ pub struct DataJob {
     pub seed: u64,
     /// The preset these came from, if unchanged.
     pub preset: Option<String>,
+    /// What to compute per group: a comma list of count, sum, min, max, avg.
+    pub aggregates: String,
+    /// The generated value column's type, "i64" or "f64" (read unless only counting).
+    pub value_type: String,
 }
 
 impl DataJob {
@@ -31,6 +37,11 @@ impl DataJob {
         let spec = DataSpec { rows: self.rows, keys: self.keys, skew: Skew::parse(&self.skew)?, seed: self.seed };
         spec.check().map_err(|e| e.to_string())?;
         Ok(spec)
+    }
+
+    /// The aggregates and the value type, as the CLI's `--agg` and `--value-type` parse them.
+    pub fn query(&self) -> Result<(Aggregates, ValueType), String> {
+        crate::agg_choice::parse(&self.aggregates, &self.value_type)
     }
 }
 
@@ -91,18 +102,24 @@ pub fn kernels(names: &[String]) -> Result<Vec<Kernel>, String> {
 
 /// The most memory a job may need, so that the page can refuse a plan that cannot fit in a
 /// browser's wasm memory before generating anything.
+/// `config.aggregates` decides the rest: a value column beside the keys, bigger table slots,
+/// wider scattered rows and the reference's row order.
 pub fn bytes_needed(data: &DataJob, kernels: &[Kernel], config: &GroupByConfig) -> u64 {
     let scratch =
         kernels.iter().map(|&k| groupby::scratch_bytes(k, data.rows, data.keys, config, 1)).max().unwrap_or(0);
-    let reference = if Truth::by_default(data.rows, None).reference { data.rows.saturating_mul(8) } else { 0 };
-    data.rows.saturating_mul(8).saturating_add(scratch).saturating_add(reference)
+    let reference = if Truth::by_default(data.rows, None).reference {
+        groupby::reference_bytes(data.rows, config.aggregates)
+    } else {
+        0
+    };
+    groupby::input_bytes(data.rows, config.aggregates).saturating_add(scratch).saturating_add(reference)
 }
 
 /// The rules the browser races under, those of the native default: one warm scratch pool for
 /// every kernel (here wasm heap memory, reused from run to run), every run checked against the
 /// generator's key count, the row total, the other kernels and, below the native limit, the
 /// reference.
-fn rules<'a>(config: GroupByConfig, clock: &'a dyn Clock, spec: &DataSpec) -> Racer<'a> {
+fn rules<'a>(config: GroupByConfig, clock: &'a dyn Clock, spec: &DataSpec, values: Values<'a>) -> Racer<'a> {
     Racer {
         kernels: &[],
         config,
@@ -113,7 +130,7 @@ fn rules<'a>(config: GroupByConfig, clock: &'a dyn Clock, spec: &DataSpec) -> Ra
         runs: 1,
         truth: Truth::by_default(spec.rows, Some(spec.keys)),
         phases: None,
-        values: Values::None,
+        values,
     }
 }
 
@@ -125,7 +142,9 @@ pub fn run(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEven
 
 fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEvent)) -> Result<(), String> {
     let spec = job.data.spec()?;
+    let (aggregates, value_type) = job.data.query()?;
     let config = GroupByConfig {
+        aggregates,
         partitions: match &job.task {
             Task::Race { partitions, .. } => *partitions,
             Task::SweepPartitions { .. } => groupby::DEFAULT_PARTITIONS,
@@ -136,6 +155,10 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
     post(GroupByEvent::Generating);
     let (generate_ns, keys) = time_ns(clock, || datagen::generate(&spec));
     let keys = keys.map_err(|e| e.to_string())?;
+    // The native generator's column: row i gets the same value in both, so the totals agree.
+    let column: Option<ValueColumn> =
+        aggregates.needs_values().then(|| datagen::generate_values(&spec, value_type, &Sequential));
+    let values = column.as_ref().map_or(Values::None, ValueColumn::values);
     post(GroupByEvent::Generated {
         seconds: generate_ns / 1e9,
         timer_resolution_ns: clock::resolution_ns(clock, 20),
@@ -152,7 +175,8 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
     match &job.task {
         Task::Race { kernels: names, runs, .. } => {
             let kernels = kernels(names)?;
-            let racer = Racer { kernels: &kernels, memory: &HeapChunks, runs: *runs, ..rules(config, clock, &spec) };
+            let racer =
+                Racer { kernels: &kernels, memory: &HeapChunks, runs: *runs, ..rules(config, clock, &spec, values) };
             let groupby = racer
                 .race(&keys, dataset, &mut |event| {
                     post(match event {
@@ -176,7 +200,8 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
         }
         Task::SweepPartitions { kernels: names, partitions, runs } => {
             let kernels = kernels(names)?;
-            let sweeper = Racer { kernels: &kernels, memory: &HeapChunks, runs: *runs, ..rules(config, clock, &spec) };
+            let sweeper =
+                Racer { kernels: &kernels, memory: &HeapChunks, runs: *runs, ..rules(config, clock, &spec, values) };
             let sweep = sweeper
                 .partitions(&keys, partitions, &mut |event| {
                     match event {
@@ -200,4 +225,38 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(aggregates: &str, value_type: &str) -> DataJob {
+        DataJob {
+            rows: 10_000_000,
+            keys: 1_700_000,
+            skew: "uniform".into(),
+            seed: 1,
+            preset: None,
+            aggregates: aggregates.into(),
+            value_type: value_type.into(),
+        }
+    }
+
+    #[test]
+    fn a_bigger_state_needs_more_memory_and_a_bad_one_is_refused() {
+        let needed = |job: &DataJob| {
+            let (aggregates, _) = job.query().unwrap();
+            let config = GroupByConfig { aggregates, ..GroupByConfig::default() };
+            bytes_needed(job, &Kernel::ALL, &config)
+        };
+        let count = needed(&data("count", "i64"));
+        let sum = needed(&data("sum", "i64"));
+        let all = needed(&data("count,sum,min,max,avg", "i64"));
+        // The value column alone adds 8 bytes a row.
+        assert!(sum >= count + 10_000_000 * 8, "{count} {sum}");
+        assert!(all > sum, "{sum} {all}");
+        assert!(data("sum,median", "i64").query().unwrap_err().contains("median"));
+        assert!(data("sum", "i32").query().unwrap_err().contains("i32"));
+    }
 }

@@ -7,10 +7,11 @@ use std::rc::Rc;
 
 use memwall_core::groupby::datagen::{self, Skew};
 use memwall_core::groupby::sweep::doublings;
-use memwall_core::groupby::{self, GroupByConfig, Kernel, summary};
+use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueType, summary};
 use memwall_report::{GroupBy, Report, Source, Sweep, SweepPoint};
 use yew::prelude::*;
 
+use crate::agg_choice::{self, AggregateChoice};
 use crate::chart::{self, Bar, BarChart, LineChart, Marker, Point, Series, XFormat, format_number};
 use crate::embed::EmbedPanel;
 use crate::groupby_job::{self, DataJob, GroupByEvent, GroupByJob, Task};
@@ -40,6 +41,8 @@ pub enum Msg {
     SetKeys(String),
     SetSkew(String),
     SetRuns(String),
+    SetAggregates(String),
+    SetValueType(String),
     ToggleKernel(Kernel),
     SetPartitions(u32),
     Race,
@@ -62,6 +65,10 @@ pub struct GroupByPage {
     keys: String,
     skew: String,
     runs: String,
+    /// The aggregates as a comma list and the value type, as `?agg=` and `?value=` gave them
+    /// or the form set them: parsed (and refused with a message) with the rest of the form.
+    aggregates: String,
+    value_type: String,
     kernels: BTreeSet<Kernel>,
     partitions: u32,
     form_error: Option<String>,
@@ -94,6 +101,8 @@ impl Component for GroupByPage {
             keys: util::query("keys").unwrap_or_else(|| preset.keys.to_string()),
             skew: util::query("skew").unwrap_or_else(|| preset.skew.name()),
             runs: util::query("runs").unwrap_or_else(|| "3".into()),
+            aggregates: util::query("agg").unwrap_or_else(|| "count".into()),
+            value_type: util::query("value").unwrap_or_else(|| ValueType::I64.name().into()),
             // `?kernels=tuned,naive` (embeds, measurements) or the default three.
             kernels: util::query("kernels")
                 .map(|list| list.split(',').filter_map(Kernel::parse).collect::<BTreeSet<_>>())
@@ -123,6 +132,8 @@ impl Component for GroupByPage {
             Msg::SetKeys(v) => self.keys = v,
             Msg::SetSkew(v) => self.skew = v,
             Msg::SetRuns(v) => self.runs = v,
+            Msg::SetAggregates(v) => self.aggregates = v,
+            Msg::SetValueType(v) => self.value_type = v,
             Msg::ToggleKernel(k) => {
                 if !self.kernels.remove(&k) {
                     self.kernels.insert(k);
@@ -218,8 +229,10 @@ impl Component for GroupByPage {
             return html! {
                 <div class="card">
                     <div class="row">{ race_button }<span class="muted">{ format!("{} rows, {} distinct keys", self.rows, self.keys) }</span></div>
+                    <p class="muted small">{ format!("aggregates: {} ({})", self.aggregates, self.value_type) }</p>
                     { for form_error }{ for phase }{ for error }
                     { self.race_chart(props, "groupby-race-embed") }
+                    if let Some(line) = self.result.as_ref().and_then(summary::totals_line) { <p class="totals-line">{ line }</p> }
                 </div>
             };
         }
@@ -235,7 +248,12 @@ impl Component for GroupByPage {
                 format!("ClickBench-like (Zipf {})", datagen::CLICKBENCH_ZIPF),
             ),
         ];
-        let (keys_n, seed) = self.data().map(|d| (d.keys, d.seed)).unwrap_or((0, datagen::DEFAULT_SEED));
+        let (keys_n, rows_n, seed) =
+            self.data().map(|d| (d.keys, d.rows, d.seed)).unwrap_or((0, 0, datagen::DEFAULT_SEED));
+        // The picture follows the chosen state even while another field is being fixed.
+        let (row_bytes, state_bytes) = agg_choice::parse(&self.aggregates, &self.value_type)
+            .map(|(a, v)| (a.row_bytes(), a.state_bytes(v)))
+            .unwrap_or_else(|_| (Aggregates::COUNT.row_bytes(), Aggregates::COUNT.state_bytes(ValueType::I64)));
         let caches = props
             .reports
             .iter()
@@ -269,12 +287,15 @@ impl Component for GroupByPage {
                         }) }
                         <p class="muted small">{ format!("Here {}.", summary::WASM_CAVEAT) }</p>
                     </fieldset>
+                    <AggregateChoice aggregates={self.aggregates.clone()} value_type={self.value_type.clone()} disabled={running.is_some()}
+                        on_aggregates={link.callback(Msg::SetAggregates)} on_value_type={link.callback(Msg::SetValueType)} />
                     { for form_error }{ for phase }
                 </div>
                 { for error }
                 <div class="card">
                     { self.race_chart(props, "groupby-race") }
                     { self.race_table() }
+                    { for self.result.as_ref().map(agg_choice::totals_table) }
                     if self.result.is_some() {
                         <div class="row wrap-row">
                             <button type="button" onclick={link.callback(|_| Msg::ExportSvg("groupby-race", "memwall-groupby-race.svg"))}>{ "Export SVG" }</button>
@@ -288,7 +309,8 @@ impl Component for GroupByPage {
                     <h2>{ "Why partitioning wins, and how many partitions" }</h2>
                     <p>{ "Each distinct key falls in the partition named by the top bits of its hash. Few partitions: each partition's table is still too big for the cache. Many partitions: the scatter writes to too many places at once. Slide to see both sides." }</p>
                     if keys_n > 0 {
-                        <RadixViz keys={keys_n} {seed} partitions={self.partitions} on_partitions={link.callback(Msg::SetPartitions)} palette={props.palette} {caches} />
+                        <RadixViz keys={keys_n} {seed} partitions={self.partitions} rows={rows_n} {row_bytes} {state_bytes}
+                            on_partitions={link.callback(Msg::SetPartitions)} palette={props.palette} {caches} />
                     }
                 </div>
                 <div class="card">
@@ -307,6 +329,8 @@ impl Component for GroupByPage {
                         ("rows".to_string(), self.rows.clone()),
                         ("keys".to_string(), self.keys.clone()),
                         ("kernels".to_string(), self.kernels.iter().map(|k| k.name()).collect::<Vec<_>>().join(",")),
+                        ("agg".to_string(), self.aggregates.clone()),
+                        ("value".to_string(), self.value_type.clone()),
                     ]}
                     report={self.report().map(Rc::new)} />
             </>
@@ -326,13 +350,16 @@ impl GroupByPage {
             skew: skew.name(),
             seed: preset.seed,
             preset: (rows == preset.rows && keys == preset.keys && skew == preset.skew).then(|| PRESET.to_string()),
+            aggregates: self.aggregates.clone(),
+            value_type: self.value_type.clone(),
         };
+        let (aggregates, _) = data.query()?;
         data.spec()?;
         if rows == 0 {
             return Err("there must be at least one row".into());
         }
         let kernels: Vec<Kernel> = self.kernels.iter().copied().collect();
-        let config = GroupByConfig { partitions: self.partitions, ..GroupByConfig::default() };
+        let config = GroupByConfig { partitions: self.partitions, aggregates, ..GroupByConfig::default() };
         let needed = groupby_job::bytes_needed(&data, &kernels, &config);
         util::fits_in_browser(needed)?;
         Ok(data)

@@ -87,6 +87,13 @@ pub enum JoinEvent {
         run: u32,
         seconds: f64,
     },
+    /// How the partitioning kernels split both sides (untimed, from the generated rows): build
+    /// keys and probe rows per partition, at the partition count the kernels pick here.
+    Partitions {
+        partitions: u32,
+        build: Vec<u32>,
+        probe: Vec<u32>,
+    },
     Done {
         join: Join,
     },
@@ -112,6 +119,20 @@ fn run_inner(job: &JoinJob, clock: &dyn Clock, post: &mut dyn FnMut(JoinEvent)) 
         timer_resolution_ns: clock::resolution_ns(clock, 20),
         cross_origin_isolated: cross_origin_isolated(),
     });
+    let config = JoinConfig::default();
+    let partitions = config.partitions_for(spec.data.keys);
+    let count = |keys: &mut dyn Iterator<Item = i64>| {
+        let mut counts = vec![0u32; partitions as usize];
+        for key in keys {
+            counts[join::partition_of(key, partitions) as usize] += 1;
+        }
+        counts
+    };
+    post(JoinEvent::Partitions {
+        partitions,
+        build: count(&mut generated.build.iter().map(|r| r.key)),
+        probe: count(&mut generated.probe.iter().copied()),
+    });
     let dataset = JoinDataset {
         build_keys: spec.data.keys,
         probe_rows: spec.data.rows,
@@ -124,7 +145,7 @@ fn run_inner(job: &JoinJob, clock: &dyn Clock, post: &mut dyn FnMut(JoinEvent)) 
     // against the generator's match count, the other kernels and, below the limit, the reference.
     let racer = Racer {
         kernels: &kernels,
-        config: JoinConfig::default(),
+        config,
         exec: &Sequential,
         memory: &HeapChunks,
         policy: MemoryPolicy::Warm,

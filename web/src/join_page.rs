@@ -6,13 +6,17 @@ use std::rc::Rc;
 
 use memwall_core::join::Kernel;
 use memwall_core::join::race::Check;
-use memwall_report::Join;
+use memwall_report::{Join, Report, Source};
 use yew::prelude::*;
 
 use crate::chart::{self, Bar, BarChart, format_number};
+use crate::embed::EmbedPanel;
 use crate::jobs::{Job, WorkerEvent};
+use crate::join_compare::compare_view;
 use crate::join_job::{JoinEvent, JoinJob};
+use crate::partition_view::PartitionView;
 use crate::radix_viz::group_digits;
+use crate::reports::{Reports, browser_host};
 use crate::theme::Palette;
 use crate::util;
 use crate::worker::{self, WorkerHandle};
@@ -23,6 +27,10 @@ const RUNS: u32 = 3;
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub palette: Palette,
+    pub reports: Reports,
+    pub on_add: Callback<(Report, String)>,
+    /// One compact widget (`?embed=join`): the form's sizes from the URL, the run button, the bars.
+    pub compact: bool,
 }
 
 #[derive(Debug)]
@@ -35,7 +43,12 @@ pub enum Msg {
     Cancel,
     Worker(u32, WorkerEvent),
     ExportSvg,
+    SaveJson,
+    AddToReports,
 }
+
+/// The partition count and build keys and probe rows per partition.
+type Split = (u32, Rc<Vec<u32>>, Rc<Vec<u32>>);
 
 pub struct JoinPage {
     build: String,
@@ -49,6 +62,9 @@ pub struct JoinPage {
     timed: Vec<(String, Vec<f64>)>,
     probe_rows: u64,
     result: Option<Join>,
+    /// Build keys and probe rows per partition, as the worker counted them.
+    partitions: Option<Split>,
+    timer: Option<(f64, bool)>,
     error: Option<String>,
     notice: Option<String>,
 }
@@ -92,18 +108,24 @@ impl Component for JoinPage {
     type Properties = Props;
 
     fn create(_ctx: &Context<Self>) -> Self {
-        // The CLI's `small` preset: large enough that the build side outgrows the caches.
+        // The CLI's `small` preset (large enough that the build side outgrows the caches), or
+        // what the URL names (`?build=&probe=&miss=&kernels=`, as embeds carry them).
         Self {
-            build: "1,700,000".into(),
-            probe: "10,000,000".into(),
-            miss: "0.1".into(),
-            kernels: Kernel::ALL.into_iter().collect(),
+            build: util::query("build").unwrap_or_else(|| "1,700,000".into()),
+            probe: util::query("probe").unwrap_or_else(|| "10,000,000".into()),
+            miss: util::query("miss").unwrap_or_else(|| "0.1".into()),
+            kernels: util::query("kernels")
+                .map(|list| list.split(',').filter_map(Kernel::parse).collect::<BTreeSet<_>>())
+                .filter(|k| !k.is_empty())
+                .unwrap_or_else(|| Kernel::ALL.into_iter().collect()),
             worker: None,
             run_id: 0,
             phase: String::new(),
             timed: Vec::new(),
             probe_rows: 0,
             result: None,
+            partitions: None,
+            timer: None,
             error: None,
             notice: None,
         }
@@ -140,6 +162,21 @@ impl Component for JoinPage {
             Msg::ExportSvg => {
                 self.notice = util::export_notice(util::download_svg("join-race", "memwall-join-race.svg"))
             }
+            Msg::SaveJson => {
+                if let Some(report) = self.report() {
+                    self.notice = util::export_notice(util::download_text(
+                        "memwall-browser-join.json",
+                        "application/json",
+                        &report.to_json_pretty(),
+                    ));
+                }
+            }
+            Msg::AddToReports => {
+                if let Some(report) = self.report() {
+                    ctx.props().on_add.emit((report, "measured in this browser".into()));
+                    self.notice = Some("Added to Reports.".into());
+                }
+            }
         }
         true
     }
@@ -158,6 +195,21 @@ impl Component for JoinPage {
         } else {
             html! { <button type="submit" class="primary" disabled={form_error.is_some()}>{ "Run the join" }</button> }
         };
+        let props = ctx.props();
+        if props.compact {
+            return html! {
+                <div class="card">
+                    <form class="row" onsubmit={link.callback(|e: SubmitEvent| { e.prevent_default(); Msg::Run })}>
+                        { button }
+                        <span class="muted">{ format!("{} build keys, {} probe rows, miss rate {}", self.build, self.probe, self.miss) }</span>
+                    </form>
+                    if let Some(e) = form_error { <p class="field-error" role="alert">{ e }</p> }
+                    if !self.phase.is_empty() { <p class="muted" aria-live="polite">{ self.phase.clone() }</p> }
+                    if let Some(e) = &self.error { <div class="alert" role="alert">{ e.clone() }</div> }
+                    { self.chart(props.palette, "join-race-embed") }
+                </div>
+            };
+        }
         html! {
             <>
                 <div class="intro">
@@ -185,13 +237,33 @@ impl Component for JoinPage {
                 </div>
                 if let Some(e) = &self.error { <div class="alert" role="alert">{ e.clone() }</div> }
                 <div class="card">
-                    { self.chart(ctx.props().palette) }
+                    { self.chart(props.palette, "join-race") }
                     { self.table() }
-                    if self.result.is_some() {
-                        <div class="row"><button type="button" onclick={link.callback(|_| Msg::ExportSvg)}>{ "Export SVG" }</button></div>
+                    if let Some(join) = &self.result {
+                        <div class="row wrap-row">
+                            <button type="button" onclick={link.callback(|_| Msg::ExportSvg)}>{ "Export SVG" }</button>
+                            <button type="button" onclick={link.callback(|_| Msg::SaveJson)}>{ "Save as report (JSON)" }</button>
+                            <button type="button" class="primary" onclick={link.callback(|_| Msg::AddToReports)}>{ "Add to Reports" }</button>
+                        </div>
+                        { compare_view(join, &props.reports) }
                     }
                     if let Some(n) = &self.notice { <p class="notice" role="status">{ n.clone() }</p> }
                 </div>
+                if let Some((partitions, build, probe)) = &self.partitions {
+                    <div class="card" id="join-partitions">
+                        <h2>{ format!("Both sides in {partitions} partitions") }</h2>
+                        <p>{ "The partitioning kernels split the build keys and the probe rows by the same top bits of the key's hash, so each partition's probes meet only that partition's table, which fits the cache. Counted here from the generated rows by the core's partition function, at the partition count the kernels pick in this browser." }</p>
+                        <PartitionView title="Build side" unit="build keys" counts={build.clone()} palette={props.palette} />
+                        <PartitionView title="Probe side" unit="probe rows" counts={probe.clone()} palette={props.palette} />
+                    </div>
+                }
+                <EmbedPanel kind="join" params={vec![
+                        ("build".to_string(), self.build.clone()),
+                        ("probe".to_string(), self.probe.clone()),
+                        ("miss".to_string(), self.miss.clone()),
+                        ("kernels".to_string(), self.kernels.iter().map(|k| k.name()).collect::<Vec<_>>().join(",")),
+                    ]}
+                    report={self.report().map(Rc::new)} />
             </>
         }
     }
@@ -212,6 +284,7 @@ impl JoinPage {
         self.probe_rows = job.probe_rows;
         self.timed = job.kernels.iter().map(|k| (k.clone(), Vec::new())).collect();
         self.result = None;
+        self.partitions = None;
         self.error = None;
         self.notice = None;
         self.phase = "Starting…".into();
@@ -225,7 +298,13 @@ impl JoinPage {
     fn on_event(&mut self, event: JoinEvent) {
         match event {
             JoinEvent::Generating => self.phase = format!("Generating {} probe rows…", group_digits(self.probe_rows)),
-            JoinEvent::Generated { seconds, .. } => self.phase = format!("Generated both sides in {seconds:.1} s."),
+            JoinEvent::Generated { seconds, timer_resolution_ns, cross_origin_isolated } => {
+                self.timer = Some((timer_resolution_ns, cross_origin_isolated));
+                self.phase = format!("Generated both sides in {seconds:.1} s.");
+            }
+            JoinEvent::Partitions { partitions, build, probe } => {
+                self.partitions = Some((partitions, Rc::new(build), Rc::new(probe)));
+            }
             JoinEvent::Preparing { what } => self.phase = format!("Untimed: {what}…"),
             JoinEvent::Running { kernel, run, runs } => {
                 self.phase = format!("Timing {kernel}, run {} of {runs}…", run + 1)
@@ -251,8 +330,18 @@ impl JoinPage {
         }
     }
 
+    /// The race as a report of this browser (`source: "browser"`, the shared `join` section).
+    fn report(&self) -> Option<Report> {
+        let join = self.result.clone()?;
+        let (resolution, isolated) = self.timer.unwrap_or((f64::NAN, false));
+        let host = browser_host(Some(util::browser_name()), Some(resolution).filter(|r| r.is_finite()), Some(isolated));
+        let mut report = Report::new(Source::Browser, util::unix_now(), host);
+        report.join = Some(join);
+        Some(report)
+    }
+
     /// Bars that fill in as runs finish: the median so far of each kernel, per probe row.
-    fn chart(&self, palette: Palette) -> Html {
+    fn chart(&self, palette: Palette, id: &'static str) -> Html {
         if self.timed.is_empty() {
             return html! { <p class="muted empty">{ "Press Run the join: each kernel's bar appears when its first run is timed." }</p> };
         }
@@ -272,7 +361,7 @@ impl JoinPage {
             })
             .collect();
         html! {
-            <BarChart id="join-race" title={format!("{} probe rows: ns per probe row, shorter is faster", group_digits(self.probe_rows))}
+            <BarChart {id} title={format!("{} probe rows: ns per probe row, shorter is faster", group_digits(self.probe_rows))}
                 value_label="ns per probe row (median run so far)" bars={Rc::new(bars)} {palette} />
         }
     }

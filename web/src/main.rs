@@ -1,6 +1,7 @@
 //! memwall in the browser: the latency ladder, the GROUP BY race and the join race measured in wasm,
 //! and native reports read and compared.
 
+mod agg_choice;
 mod app;
 mod chart;
 mod clock;
@@ -8,11 +9,13 @@ mod embed;
 mod groupby_job;
 mod groupby_page;
 mod jobs;
+mod join_compare;
 mod join_job;
 mod join_page;
 mod ladder_charts;
 mod ladder_job;
 mod ladder_page;
+mod partition_view;
 mod radix_viz;
 mod reports;
 mod reports_page;

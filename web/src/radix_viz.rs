@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use memwall_core::groupby::datagen::key_at;
 use memwall_core::groupby::{
-    MAX_PARTITIONS, MIN_PARTITIONS, TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION, partition_of,
+    MAX_PARTITIONS, MIN_PARTITIONS, WC_BYTES_PER_PARTITION, partition_of, table_bytes_per_group,
 };
 use memwall_core::ladder::LINE_BYTES;
 use memwall_core::size::format_bytes;
@@ -18,11 +18,10 @@ use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
 use crate::chart::{self, format_number};
+use crate::partition_view;
 use crate::theme::{CHART_FONT, Palette};
 use crate::util;
 
-/// A hashbrown entry: a key and its count.
-const GROUP_BYTES: u64 = std::mem::size_of::<(i64, u64)>() as u64;
 /// The grid never draws more cells than this; beyond, a cell stands for several partitions.
 const MAX_CELLS: u32 = 4096;
 /// Keys the animation drops one by one before it speeds up, and how many it drops in all.
@@ -35,6 +34,12 @@ pub struct Props {
     pub keys: u64,
     pub seed: u64,
     pub partitions: u32,
+    /// Rows the race scatters, and the bytes of each it moves (a key, and a value when an
+    /// aggregate reads one: the core's `Aggregates::row_bytes`).
+    pub rows: u64,
+    pub row_bytes: u64,
+    /// Aggregate state a group keeps beside its key (the core's `Aggregates::state_bytes`).
+    pub state_bytes: u64,
     pub on_partitions: Callback<u32>,
     pub palette: Palette,
     /// Caches declared by a report, and whose they are.
@@ -213,7 +218,7 @@ impl Component for RadixViz {
                         <button type="button" onclick={ctx.link().callback(|_| Msg::Replay)} disabled={self.reduced_motion}>{ "Replay" }</button>
                     </div>
                     <div>
-                        { self.histogram(p.palette) }
+                        { partition_view::histogram(&self.counts.per_partition, p.palette, "Distinct keys per partition", "distinct keys") }
                     </div>
                 </div>
                 { self.sizes(p) }
@@ -302,52 +307,6 @@ impl RadixViz {
         }
     }
 
-    fn histogram(&self, palette: Palette) -> Html {
-        let counts = &self.counts.per_partition;
-        let (lo, hi) = counts.iter().fold((u32::MAX, 0), |(a, b), &c| (a.min(c), b.max(c)));
-        if counts.is_empty() || lo > hi {
-            return html! {};
-        }
-        let bins = 16usize.min((hi - lo + 1) as usize).max(1);
-        let width = f64::from(hi - lo + 1) / bins as f64;
-        let mut hist = vec![0u32; bins];
-        for &c in counts {
-            hist[(((c - lo) as f64 / width) as usize).min(bins - 1)] += 1;
-        }
-        let peak = hist.iter().copied().max().unwrap_or(1).max(1);
-        let (w, h, left, bottom) = (360.0, 240.0, 44.0, 40.0);
-        let bw = (w - left - 10.0) / bins as f64;
-        let median = {
-            let mut sorted = counts.clone();
-            sorted.sort_unstable();
-            sorted[sorted.len() / 2]
-        };
-        html! {
-            <figure class="histogram">
-                <svg viewBox={format!("0 0 {w} {h}")} role="img" font-family={CHART_FONT}
-                    aria-label={format!("Histogram: distinct keys per partition range from {lo} to {hi}, median {median}")}>
-                    <text x="4" y="14" font-size="12" font-weight="600" fill={palette.text}>{ "Distinct keys per partition" }</text>
-                    { for hist.iter().enumerate().map(|(i, &n)| {
-                        let bh = (h - bottom - 24.0) * f64::from(n) / f64::from(peak);
-                        let from = lo as f64 + i as f64 * width;
-                        html! {
-                            <rect x={(left + i as f64 * bw + 1.0).to_string()} y={(h - bottom - bh).to_string()} width={(bw - 2.0).max(1.0).to_string()} height={bh.to_string()} fill={palette.color(0)}>
-                                <title>{ format!("{n} partitions hold {:.0}–{:.0} distinct keys", from.ceil(), (from + width).ceil() - 1.0) }</title>
-                            </rect>
-                        }
-                    }) }
-                    <line x1={left.to_string()} x2={(w - 10.0).to_string()} y1={(h - bottom).to_string()} y2={(h - bottom).to_string()} stroke={palette.axis} />
-                    <text x={left.to_string()} y={(h - bottom + 14.0).to_string()} font-size="10.5" fill={palette.muted}>{ lo }</text>
-                    <text x={(w - 10.0).to_string()} y={(h - bottom + 14.0).to_string()} font-size="10.5" text-anchor="end" fill={palette.muted}>{ hi }</text>
-                    <text x={((left + w - 10.0) / 2.0).to_string()} y={(h - 8.0).to_string()} font-size="11" text-anchor="middle" fill={palette.muted}>{ "distinct keys in a partition" }</text>
-                    <text x={(left - 6.0).to_string()} y="30" font-size="10.5" text-anchor="end" fill={palette.muted}>{ peak }</text>
-                    <text transform={format!("translate(12 {}) rotate(-90)", (h - bottom) / 2.0 + 10.0)} font-size="11" text-anchor="middle" fill={palette.muted}>{ "partitions" }</text>
-                </svg>
-                <figcaption class="muted small">{ format!("{} partitions: median {median}, smallest {lo}, largest {hi} distinct keys.", counts.len()) }</figcaption>
-            </figure>
-        }
-    }
-
     /// The trade-off in bytes: one partition's table and the scatter's write streams against L1
     /// and L2, one big table against L3.
     fn sizes(&self, p: &Props) -> Html {
@@ -356,31 +315,45 @@ impl RadixViz {
         let mut sorted = counts.clone();
         sorted.sort_unstable();
         let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0) as u64;
-        // What the kernels really use: tuned's flat table (16-byte slots, at most a quarter full)
-        // and its write-combining buffers; naive's hashbrown table (16-byte entries and a
-        // control byte per bucket, at most 7/8 full, buckets a power of two).
-        let partition_table = median * TABLE_BYTES_PER_GROUP;
-        let largest_table = largest * TABLE_BYTES_PER_GROUP;
+        // What the kernels really use for the chosen aggregates: tuned's flat table (slots of
+        // the key and the state, at most a quarter full), its write-combining buffers and the
+        // rows it scatters (key, and value when one is read); naive's hashbrown table (entries
+        // of the key and the state and a control byte per bucket, at most 7/8 full, buckets a
+        // power of two).
+        let group_bytes = 8 + p.state_bytes;
+        let per_group = table_bytes_per_group(p.state_bytes);
+        let partition_table = median * per_group;
+        let largest_table = largest * per_group;
         let streams = u64::from(p.partitions) * WC_BYTES_PER_PARTITION;
-        let big_table = (self.counts.keys * 8 / 7 + 1).next_power_of_two() * (GROUP_BYTES + 1);
+        let partition_rows = p.rows.div_ceil(u64::from(p.partitions).max(1)) * p.row_bytes;
+        let big_table = (self.counts.keys * 8 / 7 + 1).next_power_of_two() * (group_bytes + 1);
         let cache = |level: u8| -> Option<u64> {
             let (_, caches) = p.caches.as_ref()?;
             caches.iter().find(|c| c.level == level && c.kind != "Instruction").map(|c| c.size_bytes)
         };
         let (l1, l2, l3) = (cache(1), cache(2), cache(3));
         let items = [
-            (
-                format!("tuned: one partition's table (median, {median} keys × {TABLE_BYTES_PER_GROUP} B)"),
-                partition_table,
-                0usize,
-            ),
+            (format!("tuned: one partition's table (median, {median} keys × {per_group} B)"), partition_table, 0usize),
             (format!("tuned: largest partition's table ({largest} keys)"), largest_table, 0),
             (
                 format!("tuned: write-combining buffers ({} partitions × {WC_BYTES_PER_PARTITION} B)", p.partitions),
                 streams,
                 1,
             ),
-            (format!("naive: one hashbrown table ({} keys)", group_digits(self.counts.keys)), big_table, 2),
+            (
+                format!(
+                    "tuned: one partition's scattered rows (mean, {} rows × {} B)",
+                    group_digits(p.rows.div_ceil(u64::from(p.partitions).max(1))),
+                    p.row_bytes
+                ),
+                partition_rows,
+                1,
+            ),
+            (
+                format!("naive: one hashbrown table ({} keys × {} B)", group_digits(self.counts.keys), group_bytes + 1),
+                big_table,
+                2,
+            ),
         ];
         let max = items.iter().map(|i| i.1).chain([l3.unwrap_or(0)]).max().unwrap_or(1).max(1 << 20) as f64 * 2.0;
         let min = LINE_BYTES as f64;
@@ -400,7 +373,7 @@ impl RadixViz {
                 if partition_table > l2 {
                     verdicts.push(format!("Too few partitions: a typical partition's table ({}) is bigger than L2 ({}), so its lookups miss like the big table's.", format_bytes(partition_table), format_bytes(l2)));
                 } else if streams > l2 {
-                    verdicts.push(format!("Too many partitions: the scatter fills {} partitions at once, one {} B line each ({}), more than L2 ({}) holds, so the scatter itself starts to miss.", p.partitions, LINE_BYTES, format_bytes(streams), format_bytes(l2)));
+                    verdicts.push(format!("Too many partitions: the scatter fills {} partitions at once ({} of buffers, {} rows of {} B to a line), more than L2 ({}) holds, so the scatter itself starts to miss.", p.partitions, format_bytes(streams), LINE_BYTES as u64 / p.row_bytes.max(1), p.row_bytes, format_bytes(l2)));
                 } else {
                     verdicts.push(format!("Balanced: each partition's table ({}) fits in L2 ({}), and so do the {} lines the scatter fills at once ({}{}).", format_bytes(partition_table), format_bytes(l2), p.partitions, format_bytes(streams),
                         if streams > l1 { format!("; L1d, {}, holds only {} of them", format_bytes(l1), l1 / LINE_BYTES as u64) } else { String::new() }));
@@ -454,8 +427,8 @@ impl RadixViz {
                     <text x={left.to_string()} y={(h - 4.0).to_string()} font-size="10" fill={palette.muted}>{ format!("{} … {}", format_bytes(min as u64), format_bytes(max as u64)) }</text>
                 </svg>
                 <ul class="verdicts">{ for verdicts.into_iter().map(|v| html! { <li>{ v }</li> }) }</ul>
-                <p class="muted small">{ format!("Sizes are the least a table can take: {GROUP_BYTES} bytes per group (key and count); real tables add empty slots. Counted, not estimated: every distinct key hashed by the core's partition function. Mean {} keys per partition.",
-                    format_number(self.counts.keys as f64 / f64::from(p.partitions))) }</p>
+                <p class="muted small" id="radix-state">{ format!("Sized for the chosen aggregates: {} B of state a group beside its 8-byte key, {} B a scattered row. Tuned's table takes {per_group} B a group (at most a quarter full); naive's table is the least hashbrown takes ({} B an entry and a control byte). Counted, not estimated: every distinct key hashed by the core's partition function. Mean {} keys per partition.",
+                    p.state_bytes, p.row_bytes, group_bytes, format_number(self.counts.keys as f64 / f64::from(p.partitions))) }</p>
             </div>
         }
     }

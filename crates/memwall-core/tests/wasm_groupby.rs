@@ -227,3 +227,54 @@ fn aggregates_are_the_same_in_wasm() {
         assert_eq!(named.join(" "), totals);
     }
 }
+
+#[wasm_bindgen_test]
+fn a_browser_race_reports_the_totals_and_sizes_its_plan_by_the_state() {
+    // The race the page runs for `?agg=count,sum&value=f64`: every kernel, the same totals, the
+    // line the page shows; the values pinned as in aggregates_are_the_same_in_wasm.
+    let clock = PerformanceClock::new();
+    let spec = DataSpec { rows: 5000, keys: 700, skew: Skew::Zipf(datagen::CLICKBENCH_ZIPF), seed: 42 };
+    let keys = datagen::generate(&spec).unwrap();
+    let values = datagen::generate_values(&spec, groupby::ValueType::F64, &Sequential);
+    let aggregates = groupby::Aggregates::parse("sum,count").unwrap();
+    let racer = Racer {
+        kernels: &Kernel::ALL,
+        config: GroupByConfig { aggregates, ..GroupByConfig::default() },
+        exec: &Sequential,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Warm,
+        clock: &clock,
+        runs: 1,
+        truth: Truth::by_default(5000, Some(700)),
+        phases: None,
+        values: values.values(),
+    };
+    let dataset = memwall_report::Dataset {
+        rows: 5000,
+        distinct_keys: 700,
+        generator: None,
+        input: None,
+        seed: Some(42),
+        max_rows_per_key: None,
+    };
+    let race = racer.race(&keys, dataset, &mut |_| ControlFlow::Continue(())).unwrap();
+    assert_eq!(
+        race.query.as_ref().map(|q| (q.aggregates.join(","), q.value_type.as_str())),
+        Some(("count,sum".into(), "f64"))
+    );
+    assert!(race.runs.iter().all(|r| r.totals == race.runs[0].totals), "kernels disagree on the totals");
+    assert_eq!(
+        groupby::summary::totals_line(&race).unwrap(),
+        "totals over all groups: count 5000, sum 11764370.364000008"
+    );
+    // Plans grow with the state: wider rows, a row order for the reference (4-byte usize here).
+    assert_eq!((aggregates.row_bytes(), groupby::Aggregates::COUNT.row_bytes()), (16, 8));
+    assert_eq!(groupby::input_bytes(10, aggregates), 160);
+    assert_eq!(groupby::reference_bytes(10, aggregates), 120);
+    assert_eq!(groupby::reference_bytes(10, groupby::Aggregates::COUNT), 80);
+    let bytes = |aggregates| {
+        let config = GroupByConfig { aggregates, ..GroupByConfig::default() };
+        groupby::scratch_bytes(Kernel::Tuned, 1_000_000, 100_000, &config, 1)
+    };
+    assert!(bytes(aggregates) > bytes(groupby::Aggregates::COUNT));
+}

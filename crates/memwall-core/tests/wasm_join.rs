@@ -122,3 +122,74 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
     let timings = racer.time(&data.build, &data.probe, &mut |_| ControlFlow::Continue(())).unwrap();
     assert!(timings[0].seconds.iter().all(|s| s.is_finite() && *s >= 0.0));
 }
+
+#[wasm_bindgen_test]
+fn a_browser_race_compares_with_another_on_the_same_sizes_only() {
+    use memwall_core::join::summary::{Comparison, browser_vs_native};
+    use memwall_report::JoinDataset;
+
+    let clock = PerformanceClock::new();
+    let spec = JoinSpec { data: DataSpec { rows: 30_000, keys: 4000, skew: Skew::Uniform, seed: 2 }, miss_rate: 0.1 };
+    let data = data::generate(&spec).unwrap();
+    let kernels = [Kernel::Naive, Kernel::Partitioned];
+    let racer = Racer {
+        kernels: &kernels,
+        config: JoinConfig::default(),
+        exec: &Sequential,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Warm,
+        clock: &clock,
+        runs: 1,
+        truth: Truth::by_default(30_000, Some(30_000 - data.misses)),
+    };
+    let dataset = JoinDataset {
+        build_keys: 4000,
+        probe_rows: 30_000,
+        miss_rate: 0.1,
+        misses: data.misses,
+        generator: None,
+        seed: Some(2),
+    };
+    let race = || racer.race(&data.build, &data.probe, dataset.clone(), &mut |_| ControlFlow::Continue(())).unwrap();
+    let (one, other) = (race(), race());
+    match browser_vs_native(&one, &other) {
+        Comparison::Ratios { kernels, same_answer } => {
+            assert!(same_answer);
+            assert_eq!(kernels.iter().map(|k| k.kernel.as_str()).collect::<Vec<_>>(), ["naive", "partitioned"]);
+            assert!(kernels.iter().all(|k| k.ratio.is_finite() && k.ratio > 0.0), "{kernels:?}");
+        }
+        Comparison::Different(why) => panic!("the same sizes must compare: {why}"),
+    }
+    let mut smaller = other.clone();
+    smaller.dataset.probe_rows = 20_000;
+    assert!(matches!(browser_vs_native(&one, &smaller), Comparison::Different(_)));
+}
+
+#[wasm_bindgen_test]
+fn the_join_partition_function_spreads_the_build_side() {
+    let keys: Vec<i64> = data::build_side(64_000, 7).iter().map(|r| r.key).collect();
+    for partitions in [1u32, 2, 64, 1024] {
+        let mut counts = vec![0u64; partitions as usize];
+        for &key in &keys {
+            counts[join::partition_of(key, partitions) as usize] += 1;
+        }
+        let mean = 64_000 / u64::from(partitions);
+        assert!(counts.iter().all(|&c| c > mean / 2 && c < mean * 2), "{partitions} partitions: {counts:?}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn generated_sides_are_the_same_in_wasm() {
+    // Pinned from a native run (join::tests::generated_sides_are_pinned_for_the_wasm_tests):
+    // which rows miss and every payload, so the page's join and `memwall join` agree.
+    let spec = JoinSpec {
+        data: DataSpec { rows: 20_000, keys: 3000, skew: Skew::Zipf(datagen::CLICKBENCH_ZIPF), seed: 42 },
+        miss_rate: 0.1,
+    };
+    let data = data::generate(&spec).unwrap();
+    let result = join::reference(&data.build, &data.probe).unwrap();
+    assert_eq!(
+        (result.matches, data.misses, format!("{:016x}", result.checksum)),
+        (17_998, 2002, "1b5f5229cf723978".into())
+    );
+}

@@ -96,6 +96,12 @@ impl Aggregates {
         }
     }
 
+    /// Bytes of a row the partitioning kernels move: its key, and its value when an aggregate
+    /// reads one.
+    pub fn row_bytes(self) -> u64 {
+        if self.needs_values() { 16 } else { 8 }
+    }
+
     /// Bytes of aggregate state a group takes in the flat tables, for a value column of `value`
     /// (the key's 8 bytes not included): 8 for a count, up to 40 for `sum,min,max` of `i64`.
     pub fn state_bytes(self, value: ValueType) -> u64 {

@@ -44,7 +44,7 @@ pub use hash::partition_of;
 pub use phases::{Phase, PhaseClock, Phases};
 pub use result::{GroupResult, TOP, Total, Totals, reference, reference_query};
 pub use scratch::{Chunk, ChunkSource, HeapChunks, MemoryPolicy, RunMemory, Scratch};
-pub use tuned::{TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION};
+pub use tuned::{TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION, table_bytes_per_group};
 
 /// The partition count radix and tuned use unless told otherwise (the published radix's 4096).
 pub const DEFAULT_PARTITIONS: u32 = 4096;
@@ -366,7 +366,7 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
     let chunks = if rows < 1 << 16 { 1 } else { threads };
     // A group's key and state (16 bytes for a count), a row's key and value (8 or 16 bytes).
     let group_bytes = 8 + config.aggregates.state_bytes(ValueType::I64);
-    let row_bytes: u64 = if config.aggregates.needs_values() { 16 } else { 8 };
+    let row_bytes = config.aggregates.row_bytes();
     match kernel {
         Kernel::Naive => hashbrown_chain_bytes(groups + naive::BLOCK_ROWS as u64, group_bytes),
         Kernel::Radix => {
@@ -403,6 +403,18 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
             naive + prefetch + tuned
         }
     }
+}
+
+/// Bytes the reference check takes beside the input, for refusing plans before anything is
+/// allocated: a sorted copy of the keys, and with a value column a sorted row order too.
+pub fn reference_bytes(rows: u64, aggregates: Aggregates) -> u64 {
+    let order = if aggregates.needs_values() { size_of::<usize>() as u64 } else { 0 };
+    rows.saturating_mul(8 + order)
+}
+
+/// Bytes the input takes: the keys, and the value column when the aggregates read one.
+pub fn input_bytes(rows: u64, aggregates: Aggregates) -> u64 {
+    rows.saturating_mul(aggregates.row_bytes())
 }
 
 /// Blocks of `bytes` in all, each rounded up to its size class (a quarter more at most, see

@@ -1,7 +1,7 @@
 //! What a race's report says in words: the speedups, the rules it was measured under and how
 //! its results were checked. One place for the CLI's table and the page's.
 
-use memwall_report::{GroupBy, GroupByRun, PhaseTime};
+use memwall_report::{GroupBy, GroupByRun, PhaseTime, Totals};
 
 use super::Kernel;
 use super::race::Check;
@@ -72,6 +72,29 @@ pub fn rules(groupby: &GroupBy, in_browser: bool) -> Vec<String> {
     lines
 }
 
+/// The totals of every aggregate over all groups, by name ("count", "sum", ...), in the
+/// order the report lists them.
+pub fn named_totals(totals: &Totals) -> Vec<(&'static str, String)> {
+    [
+        ("count", totals.count.map(|c| c.to_string())),
+        ("sum", totals.sum.clone()),
+        ("min", totals.min.clone()),
+        ("max", totals.max.clone()),
+        ("avg", totals.avg.clone()),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| Some((name, value?)))
+    .collect()
+}
+
+/// "totals over all groups: count 10, sum 5": one line for the race, from its first run (every
+/// run agreed with the first, or the cross-kernel check would have stopped the race).
+pub fn totals_line(groupby: &GroupBy) -> Option<String> {
+    let totals = groupby.runs.first()?.totals.as_ref()?;
+    let shown: Vec<String> = named_totals(totals).into_iter().map(|(n, v)| format!("{n} {v}")).collect();
+    Some(format!("totals over all groups: {}", shown.join(", ")))
+}
+
 /// A run's phases in one line: each phase's ns/row, then how much of the run's median they
 /// cover (the rest is setup outside any phase: allocating scratch, splitting the work). On
 /// several threads each phase is summed over its threads, so the phases add up to more than
@@ -131,6 +154,15 @@ mod tests {
         assert_eq!(speedup_over_naive(&groupby, &groupby.runs[1]), Some(8.0));
         let alone = race(vec![run("tuned", 0.75, None, &[])]);
         assert_eq!(speedup_over_naive(&alone, &alone.runs[0]), None);
+    }
+
+    #[test]
+    fn the_totals_line_names_what_the_race_computed() {
+        let mut groupby = race(vec![run("naive", 1.0, None, &[])]);
+        assert_eq!(totals_line(&groupby), None, "a count-only race has no totals");
+        groupby.runs[0].totals =
+            Some(Totals { count: Some(10), sum: Some("-5".into()), avg: Some("-0.5".into()), ..Totals::default() });
+        assert_eq!(totals_line(&groupby).unwrap(), "totals over all groups: count 10, sum -5, avg -0.5");
     }
 
     #[test]

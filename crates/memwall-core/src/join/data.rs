@@ -10,16 +10,18 @@
 //!   distinct for distinct indices, so it can never match). The probe side keeps its row count;
 //!   exactly `probe_rows - misses` rows match.
 
-use crate::arch::mix64;
+use crate::arch::fmix64;
 use crate::exec::Executor;
 use crate::groupby::datagen::{self, DataError, DataSpec, key_at};
 
 use super::BuildRow;
 
 /// The payload of a build key: a mix of the key, so that a payload attached to the wrong key
-/// changes the checksum.
+/// changes the checksum. The mix is the same on every target (not `mix64`, which wasm computes
+/// differently), so a browser and a native join of the same sizes join the same rows and agree
+/// on the checksum.
 pub fn payload_of(key: i64, seed: u64) -> u64 {
-    mix64(key as u64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x7061_796c_6f61_6421)
+    fmix64(key as u64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x7061_796c_6f61_6421)
 }
 
 /// What to generate.
@@ -72,7 +74,7 @@ fn misses(row: u64, seed: u64, miss_rate: f64) -> bool {
         return true;
     }
     let threshold = (miss_rate * 2f64.powi(64)) as u64;
-    mix64(row ^ seed.rotate_left(17) ^ 0x6d69_7373) < threshold
+    fmix64(row ^ seed.rotate_left(17) ^ 0x6d69_7373) < threshold
 }
 
 /// The build side alone: `keys` distinct keys with their payloads.

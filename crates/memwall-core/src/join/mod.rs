@@ -32,12 +32,19 @@ mod naive;
 mod partitioned;
 mod prefetch;
 pub mod race;
+pub mod summary;
 pub mod sweep;
 mod table;
 mod tuned;
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
+
+/// The partition (of `partitions`, a power of two) the partitioning kernels put `key` in: the
+/// top bits of the join's hash, for drawing how the sides spread.
+pub fn partition_of(key: i64, partitions: u32) -> u32 {
+    table::partition_of_hash(table::hash(key), partitions.trailing_zeros()) as u32
+}
 
 /// The key value the flat tables mark an empty slot with. It is a key like any other (kept
 /// apart when it occurs); tests use it as one.

@@ -343,3 +343,25 @@ fn a_wrong_kernel_is_caught_by_each_check() {
         .unwrap_err();
     assert_eq!(error.to_string(), "reference: the build side has key 1 more than once: its keys must be distinct");
 }
+
+/// Pinned here and in `tests/wasm_join.rs`: the sides (which rows miss, every payload) and so
+/// the answer do not depend on the target, so a browser's join and a native one of the same
+/// sizes can be checked against each other.
+const PINNED_JOIN: (u64, u64, &str) = (17_998, 2002, "1b5f5229cf723978");
+
+#[test]
+fn generated_sides_are_pinned_for_the_wasm_tests() {
+    let spec = JoinSpec {
+        data: DataSpec {
+            rows: 20_000,
+            keys: 3000,
+            skew: Skew::Zipf(crate::groupby::datagen::CLICKBENCH_ZIPF),
+            seed: 42,
+        },
+        miss_rate: 0.1,
+    };
+    let data = generate(&spec).unwrap();
+    let result = reference(&data.build, &data.probe).unwrap();
+    let got = (result.matches, data.misses, format!("{:016x}", result.checksum));
+    assert_eq!((got.0, got.1, got.2.as_str()), PINNED_JOIN, "{got:?}");
+}
