@@ -258,13 +258,8 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         })
         .max()
         .unwrap_or(0);
-    let columns = if args.states.need_values() { 2 } else { 1 };
-    let needed = (args.rows.saturating_mul(8 * columns)).saturating_add(scratch).saturating_add(reference_bytes(
-        truth.reference,
-        args.rows,
-        most,
-        &states,
-    ));
+    let input = states.iter().map(|c| groupby::input_bytes(args.rows, c.aggregates)).max().unwrap_or(0);
+    let needed = input.saturating_add(scratch).saturating_add(reference_bytes(truth.reference, args.rows, &states));
     platform::check_fits_in_memory(needed, &format!("--rows {} with --max-keys {most}", args.rows))?;
     // The values depend on the row and the seed, not on the keys: one column serves every point.
     let values = args.states.need_values().then(|| {
@@ -300,13 +295,10 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
     finish(&args.common, host, dataset, sweeps, "distinct keys")
 }
 
-/// Bytes the reference takes beside the data: a sorted index of the rows and its groups.
-fn reference_bytes(reference: bool, rows: u64, groups: u64, states: &[GroupByConfig]) -> u64 {
-    if !reference {
-        return 0;
-    }
-    let state = states.iter().map(|c| c.aggregates.state_bytes(ValueType::I64)).max().unwrap_or(8);
-    rows.saturating_mul(8).saturating_add(groups.saturating_mul(8 + state))
+/// Bytes the reference takes beside the data, when it runs, at the largest of the states.
+fn reference_bytes(reference: bool, rows: u64, states: &[GroupByConfig]) -> u64 {
+    let most = states.iter().map(|c| groupby::reference_bytes(rows, c.aggregates)).max().unwrap_or(0);
+    if reference { most } else { 0 }
 }
 
 fn partitions(args: PartitionsArgs) -> CliResult {
@@ -333,7 +325,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
             })
             .max()
             .unwrap_or(0);
-        most.saturating_add(reference_bytes(rules.truth(rows, None).reference, rows, groups, &states))
+        most.saturating_add(reference_bytes(rules.truth(rows, None).reference, rows, &states))
     };
     let data = crate::dataset::load(&args.data, &threads, &scratch, args.states.need_values())?;
     let partitioning = kernels.iter().filter(|k| k.uses_partitions()).count();
