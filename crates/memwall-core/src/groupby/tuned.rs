@@ -38,6 +38,21 @@
 //! - Write-combining lines per partition at 2^12: 1 line 5.07, 2 lines 4.41, 4 lines 3.92
 //!   (kept), 8 lines 4.72.
 //!
+//! A second round (2026-12-01, Zen 4 guest, a compile on the other vCPU, the lab pinned to its
+//! own), counting with emit at 2^12 partitions, by steps taken away (`agg_lab ... floors 12`):
+//! reading and hashing the rows 0.65 ns/row, one `u32` counter bumped per hash 1.21, tuned's
+//! slot update without the probe loop 2.08, the whole linear probe 3.68. So the key check and
+//! the collisions are ~1.6 ns/row, the 16-byte slot and the list of filled slots ~0.9; the
+//! table's size hardly matters:
+//! - Splitting each partition again in cache so that every piece's table fits L1 (`split 12 4
+//!   2`: 16 KiB tables, 2x the groups) took 5.66 against 3.98 for one 512 KiB table: the split
+//!   alone (two passes, one hash a row) costs 1.90, and counting in L1 still costs ~3.8.
+//!   By 3 bits into 64 KiB tables: 4.96 against 4.00.
+//! - Buckets of four keys compared at once with no branch (lanes fill in order; a reserved key
+//!   marks vacant lanes, its own rows counted apart; `bucket 12 2`): 6.6-7.4 with the counts in
+//!   a second array, 6.6-7.7 with keys and counts in one line, 8.1-8.6 at 4x the groups; the
+//!   linear probe 3.84-3.92 in the same runs.
+//!
 //! Each phase splits over the executor's threads: thread `t` scatters its chunk of rows into its
 //! own region of the buffer, then threads aggregate disjoint ranges of partitions, reading every
 //! region's pages of them. No two threads ever see the same key, so nothing is merged.
