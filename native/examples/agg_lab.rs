@@ -16,11 +16,13 @@
 //! `scatter BITS`: the software write-combining scatter of tuned.rs into `2^BITS` partitions with
 //! 1, 2, 4 and 8 lines of buffer per partition. `aggregate BITS LOAD_INVERSE`: the rows
 //! scattered into `2^BITS` partitions, then each partition counted in a table `LOAD_INVERSE`
-//! times its expected groups: tuned's linear probe; the same without the probe loop (wrong
+//! times its expected groups: tuned's linear probe; the home slot tried first, with the probe
+//! loop out of line; the same without the probe loop (wrong
 //! counts on collisions: a floor for timing only); with software prefetch 8 and 16 rows ahead;
 //! and a two-choice cuckoo table whose choice is branch-free.
 //!
-//! `floors BITS`: counting a partition with steps taken away (read and hash only; one `u32`
+//! `scatter-floors BITS`: the scatter with steps taken away (a histogram only; writes to the
+//! write-combining buffers that are never flushed; the whole scatter). `floors BITS`: counting a partition with steps taken away (read and hash only; one `u32`
 //! counter per hash; tuned's slot update without the probe loop; the whole probe), to see
 //! what each step costs. `split BITS SPLIT_BITS LOAD_INVERSE`: each partition split again in
 //! cache so that every piece's table fits L1, against one table a partition. `bucket BITS
@@ -118,6 +120,29 @@ fn linear_probe(slots: &mut [Slot], rows: &[u64], filled: &mut [u32]) -> Option<
         fresh += record(&mut slots[i], key, i, filled, fresh);
     }
     Some(fresh)
+}
+
+/// The linear probe with the home slot tried first, its store at an address known as soon as
+/// the hash is: the probe loop only runs (out of line) when the home slot holds another key.
+fn home_first(slots: &mut [Slot], rows: &[u64], filled: &mut [u32]) -> Option<usize> {
+    let mask = slots.len() - 1;
+    let mut fresh = 0;
+    for &key in rows {
+        let home = hash(key) as usize & mask;
+        let at = slots[home];
+        let i = if (at.0 == key) | (at.1 == 0) { home } else { probe_past(slots, key, home, mask) };
+        fresh += record(&mut slots[i], key, i, filled, fresh);
+    }
+    Some(fresh)
+}
+
+#[inline(never)]
+fn probe_past(slots: &[Slot], key: u64, home: usize, mask: usize) -> usize {
+    let mut i = (home + 1) & mask;
+    while (slots[i].0 != key) & (slots[i].1 != 0) {
+        i = (i + 1) & mask;
+    }
+    i
 }
 
 fn no_probe_loop(slots: &mut [Slot], rows: &[u64], filled: &mut [u32]) -> Option<usize> {
@@ -255,8 +280,9 @@ fn main() {
             let groups = (17_630_976usize >> bits) * 11 / 10;
             let slots = huge((groups * load_inverse).next_power_of_two().max(1024), (0u64, 0u64));
             let filled = huge(most, 0u32);
-            let variants: [(&str, Variant); 5] = [
+            let variants: [(&str, Variant); 6] = [
                 ("linear probe (tuned.rs)", linear_probe),
+                ("home slot first, probe out of line", home_first),
                 ("no probe loop (wrong on collisions: a floor)", no_probe_loop),
                 ("prefetch 8 rows ahead", prefetched::<8>),
                 ("prefetch 16 rows ahead", prefetched::<16>),
@@ -289,6 +315,7 @@ fn main() {
                 println!("  {name}: {:.2} ns/row ({agrees})", median(samples));
             }
         }
+        Some("scatter-floors") => scatter_floors(&mut partitions, &keys, bits),
         Some("floors") => floors(&mut partitions, &keys, bits),
         Some("bucket") => bucketed_table(&mut partitions, &keys, bits, number(3)),
         Some("split") => split_then_count(&mut partitions, &keys, bits, number(3) as u32, number(4)),
@@ -572,4 +599,45 @@ fn bucket_lines(lines: &mut [[u64; 8]], rows: &[u64], filled: &mut [u32], vacant
         fresh += usize::from(new);
     }
     fresh
+}
+
+/// What each step of the scatter costs, by taking steps away: a histogram of the partitions
+/// (read, hash, one counter a row); rows written to their partition's write-combining buffer
+/// that is never flushed (it wraps: a floor, not a scatter); the whole scatter with 4 lines.
+fn scatter_floors(partitions: &mut Partitions, keys: &[u64], bits: u32) {
+    const L: usize = 4;
+    let rows = keys.len() as f64;
+    let fanout = 1usize << bits;
+    let mut counts = vec![0u32; fanout];
+    let mut pending = vec![[Line::ZERO; L]; fanout];
+    let mut samples = [Vec::new(), Vec::new(), Vec::new()];
+    for _ in 0..3 {
+        counts.fill(0);
+        let start = cpu_ns();
+        for &key in keys {
+            counts[(hash(key) >> (64 - bits)) as usize] += 1;
+        }
+        samples[0].push((cpu_ns() - start) / rows);
+
+        counts.fill(0);
+        let start = cpu_ns();
+        for &key in keys {
+            let p = (hash(key) >> (64 - bits)) as usize;
+            let at = counts[p] as usize;
+            let word = at % (L * 8);
+            pending[p][word / 8].0[word % 8] = key;
+            counts[p] += 1;
+        }
+        samples[1].push((cpu_ns() - start) / rows);
+
+        let start = cpu_ns();
+        partitions.scatter::<L>(keys, bits);
+        samples[2].push((cpu_ns() - start) / rows);
+    }
+    let sink: u64 = pending.iter().map(|lines| lines[0].0[0]).fold(0, u64::wrapping_add);
+    println!("scatter into 2^{bits} partitions (sink {sink}):");
+    let names = ["histogram only", "into the buffers, never flushed", "the whole scatter, 4 lines"];
+    for (name, samples) in names.iter().zip(samples) {
+        println!("  {name}: {:.2} ns/row", median(samples));
+    }
 }

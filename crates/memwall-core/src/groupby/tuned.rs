@@ -52,6 +52,13 @@
 //!   marks vacant lanes, its own rows counted apart; `bucket 12 2`): 6.6-7.4 with the counts in
 //!   a second array, 6.6-7.7 with keys and counts in one line, 8.1-8.6 at 4x the groups; the
 //!   linear probe 3.84-3.92 in the same runs.
+//! - Then on the quiet VM (`aggregate 12 4`, `12 2`, `12 8`): the linear probe 3.64; the home
+//!   slot tried first with the probe loop out of line (its store address known from the hash
+//!   alone) 5.04; tables at 2x the groups 4.08 and at 8x 3.68: fewer collisions buy nothing.
+//! - The scatter by steps taken away (`scatter-floors 12`, quiet): a histogram of the partitions
+//!   0.92 ns/row; rows written to the write-combining buffers, never flushed 2.04; the whole
+//!   scatter 3.32. Streaming the full buffers out is ~1.3 of it. Even these floors, 2.04 and
+//!   2.24 (the probe without its loop), add up to more than 4 ns/row on this VM.
 //!
 //! Each phase splits over the executor's threads: thread `t` scatters its chunk of rows into its
 //! own region of the buffer, then threads aggregate disjoint ranges of partitions, reading every
