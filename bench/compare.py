@@ -24,7 +24,8 @@ tables already in its own memory, and each answer checked against memwall's:
   side's rows), written by `memwall generate --build-out`. Checked against memwall's match
   count and its exact sums of matched keys and payloads (`runs[].key_sum`, `payload_sum`),
   which memwall's kernels compute beside their checksum because the checksum (wrapping 64-bit
-  multiplies) is not expressible in SQL.
+  multiplies) is not expressible in SQL. `--miss-rate R` replaces a share R of the probe rows
+  by keys absent from the build side (`memwall join --miss-rate`, the same rows in the file).
 
 Rules, the same for all: one thread (DuckDB `SET threads = 1`, ClickHouse `max_threads = 1`,
 memwall `--threads 1`); the tables in memory first (DuckDB: in-memory tables; chDB: tables of
@@ -236,8 +237,9 @@ def memwall_groupby(memwall: Path, keys: Path, agg: str, kernels: str, runs: int
     return results
 
 
-def memwall_join(memwall: Path, preset: str, kernels: str, runs: int, pin: int | None) -> list[dict]:
-    cmd = [str(memwall), "join", "--preset", preset, "--kernel", kernels, "--runs", str(runs)]
+def memwall_join(memwall: Path, preset: str, miss_rate: float, kernels: str, runs: int, pin: int | None) -> list[dict]:
+    cmd = [str(memwall), "join", "--preset", preset, "--miss-rate", repr(miss_rate), "--kernel", kernels,
+           "--runs", str(runs)]
     join = run_memwall(cmd, RESULTS / "memwall-join.json", pin)["join"]
     return [
         {
@@ -253,10 +255,10 @@ def memwall_join(memwall: Path, preset: str, kernels: str, runs: int, pin: int |
     ]
 
 
-def generate(memwall: Path, keys: Path, preset: str, build: Path | None) -> None:
+def generate(memwall: Path, keys: Path, preset: str, build: Path | None, miss_rate: float) -> None:
     cmd = [str(memwall), "generate", "--preset", preset, "--out", str(keys), "--column", "key", "--value-column", "value"]
     if build is not None:
-        cmd += ["--build-out", str(build), "--payload-column", "payload"]
+        cmd += ["--build-out", str(build), "--payload-column", "payload", "--miss-rate", repr(miss_rate)]
     log("$ " + " ".join(cmd))
     subprocess.run(cmd, check=True, stdout=sys.stderr)
 
@@ -384,6 +386,8 @@ def main() -> int:
     parser.add_argument("--agg", default="count",
                         help="GROUP BY aggregates to race, one query each: count, sum, avg, or a comma list")
     parser.add_argument("--join", action="store_true", help="race the join instead of GROUP BY")
+    parser.add_argument("--miss-rate", type=float, default=0.0,
+                        help="join only: share of probe rows (0 to 1) whose keys are not on the build side")
     parser.add_argument("--kernels", default=None,
                         help="memwall --kernel list (default: tuned,naive for GROUP BY, tuned for the join, "
                              "whose naive kernel takes 10-20 s a run at the clickbench size)")
@@ -399,6 +403,8 @@ def main() -> int:
         kernels = args.kernels or "tuned"
         if args.keys is not None:
             parser.error("--keys applies to GROUP BY only: the join's sides come from memwall generate --build-out")
+        if not 0.0 <= args.miss_rate <= 1.0:
+            parser.error(f"--miss-rate {args.miss_rate}: expected a share from 0 to 1")
     else:
         aggs = [a.strip() for a in args.agg.split(",") if a.strip()]
         unknown = [a for a in aggs if a not in AGGS]
@@ -406,6 +412,8 @@ def main() -> int:
             parser.error(f"--agg {args.agg}: expected count, sum, avg or a comma list of them")
         queries = [groupby_query(a) for a in dict.fromkeys(aggs)]
         kernels = args.kernels or "tuned,naive"
+        if args.miss_rate != 0.0:
+            parser.error("--miss-rate applies to the join only (--join)")
     if args.runs < 1:
         parser.error("--runs must be at least 1")
 
@@ -415,9 +423,11 @@ def main() -> int:
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     build = (RESULTS / f"build-{args.preset}.parquet").resolve() if args.join else None
     if args.keys is None:
-        keys = RESULTS / f"rows-{args.preset}.parquet"
+        # The probe rows with misses are other rows than the GROUP BY's: a file of their own.
+        missing = f"-miss{args.miss_rate:g}" if args.join and args.miss_rate > 0 else ""
+        keys = RESULTS / f"rows-{args.preset}{missing}.parquet"
         if args.regenerate or not keys.exists() or (build is not None and not build.exists()):
-            generate(args.memwall, keys, args.preset, build)
+            generate(args.memwall, keys, args.preset, build, args.miss_rate)
     else:
         keys = args.keys
     keys = keys.resolve()
@@ -429,7 +439,8 @@ def main() -> int:
     if "memwall" in engines:
         for query in queries:
             if args.join:
-                by_query["join"] += memwall_join(args.memwall, args.preset, kernels, args.runs, args.pin)
+                by_query["join"] += memwall_join(args.memwall, args.preset, args.miss_rate, kernels, args.runs,
+                                                 args.pin)
             else:
                 by_query[query.name] += memwall_groupby(args.memwall, keys, query.name, kernels, args.runs, args.pin)
     for engine, run in (("duckdb", duckdb_engine), ("chdb", chdb_engine)):
@@ -448,13 +459,15 @@ def main() -> int:
         ok = check_agreement(results)
         agree &= ok
         if args.join:
-            data = f"sides: {build.name} ({results[0]['rows']:,} probe rows' keys in {keys.name}), {results[0]['matches']:,} matches"
+            data = (f"sides: {build.name} ({results[0]['rows']:,} probe rows' keys in {keys.name}, miss rate "
+                    f"{args.miss_rate:g}), {results[0]['matches']:,} matches")
         else:
             data = f"rows: {keys.name}, {results[0]['rows']:,} rows, {results[0]['groups']:,} groups"
         sections.append(section(query, results, data, args.runs, ok, tuple(loads)))
     text = "\n\n".join(sections)
     print(text)
-    name = "join" if args.join else "-".join(q.name for q in queries)
+    name = (f"join-miss{args.miss_rate:g}" if args.miss_rate > 0 else "join") if args.join else "-".join(
+        q.name for q in queries)
     out = args.out or RESULTS / f"compare-{name}.md"
     out.write_text(text + "\n")
     (RESULTS / f"compare-{name}.json").write_text(json.dumps(by_query, indent=2) + "\n")

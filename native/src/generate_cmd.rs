@@ -38,9 +38,13 @@ pub struct GenerateArgs {
     /// Also write the join's build side to FILE.parquet: the --keys distinct keys, each with
     /// its 8-byte payload (columns --column, Int64, and --payload-column, UInt64), exactly as
     /// `memwall join` generates them from the same preset or sizes and seed; the rows written to
-    /// --out are then that join's probe side (`memwall join` without --miss-rate).
+    /// --out are then that join's probe side (`memwall join` with the same --miss-rate).
     #[arg(long, value_name = "FILE.parquet")]
     pub build_out: Option<PathBuf>,
+    /// With --build-out: a share (0 to 1) of the probe rows in --out replaced by keys absent
+    /// from the build side, the very rows `memwall join --miss-rate` probes with.
+    #[arg(long, default_value_t = 0.0, requires = "build_out", value_parser = crate::join_cmd::parse_rate)]
+    pub miss_rate: f64,
     /// Name of the build side's payload column (with --build-out).
     #[arg(long, default_value = "payload", requires = "build_out")]
     pub payload_column: String,
@@ -86,7 +90,15 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
 
     let started = std::time::Instant::now();
     let bar = spinner(format!("generating {} rows over {} keys", spec.rows, spec.keys));
-    let keys = datagen::generate_with(&spec, &exec).map_err(|e| CliError::usage(e.to_string()))?;
+    // The join's probe side is the GROUP BY keys with a share of rows replaced by missing keys
+    // (none at --miss-rate 0, where the two generators give the same rows).
+    let (keys, misses) = if args.miss_rate > 0.0 {
+        let data = join::data::generate_with(&join::data::JoinSpec { data: spec, miss_rate: args.miss_rate }, &exec)
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        (data.probe, Some(data.misses))
+    } else {
+        (datagen::generate_with(&spec, &exec).map_err(|e| CliError::usage(e.to_string()))?, None)
+    };
     let values = with_values.then(|| datagen::generate_values(&spec, args.data.value_type, &exec));
     bar.set_message(format!("writing {}", args.out.display()));
     input::write_rows(&args.out, &keys, &args.column, values.as_ref().map(|v| (args.value_column.as_str(), v)))?;
@@ -103,9 +115,13 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
         Some(name) => format!("{name} preset"),
         None => spec.skew.name(),
     };
+    let missing = match misses {
+        Some(misses) => format!(", {misses} of them replaced by keys not on the build side"),
+        None => String::new(),
+    };
     let build = match &args.build_out {
         Some(path) => format!(
-            ", and the join's build side ({} keys with payloads) to {} ({})",
+            "{missing}, and the join's build side ({} keys with payloads) to {} ({})",
             spec.keys,
             path.display(),
             format_bytes(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
@@ -158,6 +174,7 @@ mod tests {
                 value_column: "Price".into(),
                 build_out: None,
                 payload_column: "payload".into(),
+                miss_rate: 0.0,
                 threads: Some(2),
             };
             generate_to(args, &mut said).unwrap();
@@ -177,6 +194,7 @@ mod tests {
                 value_column: "v".into(),
                 build_out: None,
                 payload_column: "payload".into(),
+                miss_rate: 0.0,
                 threads: Some(2),
             };
             generate_to(args, &mut Vec::new()).unwrap();
@@ -204,6 +222,7 @@ mod tests {
             value_column: "value".into(),
             build_out: None,
             payload_column: "payload".into(),
+            miss_rate: 0.0,
             threads: None,
         })
         .unwrap_err();
@@ -217,6 +236,7 @@ mod tests {
                 value_column: "value".into(),
                 build_out: Some(dir.path().join(build_out)),
                 payload_column: "payload".into(),
+                miss_rate: 0.0,
                 threads: None,
             })
             .unwrap_err();
@@ -241,6 +261,7 @@ mod tests {
             value_column: "value".into(),
             build_out: Some(build.clone()),
             payload_column: "payload".into(),
+            miss_rate: 0.0,
             threads: Some(2),
         };
         let mut said = Vec::new();
@@ -259,5 +280,28 @@ mod tests {
         let schema = reader.metadata().file_metadata().schema_descr();
         let payload = schema.columns().iter().find(|c| c.name() == "payload").unwrap();
         assert_eq!(payload.converted_type(), parquet::basic::ConvertedType::UINT_64, "unsigned for the engines");
+
+        // With a miss rate, the probe rows are `memwall join --miss-rate`'s, misses included.
+        let data = gen_args(40_000, 6_000, 11);
+        let expected = join::data::generate(&join::data::JoinSpec { data: spec, miss_rate: 0.25 }).unwrap();
+        assert!(expected.misses > 5_000, "about a quarter of 40,000 rows miss: {}", expected.misses);
+        let args = GenerateArgs {
+            data,
+            out: probe.clone(),
+            column: "key".into(),
+            value_column: "value".into(),
+            build_out: Some(build.clone()),
+            payload_column: "payload".into(),
+            miss_rate: 0.25,
+            threads: Some(2),
+        };
+        let mut said = Vec::new();
+        generate_to(args, &mut said).unwrap();
+        let said = String::from_utf8(said).unwrap();
+        assert!(
+            said.contains(&format!("{} of them replaced by keys not on the build side", expected.misses)),
+            "{said}"
+        );
+        assert_eq!(input::load_keys(&probe, Some("key")).unwrap().keys, expected.probe);
     }
 }
