@@ -254,19 +254,24 @@ mod tests {
         let (spec, _) = data.spec().unwrap();
         let expected = join::data::generate(&join::data::JoinSpec { data: spec, miss_rate: 0.0 }).unwrap();
         let (probe, build) = (dir.path().join("probe.parquet"), dir.path().join("build.parquet"));
-        let args = GenerateArgs {
-            data,
-            out: probe.clone(),
-            column: "key".into(),
-            value_column: "value".into(),
-            build_out: Some(build.clone()),
-            payload_column: "payload".into(),
-            miss_rate: 0.0,
-            threads: Some(2),
+        // Both sides written to `probe` and `build`, a share `miss_rate` of the probe rows missing.
+        let write_sides = |miss_rate: f64| -> String {
+            let args = GenerateArgs {
+                data: data.clone(),
+                out: probe.clone(),
+                column: "key".into(),
+                value_column: "value".into(),
+                build_out: Some(build.clone()),
+                payload_column: "payload".into(),
+                miss_rate,
+                threads: Some(2),
+            };
+            let mut said = Vec::new();
+            generate_to(args, &mut said).unwrap();
+            String::from_utf8(said).unwrap()
         };
-        let mut said = Vec::new();
-        generate_to(args, &mut said).unwrap();
-        assert!(String::from_utf8(said).unwrap().contains("and the join's build side (6000 keys with payloads)"));
+        let said = write_sides(0.0);
+        assert!(said.contains("and the join's build side (6000 keys with payloads)"), "{said}");
         assert_eq!(input::load_keys(&probe, Some("key")).unwrap().keys, expected.probe);
         let keys = input::load_keys(&build, Some("key")).unwrap().keys;
         // The loader reads a UInt64 column as the i64 with the same bits.
@@ -282,22 +287,9 @@ mod tests {
         assert_eq!(payload.converted_type(), parquet::basic::ConvertedType::UINT_64, "unsigned for the engines");
 
         // With a miss rate, the probe rows are `memwall join --miss-rate`'s, misses included.
-        let data = gen_args(40_000, 6_000, 11);
         let expected = join::data::generate(&join::data::JoinSpec { data: spec, miss_rate: 0.25 }).unwrap();
         assert!(expected.misses > 5_000, "about a quarter of 40,000 rows miss: {}", expected.misses);
-        let args = GenerateArgs {
-            data,
-            out: probe.clone(),
-            column: "key".into(),
-            value_column: "value".into(),
-            build_out: Some(build.clone()),
-            payload_column: "payload".into(),
-            miss_rate: 0.25,
-            threads: Some(2),
-        };
-        let mut said = Vec::new();
-        generate_to(args, &mut said).unwrap();
-        let said = String::from_utf8(said).unwrap();
+        let said = write_sides(0.25);
         assert!(
             said.contains(&format!("{} of them replaced by keys not on the build side", expected.misses)),
             "{said}"
