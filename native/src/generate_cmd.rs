@@ -92,12 +92,12 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     let bar = spinner(format!("generating {} rows over {} keys", spec.rows, spec.keys));
     // The join's probe side is the GROUP BY keys with a share of rows replaced by missing keys
     // (none at --miss-rate 0, where the two generators give the same rows).
-    let (keys, misses) = if args.miss_rate > 0.0 {
+    let (keys, misses, build) = if args.miss_rate > 0.0 {
         let data = join::data::generate_with(&join::data::JoinSpec { data: spec, miss_rate: args.miss_rate }, &exec)
             .map_err(|e| CliError::usage(e.to_string()))?;
-        (data.probe, Some(data.misses))
+        (data.probe, Some(data.misses), Some(data.build))
     } else {
-        (datagen::generate_with(&spec, &exec).map_err(|e| CliError::usage(e.to_string()))?, None)
+        (datagen::generate_with(&spec, &exec).map_err(|e| CliError::usage(e.to_string()))?, None, None)
     };
     let values = with_values.then(|| datagen::generate_values(&spec, args.data.value_type, &exec));
     bar.set_message(format!("writing {}", args.out.display()));
@@ -105,7 +105,7 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     drop(values);
     if let Some(build_out) = &args.build_out {
         bar.set_message(format!("writing the build side to {}", build_out.display()));
-        let build = join::data::build_side(spec.keys, spec.seed);
+        let build = build.unwrap_or_else(|| join::data::build_side(spec.keys, spec.seed));
         input::write_build_side(build_out, &build, &args.column, &args.payload_column)?;
     }
     bar.finish_and_clear();
