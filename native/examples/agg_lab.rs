@@ -30,6 +30,7 @@
 //! the same line, against tuned's linear probe.
 
 use memwall_core::arch::{Line, mix64, prefetch, stream_fence, stream_line};
+use memwall_core::groupby::datagen;
 
 fn hash(key: u64) -> u64 {
     mix64(key ^ 0x9e37_79b9_7f4a_7c15)
@@ -104,6 +105,21 @@ impl Partitions {
 }
 
 type Scatter = fn(&mut Partitions, &[u64], u32);
+
+/// Scatters `keys` into `2^bits` partitions as tuned does (4 lines of buffer each) for the
+/// counting variants; returns the most rows one partition got.
+fn scatter_for_counting(partitions: &mut Partitions, keys: &[u64], bits: u32) -> usize {
+    partitions.scatter::<4>(keys, bits);
+    (0..1 << bits).map(|p| partitions.rows(p).len()).max().unwrap_or(0)
+}
+
+/// The groups a table of one of `2^bits` pieces is sized for. The kernels size a partition's
+/// table from the groups of the one before; here from the clickbench preset's keys (what the
+/// lab is run on) shared evenly, plus 10%.
+fn expected_groups(bits: u32) -> usize {
+    let keys = datagen::preset("clickbench").map_or(0, |spec| spec.keys as usize);
+    (keys >> bits) * 11 / 10
+}
 type Slot = (u64, u64);
 /// Counts one partition's rows into `slots`; returns the slots it filled, listed in `filled`,
 /// or `None` when it cannot list them (the table is then scanned).
@@ -273,11 +289,8 @@ fn main() {
         }
         Some("aggregate") => {
             let load_inverse = number(3);
-            partitions.scatter::<4>(&keys, bits);
-            let most = (0..1 << bits).map(|p| partitions.rows(p).len()).max().unwrap_or(0);
-            // The kernels size a partition's table from the groups of the one before; here from the
-            // preset's mean groups a partition, as the clickbench preset's 17,630,976 keys give.
-            let groups = (17_630_976usize >> bits) * 11 / 10;
+            let most = scatter_for_counting(&mut partitions, &keys, bits);
+            let groups = expected_groups(bits);
             let slots = huge((groups * load_inverse).next_power_of_two().max(1024), (0u64, 0u64));
             let filled = huge(most, 0u32);
             let variants: [(&str, Variant); 6] = [
@@ -351,10 +364,9 @@ fn split_partition(rows: &[u64], bits: u32, split: u32, piece_of: &mut [u16], ou
 fn split_then_count(partitions: &mut Partitions, keys: &[u64], bits: u32, split: u32, load_inverse: usize) {
     assert!((1..=8).contains(&split), "SPLIT_BITS from 1 to 8");
     let rows = keys.len() as f64;
-    partitions.scatter::<4>(keys, bits);
-    let most = (0..1 << bits).map(|p| partitions.rows(p).len()).max().unwrap_or(0);
-    let whole_groups = (17_630_976usize >> bits) * 11 / 10;
-    let piece_groups = (17_630_976usize >> (bits + split)) * 11 / 10;
+    let most = scatter_for_counting(partitions, keys, bits);
+    let whole_groups = expected_groups(bits);
+    let piece_groups = expected_groups(bits + split);
     let big = huge((whole_groups * 4).next_power_of_two().max(1024), (0u64, 0u64));
     let small = huge((piece_groups * load_inverse).next_power_of_two().max(64), (0u64, 0u64));
     let filled = huge(most, 0u32);
@@ -411,9 +423,8 @@ fn split_then_count(partitions: &mut Partitions, keys: &[u64], bits: u32, split:
 /// probe loop; the whole linear probe.
 fn floors(partitions: &mut Partitions, keys: &[u64], bits: u32) {
     let rows = keys.len() as f64;
-    partitions.scatter::<4>(keys, bits);
-    let most = (0..1 << bits).map(|p| partitions.rows(p).len()).max().unwrap_or(0);
-    let groups = (17_630_976usize >> bits) * 11 / 10;
+    let most = scatter_for_counting(partitions, keys, bits);
+    let groups = expected_groups(bits);
     let slots = huge((groups * 4).next_power_of_two().max(1024), (0u64, 0u64));
     let counters = huge(slots.len(), 0u32);
     let filled = huge(most, 0u32);
@@ -503,9 +514,8 @@ fn bucketed(keys: &mut [u64], counts: &mut [u64], rows: &[u64], filled: &mut [u3
 
 fn bucketed_table(partitions: &mut Partitions, keys: &[u64], bits: u32, load_inverse: usize) {
     let rows = keys.len() as f64;
-    partitions.scatter::<4>(keys, bits);
-    let most = (0..1 << bits).map(|p| partitions.rows(p).len()).max().unwrap_or(0);
-    let groups = (17_630_976usize >> bits) * 11 / 10;
+    let most = scatter_for_counting(partitions, keys, bits);
+    let groups = expected_groups(bits);
     let slots = huge((groups * 4).next_power_of_two().max(1024), (0u64, 0u64));
     let lanes = (groups * load_inverse).next_power_of_two().max(64);
     let table_keys = huge(lanes, VACANT);
