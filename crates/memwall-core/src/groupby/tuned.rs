@@ -60,6 +60,27 @@
 //!   scatter 3.32. Streaming the full buffers out is ~1.3 of it. Even these floors, 2.04 and
 //!   2.24 (the probe without its loop), add up to more than 4 ns/row on this VM.
 //!
+//! A third round (2026-12-01, the same kind of VM, quiet, `agg_lab ... simd 12 1`, `simd 12 2`,
+//! `hashed-sort 12`, `scatter 6`, `scatter 8`, `scatter 12`; code in `agg_lab/wide.rs`):
+//! - Buckets of eight keys compared in one AVX-512 instruction, their eight counts in the next
+//!   line, both lines written back whole (a masked move and a masked add, so the stores' address
+//!   comes from the hash alone): 3.20-3.32 ns/row with no list of filled slots (every bucket
+//!   read at the end), 3.48-3.56 with a flag a bucket, against 3.68-4.00 for the linear probe
+//!   in the same runs; at 2x the groups 3.48 against 3.72. Writing only the row's lane (an
+//!   address that waits for the compare) took 3.96-4.16, and a bitmap of filled buckets
+//!   3.76-4.20 (rows of one partition keep or-ing into the same few words). The best is ~0.5
+//!   ns/row, 6-9% of a run, and only on AVX-512 CPUs and for a count: not taken, because the
+//!   browser and the Zen 3 hosts would then run another algorithm than the one compared with
+//!   them, and CI on a host without AVX-512 could not check it.
+//! - Hashed sorting of a partition (a counting sort by the next 12 hash bits in cache, then
+//!   each bucket of about two groups counted by comparing keys): 7.88-8.00 against 4.00-4.16.
+//! - A smaller fan-out scatters faster, but not twice as fast: with 1 to 8 lines of buffer a
+//!   partition, 2^6 partitions took 2.36-2.80 ns/row, 2^8 2.24-2.80 and 2^12 3.44-3.96, even
+//!   though 2^6's buffers fit L1. Two passes of 2^6 to reach 2^12 would cost ~4.7.
+//! - This VM copies 28.6 GB/s, read plus written (`memwall bandwidth --min 512MiB --max 1GiB
+//!   --pin 1`): reading and writing a row's 8 bytes takes 0.56 ns, against 3.3 for the scatter.
+//!   Neither phase is bound by DRAM bandwidth; both are bound by a row's work in the core.
+//!
 //! Each phase splits over the executor's threads: thread `t` scatters its chunk of rows into its
 //! own region of the buffer, then threads aggregate disjoint ranges of partitions, reading every
 //! region's pages of them. No two threads ever see the same key, so nothing is merged.

@@ -27,7 +27,12 @@
 //! what each step costs. `split BITS SPLIT_BITS LOAD_INVERSE`: each partition split again in
 //! cache so that every piece's table fits L1, against one table a partition. `bucket BITS
 //! LOAD_INVERSE`: buckets of four keys compared at once, branch-free, counts beside them or in
-//! the same line, against tuned's linear probe.
+//! the same line, against tuned's linear probe. `simd BITS LOAD_INVERSE` (x86-64 with AVX-512):
+//! buckets of eight keys compared in one instruction, written back whole or by lane.
+//! `hashed-sort BITS`: each partition counting-sorted by the next hash bits into buckets of
+//! about two groups, each bucket then counted by comparing keys (see `wide.rs`).
+
+mod wide;
 
 use memwall_core::arch::{Line, mix64, prefetch, stream_fence, stream_line};
 use memwall_core::groupby::datagen;
@@ -136,6 +141,33 @@ fn linear_probe(slots: &mut [Slot], rows: &[u64], filled: &mut [u32]) -> Option<
         fresh += record(&mut slots[i], key, i, filled, fresh);
     }
     Some(fresh)
+}
+
+/// tuned's table (4x the expected groups) and list of filled slots: the baseline each mode times
+/// its variants against.
+struct Baseline {
+    slots: &'static mut [Slot],
+    filled: &'static mut [u32],
+}
+
+impl Baseline {
+    /// For partitions of at most `most` rows out of `2^bits`.
+    fn new(bits: u32, most: usize) -> Self {
+        Self { slots: huge((expected_groups(bits) * 4).next_power_of_two().max(1024), (0, 0)), filled: huge(most, 0) }
+    }
+
+    /// Counts every partition with tuned's linear probe, each emptied as tuned emits it: CPU
+    /// ns/row and what it found.
+    fn time(&mut self, partitions: &Partitions, bits: u32) -> (f64, Total) {
+        let rows: usize = (0..1 << bits).map(|p| partitions.rows(p).len()).sum();
+        let mut total = Total::default();
+        let start = cpu_ns();
+        for p in 0..1 << bits {
+            let fresh = linear_probe(self.slots, partitions.rows(p), self.filled).unwrap_or(0);
+            self.filled[..fresh].iter().for_each(|&i| total.add(std::mem::take(&mut self.slots[i as usize])));
+        }
+        ((cpu_ns() - start) / rows as f64, total)
+    }
 }
 
 /// The linear probe with the home slot tried first, its store at an address known as soon as
@@ -256,7 +288,8 @@ fn median(mut samples: Vec<f64>) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: agg_lab KEYS.bin scatter BITS | agg_lab KEYS.bin aggregate BITS LOAD_INVERSE \
-                 | agg_lab KEYS.bin split BITS SPLIT_BITS LOAD_INVERSE";
+                 | agg_lab KEYS.bin split BITS SPLIT_BITS LOAD_INVERSE | agg_lab KEYS.bin simd BITS LOAD_INVERSE \
+                 | agg_lab KEYS.bin hashed-sort BITS (and floors, scatter-floors, bucket)";
     let number = |i: usize| -> usize { args.get(i).and_then(|a| a.parse().ok()).unwrap_or_else(|| panic!("{usage}")) };
     let bytes = std::fs::read(args.first().expect(usage)).expect("read KEYS.bin");
     let keys: Vec<u64> = bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap())).collect();
@@ -332,6 +365,8 @@ fn main() {
         Some("floors") => floors(&mut partitions, &keys, bits),
         Some("bucket") => bucketed_table(&mut partitions, &keys, bits, number(3)),
         Some("split") => split_then_count(&mut partitions, &keys, bits, number(3) as u32, number(4)),
+        Some("simd") => wide::simd(&mut partitions, &keys, bits, number(3)),
+        Some("hashed-sort") => wide::hashed_sort(&mut partitions, &keys, bits),
         _ => panic!("{usage}"),
     }
 }
@@ -365,9 +400,8 @@ fn split_then_count(partitions: &mut Partitions, keys: &[u64], bits: u32, split:
     assert!((1..=8).contains(&split), "SPLIT_BITS from 1 to 8");
     let rows = keys.len() as f64;
     let most = scatter_for_counting(partitions, keys, bits);
-    let whole_groups = expected_groups(bits);
     let piece_groups = expected_groups(bits + split);
-    let big = huge((whole_groups * 4).next_power_of_two().max(1024), (0u64, 0u64));
+    let mut baseline = Baseline::new(bits, most);
     let small = huge((piece_groups * load_inverse).next_power_of_two().max(64), (0u64, 0u64));
     let filled = huge(most, 0u32);
     let piece_of = huge(most, 0u16);
@@ -376,13 +410,8 @@ fn split_then_count(partitions: &mut Partitions, keys: &[u64], bits: u32, split:
     let mut samples = [Vec::new(), Vec::new(), Vec::new()];
     let mut totals = [Total::default(), Total::default(), Total::default()];
     for _ in 0..3 {
-        let mut total = Total::default();
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            let fresh = linear_probe(big, partitions.rows(p), filled).unwrap_or(0);
-            filled[..fresh].iter().for_each(|&i| total.add(std::mem::take(&mut big[i as usize])));
-        }
-        samples[0].push((cpu_ns() - start) / rows);
+        let (ns_per_row, total) = baseline.time(partitions, bits);
+        samples[0].push(ns_per_row);
         totals[0] = total;
 
         let start = cpu_ns();
@@ -409,7 +438,7 @@ fn split_then_count(partitions: &mut Partitions, keys: &[u64], bits: u32, split:
     }
     let [whole, split_only, both] = samples.map(median);
     println!("2^{bits} partitions, count and emit:");
-    println!("  one table a partition ({} KiB, 4x its groups): {whole:.2} ns/row", (big.len() * 16) >> 10);
+    println!("  one table a partition ({} KiB, 4x its groups): {whole:.2} ns/row", (baseline.slots.len() * 16) >> 10);
     println!(
         "  split by {split} more bits in cache, then a table a piece ({} KiB, {load_inverse}x its groups): {both:.2} ns/row \
          (the split alone {split_only:.2}; {})",
@@ -516,7 +545,7 @@ fn bucketed_table(partitions: &mut Partitions, keys: &[u64], bits: u32, load_inv
     let rows = keys.len() as f64;
     let most = scatter_for_counting(partitions, keys, bits);
     let groups = expected_groups(bits);
-    let slots = huge((groups * 4).next_power_of_two().max(1024), (0u64, 0u64));
+    let mut baseline = Baseline::new(bits, most);
     let lanes = (groups * load_inverse).next_power_of_two().max(64);
     let table_keys = huge(lanes, VACANT);
     let counts = huge(lanes, 0u64);
@@ -524,13 +553,8 @@ fn bucketed_table(partitions: &mut Partitions, keys: &[u64], bits: u32, load_inv
     let mut samples = [Vec::new(), Vec::new()];
     let mut totals = [Total::default(), Total::default()];
     for _ in 0..3 {
-        let mut total = Total::default();
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            let fresh = linear_probe(slots, partitions.rows(p), filled).unwrap_or(0);
-            filled[..fresh].iter().for_each(|&i| total.add(std::mem::take(&mut slots[i as usize])));
-        }
-        samples[0].push((cpu_ns() - start) / rows);
+        let (ns_per_row, total) = baseline.time(partitions, bits);
+        samples[0].push(ns_per_row);
         totals[0] = total;
 
         let mut total = Total::default();
@@ -572,7 +596,10 @@ fn bucketed_table(partitions: &mut Partitions, keys: &[u64], bits: u32, load_inv
     println!("  buckets of {LANES} keys and their counts in one line: {:.2} ns/row (agrees)", median(lined_samples));
     let [linear, bucketed] = samples.map(median);
     println!("2^{bits} partitions, count and emit:");
-    println!("  linear probe, 16-byte slots ({} KiB, 4x the groups): {linear:.2} ns/row", (slots.len() * 16) >> 10);
+    println!(
+        "  linear probe, 16-byte slots ({} KiB, 4x the groups): {linear:.2} ns/row",
+        (baseline.slots.len() * 16) >> 10
+    );
     println!(
         "  buckets of {LANES} keys, counts beside ({} KiB, {load_inverse}x the groups): {bucketed:.2} ns/row ({})",
         (lanes * 16) >> 10,
