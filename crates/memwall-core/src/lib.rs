@@ -15,6 +15,7 @@ pub mod explain;
 pub mod groupby;
 pub mod join;
 pub mod ladder;
+pub mod race;
 pub mod size;
 
 #[cfg(test)]

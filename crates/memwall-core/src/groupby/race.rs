@@ -12,6 +12,7 @@ use super::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Rows, Values, reference_rows, run_timed_in};
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
+use crate::race::{self, Agreement};
 
 /// Below this many rows the race checks every run against [`reference`] by default: the
 /// reference sorts a copy of the keys, which takes about as long as the slowest kernel.
@@ -90,21 +91,8 @@ impl Truth {
     }
 }
 
-/// Progress; returning `Break` cancels the race. `Running` comes right before the timed region
-/// and `Timed` right after it, with nothing else in between, so a front end may bracket a run
-/// with hardware counters from these two.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum RaceEvent {
-    /// Computing the reference result, outside any timer.
-    Checking,
-    /// Under the warm policy: `kernel`'s first run, which faults its scratch in and is not
-    /// among the timed runs.
-    WarmingUp { kernel: Kernel },
-    /// About to time `kernel`, run `run` (from 0) of `runs`.
-    Running { kernel: Kernel, run: u32, runs: u32 },
-    /// `kernel`'s run `run` took `seconds`.
-    Timed { kernel: Kernel, run: u32, seconds: f64 },
-}
+/// Progress of a GROUP BY race (see [`crate::race::RaceEvent`]).
+pub type RaceEvent = race::RaceEvent<Kernel>;
 
 /// Every timed run of one kernel, and what its last run produced.
 #[derive(Debug, Clone)]
@@ -180,76 +168,62 @@ impl Racer<'_> {
         let rows = Rows { keys, values: self.values };
         rows.check(self.config.aggregates).map_err(|error| RaceError::GroupBy { kernel: "every kernel", error })?;
         let expected = if self.truth.reference {
-            flow(on_event(RaceEvent::Checking))?;
+            race::go_on(on_event(RaceEvent::Checking), || RaceError::Cancelled)?;
             Some(reference_rows(rows, self.config.aggregates))
         } else {
             None
         };
+        let warm_up = self.policy == MemoryPolicy::Warm;
+        let (cross_kernel, repeatable) = race::comparisons(self.kernels.len(), runs, warm_up);
         let mut checks = vec![Check::RowTotal];
         checks.extend(self.truth.groups.map(|_| Check::KnownGroups));
         checks.extend(expected.as_ref().map(|_| Check::Reference));
-        if self.kernels.len() > 1 {
-            checks.push(Check::CrossKernel);
-        }
-        if runs > 1 || self.policy == MemoryPolicy::Warm {
-            checks.push(Check::Repeatable);
-        }
+        checks.extend(cross_kernel.then_some(Check::CrossKernel));
+        checks.extend(repeatable.then_some(Check::Repeatable));
         let verifier = Verifier { rows: keys.len() as u64, groups: self.truth.groups, expected };
-        let mut first: Option<(Kernel, GroupResult)> = None;
+        let mut agreement = Agreement::new();
         let mut scratch = Scratch::new(self.memory, self.policy);
-        type Run = (f64, Outcome, RunMemory, Vec<(Phase, f64)>);
-        let mut timed_run = |kernel: Kernel, scratch: &mut Scratch<'_>| -> Result<Run, RaceError> {
-            scratch.begin_run();
-            let phase_clock = self.phases.map(PhaseClock::new);
-            let phases = phase_clock.as_ref().map_or(Phases::OFF, PhaseClock::phases);
-            let (ns, outcome) = time_ns(self.clock, || runner(kernel, rows, &self.config, self.exec, scratch, phases));
-            let outcome = outcome.map_err(|error| RaceError::GroupBy { kernel: kernel.name(), error })?;
-            verifier.check(kernel, &outcome.result)?;
-            match &first {
-                None => first = Some((kernel, outcome.result.clone())),
-                Some((by, agreed)) if *agreed != outcome.result => {
-                    let check = if *by == kernel { Check::Repeatable } else { Check::CrossKernel };
-                    let detail = format!("its result differs from {}'s", by.name());
+        let turns = race::take_turns(
+            self.kernels,
+            runs,
+            warm_up,
+            on_event,
+            || RaceError::Cancelled,
+            |kernel| {
+                scratch.begin_run();
+                let phase_clock = self.phases.map(PhaseClock::new);
+                let phases = phase_clock.as_ref().map_or(Phases::OFF, PhaseClock::phases);
+                let (ns, outcome) =
+                    time_ns(self.clock, || runner(kernel, rows, &self.config, self.exec, &scratch, phases));
+                let outcome = outcome.map_err(|error| RaceError::GroupBy { kernel: kernel.name(), error })?;
+                verifier.check(kernel, &outcome.result)?;
+                if let Err(differs) = agreement.check(kernel, &outcome.result) {
+                    let check = if differs.same_kernel { Check::Repeatable } else { Check::CrossKernel };
+                    let detail = format!("its result differs from {}'s", differs.with.name());
                     return Err(RaceError::Wrong { kernel: kernel.name(), check, detail });
                 }
-                Some(_) => {}
-            }
-            let phases = phase_clock.as_ref().map_or_else(Vec::new, PhaseClock::times);
-            Ok((ns / 1e9, outcome, scratch.run_memory(), phases))
-        };
-        let mut first_seconds = vec![None; self.kernels.len()];
-        if self.policy == MemoryPolicy::Warm {
-            for (k, &kernel) in self.kernels.iter().enumerate() {
-                flow(on_event(RaceEvent::WarmingUp { kernel }))?;
-                first_seconds[k] = Some(timed_run(kernel, &mut scratch)?.0);
-            }
-        }
-        let mut seconds = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
-        let mut memory = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
-        let mut phases = vec![Vec::with_capacity(runs as usize); self.kernels.len()];
-        let mut outcomes: Vec<Option<Outcome>> = vec![None; self.kernels.len()];
-        for run in 0..runs {
-            for (k, &kernel) in self.kernels.iter().enumerate() {
-                flow(on_event(RaceEvent::Running { kernel, run, runs }))?;
-                let (s, outcome, used, spent) = timed_run(kernel, &mut scratch)?;
-                phases[k].push(spent);
-                flow(on_event(RaceEvent::Timed { kernel, run, seconds: s }))?;
-                first_seconds[k].get_or_insert(s);
-                seconds[k].push(s);
-                memory[k].push(used);
-                outcomes[k] = Some(outcome);
-            }
-        }
+                let phases = phase_clock.as_ref().map_or_else(Vec::new, PhaseClock::times);
+                Ok((ns / 1e9, (outcome, scratch.run_memory(), phases)))
+            },
+        )?;
         let mut timings = Vec::with_capacity(self.kernels.len());
-        for (k, ((&kernel, seconds), outcome)) in self.kernels.iter().zip(seconds).zip(outcomes).enumerate() {
-            let Some(outcome) = outcome else { continue };
+        for (&kernel, turns) in self.kernels.iter().zip(turns) {
+            let mut memory = Vec::with_capacity(turns.outputs.len());
+            let mut phases = Vec::with_capacity(turns.outputs.len());
+            let mut last = None;
+            for (outcome, used, spent) in turns.outputs {
+                memory.push(used);
+                phases.push(spent);
+                last = Some(outcome);
+            }
+            let Some(outcome) = last else { continue };
             timings.push(Timings {
                 kernel,
-                first_seconds: first_seconds[k].unwrap_or(seconds[0]),
-                seconds,
+                first_seconds: turns.first_seconds,
+                seconds: turns.seconds,
                 outcome,
-                memory: core::mem::take(&mut memory[k]),
-                phases: core::mem::take(&mut phases[k]),
+                memory,
+                phases,
                 verified_by: checks.clone(),
             });
         }
@@ -364,13 +338,6 @@ impl Verifier {
 /// counters a report shows).
 pub fn median_sample(seconds: &[f64], median: f64) -> Option<usize> {
     (0..seconds.len()).min_by(|&a, &b| (seconds[a] - median).abs().total_cmp(&(seconds[b] - median).abs()))
-}
-
-fn flow(control: ControlFlow<()>) -> Result<(), RaceError> {
-    match control {
-        ControlFlow::Continue(()) => Ok(()),
-        ControlFlow::Break(()) => Err(RaceError::Cancelled),
-    }
 }
 
 #[cfg(test)]

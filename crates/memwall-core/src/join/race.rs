@@ -11,6 +11,7 @@ use crate::clock::Clock;
 use crate::exec::Executor;
 use crate::groupby::race::REFERENCE_BY_DEFAULT_MAX_ROWS;
 use crate::groupby::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
+use crate::race::{self, Agreement};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RaceError {
@@ -82,14 +83,8 @@ impl Truth {
     }
 }
 
-/// Progress; `Break` cancels. `Running` comes right before the timed run, `Timed` right after.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum RaceEvent {
-    Checking,
-    WarmingUp { kernel: Kernel },
-    Running { kernel: Kernel, run: u32, runs: u32 },
-    Timed { kernel: Kernel, run: u32, seconds: f64 },
-}
+/// Progress of a join race (see [`crate::race::RaceEvent`]).
+pub type RaceEvent = race::RaceEvent<Kernel>;
 
 /// Every timed run of one kernel.
 #[derive(Debug, Clone)]
@@ -135,13 +130,6 @@ impl core::fmt::Debug for Racer<'_> {
     }
 }
 
-fn flow(control: ControlFlow<()>) -> Result<(), RaceError> {
-    match control {
-        ControlFlow::Continue(()) => Ok(()),
-        ControlFlow::Break(()) => Err(RaceError::Cancelled),
-    }
-}
-
 impl Racer<'_> {
     /// Times every kernel `runs` times, the kernels taking turns, and checks every run.
     pub fn time(
@@ -163,40 +151,42 @@ impl Racer<'_> {
     ) -> Result<Vec<Timings>, RaceError> {
         let runs = self.runs.max(1);
         let expected = if self.truth.reference {
-            flow(on_event(RaceEvent::Checking))?;
+            race::go_on(on_event(RaceEvent::Checking), || RaceError::Cancelled)?;
             Some(reference(build, probe).map_err(|error| RaceError::Join { kernel: "reference", error })?)
         } else {
             None
         };
+        let warm_up = self.policy == MemoryPolicy::Warm;
+        let (cross_kernel, repeatable) = race::comparisons(self.kernels.len(), runs, warm_up);
         let mut checks = Vec::new();
         checks.extend(self.truth.matches.map(|_| Check::KnownMatches));
         checks.extend(expected.map(|_| Check::Reference));
-        if self.kernels.len() > 1 {
-            checks.push(Check::CrossKernel);
-        }
-        if runs > 1 || self.policy == MemoryPolicy::Warm {
-            checks.push(Check::Repeatable);
-        }
-        let mut first: Option<(Kernel, JoinResult)> = None;
+        checks.extend(cross_kernel.then_some(Check::CrossKernel));
+        checks.extend(repeatable.then_some(Check::Repeatable));
+        let mut agreement = Agreement::new();
         let mut scratch = Scratch::new(self.memory, self.policy);
-        let mut timed_run = |kernel: Kernel, scratch: &mut Scratch<'_>| -> Result<(Outcome, RunMemory), RaceError> {
-            scratch.begin_run();
-            let outcome = runner(kernel, build, probe, &self.config, self.exec, scratch, self.clock)
-                .map_err(|error| RaceError::Join { kernel: kernel.name(), error })?;
-            self.check(kernel, &outcome.result, expected.as_ref())?;
-            match &first {
-                None => first = Some((kernel, outcome.result)),
-                Some((by, agreed)) if *agreed != outcome.result => {
-                    let check = if *by == kernel { Check::Repeatable } else { Check::CrossKernel };
-                    let (r, a) = (&outcome.result, agreed);
+        let turns = race::take_turns(
+            self.kernels,
+            runs,
+            warm_up,
+            on_event,
+            || RaceError::Cancelled,
+            |kernel| {
+                scratch.begin_run();
+                let outcome = runner(kernel, build, probe, &self.config, self.exec, &scratch, self.clock)
+                    .map_err(|error| RaceError::Join { kernel: kernel.name(), error })?;
+                self.check(kernel, &outcome.result, expected.as_ref())?;
+                if let Err(differs) = agreement.check(kernel, &outcome.result) {
+                    let check = if differs.same_kernel { Check::Repeatable } else { Check::CrossKernel };
+                    let (r, a) = (&outcome.result, differs.agreed);
                     let detail = format!(
                         "{} matches, checksum {:016x}, key sum {}, payload sum {}; {} found {} matches, \
-                         checksum {:016x}, key sum {}, payload sum {}",
+                     checksum {:016x}, key sum {}, payload sum {}",
                         r.matches,
                         r.checksum,
                         r.key_sum,
                         r.payload_sum,
-                        by.name(),
+                        differs.with.name(),
                         a.matches,
                         a.checksum,
                         a.key_sum,
@@ -204,54 +194,30 @@ impl Racer<'_> {
                     );
                     return Err(RaceError::Wrong { kernel: kernel.name(), check, detail });
                 }
-                Some(_) => {}
+                Ok(((outcome.build_ns + outcome.probe_ns) / 1e9, (outcome, scratch.run_memory())))
+            },
+        )?;
+        let mut timings = Vec::with_capacity(self.kernels.len());
+        for (&kernel, turns) in self.kernels.iter().zip(turns) {
+            let (mut build_seconds, mut probe_seconds, mut memory) = (Vec::new(), Vec::new(), Vec::new());
+            let mut last = None;
+            for (outcome, used) in turns.outputs {
+                build_seconds.push(outcome.build_ns / 1e9);
+                probe_seconds.push(outcome.probe_ns / 1e9);
+                memory.push(used);
+                last = Some(outcome);
             }
-            Ok((outcome, scratch.run_memory()))
-        };
-        let total = |o: &Outcome| (o.build_ns + o.probe_ns) / 1e9;
-        let kernels = self.kernels.len();
-        let mut first_seconds = vec![None; kernels];
-        if self.policy == MemoryPolicy::Warm {
-            for (k, &kernel) in self.kernels.iter().enumerate() {
-                flow(on_event(RaceEvent::WarmingUp { kernel }))?;
-                first_seconds[k] = Some(total(&timed_run(kernel, &mut scratch)?.0));
-            }
-        }
-        let mut timings: Vec<Timings> = self
-            .kernels
-            .iter()
-            .map(|&kernel| Timings {
+            let Some(outcome) = last else { continue };
+            timings.push(Timings {
                 kernel,
-                seconds: Vec::new(),
-                build_seconds: Vec::new(),
-                probe_seconds: Vec::new(),
-                first_seconds: 0.0,
-                outcome: Outcome {
-                    result: JoinResult::default(),
-                    build_ns: 0.0,
-                    probe_ns: 0.0,
-                    choice: None,
-                    partitions: None,
-                    threads: 1,
-                },
-                memory: Vec::new(),
+                seconds: turns.seconds,
+                build_seconds,
+                probe_seconds,
+                first_seconds: turns.first_seconds,
+                outcome,
+                memory,
                 verified_by: checks.clone(),
-            })
-            .collect();
-        for run in 0..runs {
-            for (k, &kernel) in self.kernels.iter().enumerate() {
-                flow(on_event(RaceEvent::Running { kernel, run, runs }))?;
-                let (outcome, used) = timed_run(kernel, &mut scratch)?;
-                let seconds = total(&outcome);
-                flow(on_event(RaceEvent::Timed { kernel, run, seconds }))?;
-                let t = &mut timings[k];
-                t.first_seconds = *first_seconds[k].get_or_insert(seconds);
-                t.seconds.push(seconds);
-                t.build_seconds.push(outcome.build_ns / 1e9);
-                t.probe_seconds.push(outcome.probe_ns / 1e9);
-                t.memory.push(used);
-                t.outcome = outcome;
-            }
+            });
         }
         Ok(timings)
     }
