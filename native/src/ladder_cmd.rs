@@ -78,6 +78,10 @@ pub struct LadderArgs {
     /// Write the ladder as a Markdown table.
     #[arg(long, value_name = "PATH")]
     pub markdown: Option<PathBuf>,
+    /// Curves measured after those of --pattern x --huge-pages (set by `memwall run`, which takes
+    /// page-local on huge pages beside random on small ones rather than every pairing).
+    #[arg(skip)]
+    pub extra_curves: Vec<(PatternArg, HugePages)>,
 }
 
 /// The `--pattern` values.
@@ -201,6 +205,11 @@ fn measure_here(
             if !kinds.contains(&(p.pattern(), hp)) {
                 kinds.push((p.pattern(), hp));
             }
+        }
+    }
+    for &(p, hp) in &args.extra_curves {
+        if !kinds.contains(&(p.pattern(), hp)) {
+            kinds.push((p.pattern(), hp));
         }
     }
     if kinds.iter().any(|(p, _)| *p == Pattern::PageStride) && args.min < 2 * ladder::PATTERN_PAGE_BYTES as u64 {
@@ -393,6 +402,9 @@ pub fn print_ladder(out: &mut dyn Write, ladder: &Ladder, declared: &[Cache]) ->
         writeln!(out, "levels:")?;
         for level in &ladder.levels {
             writeln!(out, "  {}", level_line(level))?;
+            if let Some(placed) = level.evidence.first() {
+                writeln!(out, "      placed by {placed}")?;
+            }
         }
     }
     for sentence in &ladder.verdict {

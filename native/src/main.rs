@@ -4,6 +4,7 @@ mod arena;
 mod bandwidth_cmd;
 mod counters;
 mod dataset;
+mod explain_cmd;
 #[cfg(test)]
 mod fuzz;
 mod generate_cmd;
@@ -53,6 +54,8 @@ enum Command {
     Sweep(sweep_cmd::SweepArgs),
     /// Write generated keys (same flags as groupby's) to FILE.parquet or FILE.bin for other engines.
     Generate(generate_cmd::GenerateArgs),
+    /// Read reports again by the current rules: levels, verdict and advice, and what placed each level.
+    Explain(explain_cmd::ExplainArgs),
     /// Serve the web front end (trunk's dist/) and the given reports on 127.0.0.1.
     Serve(serve::ServeArgs),
 }
@@ -71,6 +74,9 @@ impl CliError {
     }
     pub fn runtime(message: impl Into<String>) -> Self {
         Self { message: message.into(), code: 1 }
+    }
+    pub fn message(&self) -> &str {
+        &self.message
     }
     /// The same error, saying which part of the work it came from.
     pub fn context(self, what: &str) -> Self {
@@ -142,6 +148,7 @@ fn main() -> ExitCode {
         Command::Join(args) => join_cmd::join(args),
         Command::Sweep(args) => sweep_cmd::sweep(args),
         Command::Generate(args) => generate_cmd::generate(args),
+        Command::Explain(args) => explain_cmd::explain(args),
         Command::Serve(args) => serve::serve(args),
     };
     match result {

@@ -111,6 +111,22 @@ pub fn remove_files_in_progress() {
     }
 }
 
+/// Reads a report file someone gave: refuses one too large to be real before reading it, then
+/// parses it and checks its figures. The error says why, without the path (callers name it).
+pub fn read_report(path: &Path) -> CliResult<Report> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        memwall_report::check_size(meta.len()).map_err(|e| CliError::usage(e.to_string()))?;
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        CliError::usage(match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            _ => e.to_string(),
+        })
+    })?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| CliError::usage("not a memwall report: not UTF-8 text"))?;
+    Report::from_untrusted_json(text).map_err(|e| CliError::usage(e.to_string()))
+}
+
 pub fn write_report(destination: &Destination, report: &Report) -> CliResult {
     let mut json = report.to_json_pretty();
     json.push('\n');

@@ -35,9 +35,9 @@ pub struct RunArgs {
     /// each) that follows the GROUP BY race.
     #[arg(long)]
     pub no_join: bool,
-    /// The full set: the ladder also page-local (TLB steps told from cache steps) and on
-    /// transparent huge pages, bandwidth with every CPU as well as one, and loaded latency.
-    /// Several times longer.
+    /// The full set: the ladder random and page-local each on small and on transparent huge
+    /// pages (by default: random on small pages and page-local on huge ones), bandwidth with every
+    /// CPU as well as one, and loaded latency. Several times longer.
     #[arg(long)]
     pub thorough: bool,
     #[command(flatten)]
@@ -131,22 +131,27 @@ pub fn run(args: RunArgs) -> CliResult {
     if ladder_args.chains.is_empty() {
         ladder_args.chains = memwall_core::ladder::CHAIN_COUNTS.to_vec();
     }
-    if args.thorough && ladder_args.pattern == [PatternArg::Random] {
+    let defaults = ladder_args.pattern == [PatternArg::Random] && ladder_args.huge_pages == [HugePages::Off];
+    if defaults && args.thorough {
         ladder_args.pattern = vec![PatternArg::Random, PatternArg::PageLocal];
-    }
-    if args.thorough && ladder_args.huge_pages == [HugePages::Off] {
         ladder_args.huge_pages = vec![HugePages::Off, HugePages::Thp];
+    } else if defaults {
+        // The levels are read from page-local (caches and DRAM without TLB misses), on huge
+        // pages where the host grants them (no cache sets crowded by scattered small pages); its
+        // gap to random on small pages is what page walks cost.
+        let thp = matches!(host.thp.as_deref(), Some("always" | "madvise"));
+        ladder_args.extra_curves = vec![(PatternArg::PageLocal, if thp { HugePages::Thp } else { HugePages::Off })];
     }
     let ladder = ladder_cmd::measure(&ladder_args, &host, &clock)?;
     ladder_cmd::print_ladder(&mut out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out).ok();
     let bandwidth = run_bandwidth(&args, &host, &clock)?;
     crate::bandwidth_cmd::print_bandwidth(&mut out, &bandwidth).map_err(|e| CliError::runtime(e.to_string()))?;
-    let advice = memwall_core::explain::advice(&ladder, Some(&bandwidth));
     let mut report = Report::new(Source::Native, output::unix_now(), host);
     report.ladder = Some(ladder);
     report.bandwidth = Some(bandwidth);
-    report.advice = advice;
+    // Read once more with the bandwidth plateaus as evidence too, and the advice with them.
+    memwall_core::explain::reread(&mut report);
     // A failed race still leaves the ladder in the report; its error is returned afterwards.
     let raced = if args.no_groupby {
         Ok(())

@@ -26,7 +26,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use memwall_report::Report;
 
 use crate::{CliError, CliResult};
 
@@ -286,21 +285,7 @@ impl Served {
 /// A report given with `--report`, checked before listening so that a wrong file is a usage error
 /// now rather than a broken page later.
 fn check_report(report: &Path) -> CliResult {
-    let shown = report.display();
-    // A report is read whole to be parsed: refuse one too large to be real before reading it.
-    if let Ok(meta) = std::fs::metadata(report) {
-        memwall_report::check_size(meta.len()).map_err(|e| CliError::usage(format!("--report {shown}: {e}")))?;
-    }
-    let text = std::fs::read(report).map_err(|e| {
-        let why = match e.kind() {
-            std::io::ErrorKind::NotFound => "no such file".to_string(),
-            _ => e.to_string(),
-        };
-        CliError::usage(format!("--report {shown}: {why}"))
-    })?;
-    let text = std::str::from_utf8(&text)
-        .map_err(|_| CliError::usage(format!("--report {shown}: not a memwall report: not UTF-8 text")))?;
-    Report::from_untrusted_json(text).map(drop).map_err(|e| CliError::usage(format!("--report {shown}: {e}")))
+    crate::output::read_report(report).map(drop).map_err(|e| e.context(&format!("--report {}", report.display())))
 }
 
 /// Whether `host` (a `Host` header) names the address served. An IP literal is always safe (DNS
@@ -598,6 +583,7 @@ fn open_browser(url: &str) {
 mod tests {
     use super::*;
     use clap::Parser;
+    use memwall_report::Report;
 
     fn dist() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();

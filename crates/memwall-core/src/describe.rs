@@ -90,6 +90,7 @@ mod tests {
             cause: Cause::Cache,
             declared_bytes: Some(2 << 20),
             capacity_bytes: Some(2 << 20),
+            evidence: vec![],
         };
         assert_eq!(level_notes(&level), "cache, declared 2 MiB, runs out by 2 MiB");
         let dram = Level { cause: Cause::Dram, declared_bytes: None, capacity_bytes: None, ..level };

@@ -78,11 +78,16 @@ pub struct Level {
     pub declared_bytes: Option<u64>,
     /// Where a cache level has run out: after a sharp step, the first working set on the next
     /// plateau; after a gradual climb, the measured size nearest to where latency is halfway
-    /// (geometric mean) to the next plateau, about where half the loads miss. A cache whose
+    /// (the mean of the two plateaus), where half the loads miss. A cache whose
     /// replacement is not LRU starts missing before it is full, so this, not `size_bytes`, is
     /// what compares with a declared size. Absent for DRAM, TLB levels and a curve's last plateau.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity_bytes: Option<u64>,
+    /// What placed this level, one finding a line: which curve showed it and where, what the OS
+    /// declares beside it, what the bandwidth plateaus say. Added within schema 1: empty in older
+    /// reports until they are read again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
 }
 
 /// ns per load with K independent chases interleaved, over one working set.

@@ -70,6 +70,7 @@ fn full_report() -> Report {
             cause: Cause::Cache,
             declared_bytes: Some(1 << 20),
             capacity_bytes: Some(1 << 20),
+            evidence: vec!["page-local: 3.5 ns from 64 KiB to 1 MiB".into()],
         }],
         verdict: vec!["this guest gets ~8 MiB of the declared 32 MiB L3".into()],
         parallelism: Some(Parallelism {

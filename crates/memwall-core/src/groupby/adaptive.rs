@@ -273,6 +273,7 @@ mod tests {
             cause,
             declared_bytes: None,
             capacity_bytes: None,
+            evidence: vec![],
         };
         let declared = GroupByConfig { cache_bytes: 1 << 20, llc_bytes: 32 << 20, ..GroupByConfig::default() };
         // The Zen 3 guest of HOSTS.md: L2 to 256 KiB (then TLB misses), ~3 MiB of the L3.

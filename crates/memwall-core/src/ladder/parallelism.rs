@@ -27,7 +27,7 @@ pub fn measure_parallelism<A: Arena>(
     let mut buffer = arena.allocate(len).map_err(LadderError::Allocation)?;
     let ring = Ring::build(buffer.bytes_mut(), bytes, ring_seed(config.seed, bytes))?;
     if config.warmup {
-        ring.chase(ring.start(), ring.lines() as u64);
+        super::sampling::warm_up(&ring, ring.start());
     }
     let mut points = Vec::with_capacity(chains.len());
     for &k in chains {

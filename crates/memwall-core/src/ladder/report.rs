@@ -33,27 +33,10 @@ pub fn read(measured: Measured, host: &Host) -> Ladder {
     let l1 = host.caches.iter().find(|c| c.level == 1 && c.kind != "Instruction").map(|c| c.size_bytes);
     let clock_check = cycles::check_clock(&points, l1, host.core_ghz);
     let withheld = cycles::withhold_cycles_if_implausible(&mut points, clock_check.as_ref());
-    // Levels get the clock of the run as a whole: the median of the points' own.
-    let mut local: Vec<f64> = points.iter().filter_map(|p| p.ghz).collect();
-    local.sort_by(f64::total_cmp);
-    let level_ghz = if withheld.is_some() { None } else { local.get(local.len() / 2).copied().or(host.core_ghz) };
-    // Page-local beside a random main curve, same pages, tells the TLB from the caches; on huge
-    // pages it shows the caches best.
-    let local = |pages: &str| {
-        curves
-            .iter()
-            .find(|c| c.pattern == Pattern::PageLocal.name() && c.huge_pages == pages)
-            .filter(|_| main.pattern == Pattern::Random.name())
-            .map(|c| c.points.as_slice())
-    };
-    let page_local = local(&main.huge_pages);
-    let caches = local("thp").or_else(|| local("on"));
-    let reading =
-        explain::read_levels(explain::Curves { random: &points, page_local, caches }, &host.caches, level_ghz);
     for curve in &mut curves {
         cycles::withhold_cycles_if_implausible(&mut curve.points, clock_check.as_ref());
     }
-    Ladder {
+    let mut ladder = Ladder {
         pattern: main.pattern,
         huge_pages: main.huge_pages,
         pinned_cpu,
@@ -68,9 +51,13 @@ pub fn read(measured: Measured, host: &Host) -> Ladder {
         steps,
         clock: host.core_clock.clone(),
         clock_check,
-        levels: reading.levels,
-        verdict: reading.verdict,
+        levels: vec![],
+        verdict: vec![],
         parallelism,
         curves,
-    }
+    };
+    let reading = explain::read_ladder(&ladder, &host.caches);
+    ladder.levels = reading.levels;
+    ladder.verdict = reading.verdict;
+    ladder
 }

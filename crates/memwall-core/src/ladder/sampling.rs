@@ -51,9 +51,20 @@ pub fn target_sample_ns(resolution_ns: f64, floor_ns: f64) -> f64 {
 pub fn measure_ring(ring: &Ring<'_>, clock: &dyn Clock, config: &SampleConfig) -> (u64, Vec<f64>) {
     let mut at = ring.start();
     if config.warmup {
-        at = ring.chase(at, ring.lines() as u64);
+        at = warm_up(ring, at);
     }
     measure_hops(clock, config, &mut |hops| at = ring.chase(at, hops))
+}
+
+/// Hops a warm-up pass makes at most: 256 MiB of lines, more than any cache holds. Over a ring
+/// that large the caches and TLB are in their steady state long before the pass would close the
+/// cycle, and the rest of it is waiting (seconds at 1 GiB, most of the default run's ladder).
+pub const WARMUP_MAX_HOPS: u64 = 1 << 22;
+
+/// Chases from `at` once around the ring, or [`WARMUP_MAX_HOPS`] if the ring is longer, so that
+/// what the ring fits in is loaded before anything is timed.
+pub fn warm_up(ring: &Ring<'_>, at: super::Cursor) -> super::Cursor {
+    ring.chase(at, (ring.lines() as u64).min(WARMUP_MAX_HOPS))
 }
 
 /// The timing loop of [`measure_ring`] around any `run(hops)`: returns the hops per sample and

@@ -1,0 +1,154 @@
+//! A short reading for someone choosing a server, every sentence carrying the figures of the
+//! report it rests on. Only what was measured is said.
+
+use memwall_report::{Bandwidth, BandwidthPoint, Cause, Ladder, LadderPoint};
+
+use super::evidence::{CurveView, Evidence};
+use super::levels::{TLB_GAP, page_walk_share, small_page_pair};
+use crate::ladder::Pattern;
+use crate::size::format_bytes;
+
+pub fn advice(ladder: &Ladder, bandwidth: Option<&Bandwidth>) -> Vec<String> {
+    let mut out = Vec::new();
+    let cycles = |c: Option<f64>| c.map_or(String::new(), |c| format!(" ({c:.0} cycles)"));
+    let dram = ladder.levels.iter().find(|l| l.cause == Cause::Dram);
+    let last_fast = ladder
+        .levels
+        .iter()
+        .rev()
+        .find(|l| l.cause == Cause::Cache && dram.is_none_or(|d| l.size_bytes < d.size_bytes));
+    if let Some(fast) = last_fast {
+        let of_declared = fast
+            .declared_bytes
+            .filter(|&d| d > fast.size_bytes)
+            .map_or(String::new(), |d| format!(" (of the {} {} the OS declares)", format_bytes(d), fast.name));
+        out.push(format!(
+            "Fast working set: up to ~{}{of_declared} a dependent load takes {:.1} ns{}; keep hot structures (hash \
+             tables, partitions) under that",
+            format_bytes(fast.size_bytes),
+            fast.ns_per_load,
+            cycles(fast.cycles_per_load)
+        ));
+    }
+    if let Some(d) = dram {
+        let l1 = ladder.levels.first().filter(|l| l.name == "L1");
+        out.push(format!(
+            "DRAM is {:.0} ns{} away from {}{}",
+            d.ns_per_load,
+            cycles(d.cycles_per_load),
+            format_bytes(d.size_bytes),
+            l1.map_or(String::new(), |l| format!(", {:.0}x an L1 hit", d.ns_per_load / l.ns_per_load))
+        ));
+    }
+    out.extend(pages(&Evidence::of(ladder, &[], None)));
+    out.extend(parallelism(ladder));
+    if let Some(b) = bandwidth {
+        out.extend(streaming(b));
+    }
+    if let Some(why) = &ladder.cycles_unavailable {
+        out.push(format!("No cycle figures: {why}"));
+    }
+    out
+}
+
+/// What a random read costs at the largest size on small pages, how much of it page walks are,
+/// and what huge pages save there: from whichever of the three curves were measured.
+fn pages(evidence: &Evidence<'_>) -> Option<String> {
+    let last = |c: &CurveView<'_>| c.points.last().cloned();
+    let random_small = evidence.curves.iter().find(|c| c.pattern == Pattern::Random && !c.huge).and_then(last)?;
+    let random_huge = evidence.curves.iter().find(|c| c.pattern == Pattern::Random && c.huge).and_then(last);
+    let local = small_page_pair(evidence).and_then(|(_, local)| last(&local));
+    let at = format_bytes(random_small.bytes);
+    let small_ns = random_small.ns_per_load.min;
+    let huge = |huge: &LadderPoint| {
+        let ns = huge.ns_per_load.min;
+        format!(
+            "on transparent huge pages it takes {ns:.0} ns ({:.0}% saved){}",
+            (1.0 - ns / small_ns).max(0.0) * 100.0,
+            if ns < small_ns / TLB_GAP {
+                ": use them (madvise/THP) for large random-access structures"
+            } else {
+                ": little to gain from them here"
+            }
+        )
+    };
+    match (local, random_huge) {
+        (Some(local), huge_point) => {
+            let share = page_walk_share(&random_small, &local);
+            // Below the TLB gap the difference is noise, not something huge pages would save.
+            if share < 1.0 - 1.0 / TLB_GAP {
+                return Some(format!(
+                    "Page walks cost little up to {at}: random and TLB-friendly loads take about the same time there \
+                     ({small_ns:.1} and {:.1} ns), so huge pages would not help a structure of that size",
+                    local.ns_per_load.min
+                ));
+            }
+            Some(format!(
+                "Random reads on small pages: at {at} one takes {small_ns:.0} ns, {:.0}% of it page walks ({:.0} ns){}",
+                share * 100.0,
+                small_ns - local.ns_per_load.min,
+                huge_point
+                    .map_or_else(|| "; huge pages would save most of that".to_string(), |h| format!("; {}", huge(&h)))
+            ))
+        }
+        (None, Some(huge_point)) => Some(format!(
+            "Huge pages: at {at} a random load takes {small_ns:.0} ns on 4 KiB pages; {}",
+            huge(&huge_point)
+        )),
+        (None, None) => None,
+    }
+}
+
+fn parallelism(ladder: &Ladder) -> Option<String> {
+    let p = ladder.parallelism.as_ref()?;
+    let one = p.points.iter().find(|c| c.chains == 1).map(|c| c.ns_per_load)?;
+    Some(match p.knee_chains {
+        Some(k) => {
+            let at = p.points.iter().find(|c| c.chains == k).map_or(f64::NAN, |c| c.ns_per_load);
+            format!(
+                "Memory-level parallelism: about {k} misses in flight per core ({one:.0} ns per load with one chase, \
+                 {at:.1} ns with {k}, {:.1}x at best): batch or prefetch independent lookups to use it",
+                p.max_speedup
+            )
+        }
+        None => format!(
+            "Memory-level parallelism: still rising at {} chases ({one:.0} ns per load with one, {:.1}x at best)",
+            p.points.last().map_or(0, |c| c.chains),
+            p.max_speedup
+        ),
+    })
+}
+
+fn streaming(b: &Bandwidth) -> Vec<String> {
+    let mut out = Vec::new();
+    let one: Vec<&BandwidthPoint> = b.points.iter().filter(|p| p.threads == 1).collect();
+    if let Some((small, large)) = one.first().zip(one.last()).filter(|(s, l)| s.bytes < l.bytes) {
+        out.push(format!(
+            "One thread streams {:.1} GB/s from {} and {:.1} GB/s within {}: a scan is bound by memory long before \
+             the core",
+            large.read_gb_per_s,
+            format_bytes(large.bytes),
+            small.read_gb_per_s,
+            format_bytes(small.bytes)
+        ));
+    }
+    let idle = b.loaded_latency.iter().find(|l| l.streaming_threads == 0);
+    if let Some((idle, busy)) = idle.zip(b.loaded_latency.iter().rfind(|l| l.streaming_threads > 0)) {
+        out.push(format!(
+            "Under load: with {} other thread(s) streaming, a DRAM miss takes {:.0} ns instead of {:.0} ns ({:+.0}%)",
+            busy.streaming_threads,
+            busy.ns_per_load,
+            idle.ns_per_load,
+            (busy.ns_per_load / idle.ns_per_load - 1.0) * 100.0
+        ));
+    }
+    if let Some(many) = b.points.iter().filter(|p| p.threads > 1).max_by_key(|p| (p.bytes, p.threads)) {
+        out.push(format!(
+            "{} threads stream {:.1} GB/s together from {}",
+            many.threads,
+            many.read_gb_per_s,
+            format_bytes(many.bytes)
+        ));
+    }
+    out
+}

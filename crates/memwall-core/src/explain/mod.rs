@@ -1,0 +1,39 @@
+//! Reading the ladder: which tread of the curve is which level of the memory hierarchy, what
+//! makes each step (a cache filling, the TLB's reach, DRAM), how that compares with the caches the
+//! OS declares, and the plain sentences that say so.
+//!
+//! Everything is derived from the host's own curves and declared sizes, never from figures of a
+//! particular machine: the treads of the TLB-friendliest curve are the caches (see [`treads`]),
+//! DRAM is its last tread once the ladder has shown it got past every cache (see [`levels`]), and
+//! the random curve's climb over page-local is the TLB's. A native run and a browser run are read
+//! by the same code, and so is every report opened again ([`reread`]), so old reports get the
+//! current reading.
+
+mod advice;
+mod evidence;
+mod levels;
+pub mod treads;
+
+pub use advice::advice;
+pub use evidence::{CurveView, Evidence, data_caches};
+pub use levels::{DRAM_OVER_L1, Reading, TLB_GAP, page_walk_share, read};
+use memwall_report::{Cache, Ladder, Report};
+
+/// The levels and verdict of `ladder` on a host declaring `declared`, from its curves alone.
+pub fn read_ladder(ladder: &Ladder, declared: &[Cache]) -> Reading {
+    read(&Evidence::of(ladder, declared, None))
+}
+
+/// Reads `report` again by the current rules: its ladder's levels and verdict and the report's
+/// advice are replaced, everything measured is left as it was. The bandwidth run, when the
+/// report has one, is evidence too.
+pub fn reread(report: &mut Report) {
+    let Some(ladder) = report.ladder.as_mut() else { return };
+    let reading = read(&Evidence::of(ladder, &report.host.caches, report.bandwidth.as_ref()));
+    ladder.levels = reading.levels;
+    ladder.verdict = reading.verdict;
+    report.advice = advice(ladder, report.bandwidth.as_ref());
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,34 @@
+//! Every host of the corpus reads right: its caches, its DRAM, no DRAM below a cache.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod corpus;
+
+#[test]
+fn every_corpus_host_reads_right() {
+    let hosts = corpus::hosts();
+    assert!(hosts.len() >= 12, "{} hosts", hosts.len());
+    let wrong: Vec<String> = hosts.iter().filter_map(corpus::misread).collect();
+    assert!(wrong.is_empty(), "{} of {} hosts misread:\n{}", wrong.len(), hosts.len(), wrong.join("\n\n"));
+}
+
+#[test]
+#[ignore = "prints the corpus's curves and readings, for looking at them"]
+fn print_corpus() {
+    for host in corpus::hosts() {
+        let mut report = host.report.clone();
+        memwall_core::explain::reread(&mut report);
+        let ladder = report.ladder.as_ref().unwrap();
+        println!("{}", host.name);
+        for (i, p) in ladder.points.iter().enumerate() {
+            let others: Vec<String> =
+                ladder.curves.iter().map(|c| format!("{:.2}", c.points[i].ns_per_load.min)).collect();
+            println!("  {:>10} {:8.2} {}", p.bytes, p.ns_per_load.min, others.join(" "));
+        }
+        for l in &ladder.levels {
+            println!("  = {} {} {:.1} ns {:?}", l.name, l.size_bytes, l.ns_per_load, l.capacity_bytes);
+        }
+        for v in ladder.verdict.iter().chain(&report.advice) {
+            println!("  - {v}");
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! `memwall explain`: reports read again by the current rules, so an old report gets today's
+//! levels, verdict and advice without being measured again.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use memwall_core::explain;
+use memwall_core::size::format_bytes;
+use memwall_report::Report;
+
+use crate::output::{self, Destination};
+use crate::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// Reports to read again (written by `memwall run`, `memwall ladder --json` or the page).
+    #[arg(required = true, value_name = "REPORT.json")]
+    pub reports: Vec<PathBuf>,
+    /// Write the report back out with `ladder.levels`, `ladder.verdict` and `advice` replaced
+    /// (nothing measured changes, the schema neither), to PATH or `-` for stdout. One report only.
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<Destination>,
+}
+
+pub fn explain(args: ExplainArgs) -> CliResult {
+    if args.json.is_some() && args.reports.len() > 1 {
+        return Err(CliError::usage("--json writes one report: give one REPORT.json"));
+    }
+    let mut out = output::human(args.json == Some(Destination::Stdout));
+    let mut unreadable = Vec::new();
+    for path in &args.reports {
+        let mut report = match output::read_report(path) {
+            Ok(report) => report,
+            Err(e) => {
+                let e = e.context(&path.display().to_string());
+                writeln!(out, "{}: not read: {}\n", path.display(), e.message()).ok();
+                unreadable.push(e);
+                continue;
+            }
+        };
+        explain::reread(&mut report);
+        print_reading(&mut *out, &path.display().to_string(), &report).map_err(|e| CliError::runtime(e.to_string()))?;
+        if let Some(destination) = &args.json {
+            output::write_report(destination, &report)?;
+        }
+    }
+    match unreadable.len() {
+        0 => Ok(()),
+        1 => Err(unreadable.remove(0)),
+        n => Err(CliError::usage(format!(
+            "{n} of {} reports could not be read (each is named above)",
+            args.reports.len()
+        ))),
+    }
+}
+
+/// The host line, then the levels, verdict and advice as the current rules read them.
+pub fn print_reading(out: &mut dyn Write, name: &str, report: &Report) -> std::io::Result<()> {
+    let host = &report.host;
+    let mut about = vec![host.name.clone().unwrap_or_else(|| "unnamed host".into())];
+    about.extend(host.cpu_model.clone());
+    about.extend(host.hypervisor.as_ref().map(|h| if h == "none" { "bare metal".into() } else { h.clone() }));
+    about.push(format!("{:?} report by memwall {}", report.source, report.tool.version).to_lowercase());
+    writeln!(out, "{name}: {}", about.join(", "))?;
+    let Some(ladder) = &report.ladder else {
+        writeln!(out, "  no ladder in this report: nothing to read\n")?;
+        return Ok(());
+    };
+    let curves: Vec<String> = std::iter::once(format!("{} {}", ladder.pattern, ladder.huge_pages))
+        .chain(ladder.curves.iter().filter(|c| c.chains == 1).map(|c| format!("{} {}", c.pattern, c.huge_pages)))
+        .collect();
+    writeln!(
+        out,
+        "  curves: {} ({} sizes, {} to {})",
+        curves.join(", "),
+        ladder.points.len(),
+        ladder.points.first().map_or("-".into(), |p| format_bytes(p.bytes)),
+        ladder.points.last().map_or("-".into(), |p| format_bytes(p.bytes))
+    )?;
+    writeln!(out, "levels:")?;
+    for level in &ladder.levels {
+        writeln!(out, "  {}", crate::ladder_cmd::level_line(level))?;
+        for placed in &level.evidence {
+            writeln!(out, "      {placed}")?;
+        }
+    }
+    for sentence in &ladder.verdict {
+        writeln!(out, "- {sentence}")?;
+    }
+    if !report.advice.is_empty() {
+        writeln!(out, "for someone choosing a server:")?;
+        for sentence in &report.advice {
+            writeln!(out, "- {sentence}")?;
+        }
+    }
+    writeln!(out)
+}
