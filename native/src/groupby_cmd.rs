@@ -7,11 +7,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
-use memwall_core::groupby::{
-    self, Aggregates, CachesFrom, GroupByConfig, Kernel, MemoryPolicy, ValueColumn, Values, summary,
-};
+use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, MemoryPolicy, ValueColumn, Values, summary};
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Dataset, GroupBy, Host, Report, Source};
 
@@ -130,62 +129,27 @@ pub fn parse_kernels(text: &str) -> Result<KernelList, String> {
     Ok(KernelList(kernels))
 }
 
-/// The caches the kernels size their tables by: this host's per-core L2 and its last-level
-/// cache as declared (the core's defaults where it declares none); `memwall run` and, for
-/// adaptive, `groupby` and `sweep` replace them with what a ladder finds.
-///
-/// A last-level cache shared by more CPUs than `threads` counts for its fair share: a 16-vCPU
-/// guest declared its host's 300 MiB L3, "shared by 16", and its ladder found ~16 MiB of it; sized
-/// by all 300 MiB, adaptive tried a single table up to 9.8 M groups before partitioning and ran
-/// at half tuned's speed on the clickbench preset.
+/// The caches the kernels size their tables by, as this host declares them (see
+/// [`CacheBudget::declared`]); `memwall run` and, for adaptive, `groupby` and `sweep` replace
+/// them with what a ladder reads.
 pub fn groupby_config(partitions: u32, host: &Host, threads: usize) -> CliResult<GroupByConfig> {
-    let default = GroupByConfig::default();
-    let declared = |level: u8| host.caches.iter().find(|c| c.level == level && c.kind != "Instruction");
-    let fair_share = |c: &memwall_report::Cache| {
-        let sharing = u64::from(c.shared_by_cpus.unwrap_or(1).max(1));
-        c.size_bytes / sharing * (threads as u64).clamp(1, sharing)
-    };
-    let config = GroupByConfig {
-        partitions,
-        cache_bytes: declared(2).map_or(default.cache_bytes, |c| c.size_bytes),
-        llc_bytes: declared(3).map_or(default.llc_bytes, fair_share),
-        caches_from: if declared(2).is_some() { CachesFrom::Declared } else { CachesFrom::Guess },
-        ..default
-    };
+    let config =
+        GroupByConfig { partitions, budget: CacheBudget::declared(&host.caches, threads), ..GroupByConfig::default() };
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     Ok(config)
 }
 
-/// The short ladder that finds the caches adaptive sizes by.
-const CACHE_PROBE_FLAGS: [&str; 12] = [
-    "--min",
-    "16KiB",
-    "--max",
-    "64MiB",
-    "--points-per-octave",
-    "1",
-    "--runs",
-    "5",
-    "--sample-ms",
-    "2",
-    "--attempts",
-    "1",
-];
-
-/// `config` with the caches this host really has where adaptive will run (it is the kernel that
-/// decides by them): a short ladder (16 KiB to 64 MiB, a size per doubling, about a second)
-/// names the levels, whose sizes replace the declared ones (a VM's declared L3 is often many
-/// times what it gets). The declared sizes stay if the ladder cannot run, or with `--declared-caches`.
-pub fn with_host_caches(config: GroupByConfig, kernels: &[Kernel], declared_only: bool, host: &Host) -> GroupByConfig {
+/// `budget` with the caches this host really has where adaptive will run (it is the kernel that
+/// decides by them): a short ladder names the levels (see `ladder_cmd::cache_probe`), whose sizes
+/// replace the declared ones (a VM's declared L3 is often many times what it gets). The declared
+/// sizes stay if the ladder cannot run, or with `--declared-caches`.
+pub fn with_host_caches(budget: CacheBudget, kernels: &[Kernel], declared_only: bool, host: &Host) -> CacheBudget {
     if declared_only || !kernels.contains(&Kernel::Adaptive) {
-        return config;
+        return budget;
     }
-    let Ok(probe) = crate::ladder_cmd::LadderArgs::from_flags(&CACHE_PROBE_FLAGS) else {
-        return config;
-    };
-    match crate::ladder_cmd::measure(&probe, host, &NativeClock::new()) {
-        Ok(ladder) => config.with_measured_caches(&ladder.levels),
-        Err(_) => config,
+    match crate::ladder_cmd::cache_probe(host, &NativeClock::new()) {
+        Ok(ladder) => budget.measured(&ladder.levels),
+        Err(_) => budget,
     }
 }
 
@@ -403,7 +367,8 @@ pub fn default_race(
         csv: None,
     };
     let (threads, config, mut data) = prepare(&args, host)?;
-    let setup = Race::for_args(&args, config.with_measured_caches(levels), &threads, &data.dataset);
+    let config = GroupByConfig { budget: config.budget.measured(levels), ..config };
+    let setup = Race::for_args(&args, config, &threads, &data.dataset);
     let result = race(&setup, &mut data, clock)?;
     Ok((result, data.label))
 }
@@ -413,7 +378,10 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     let json_on_stdout = args.json == Some(Destination::Stdout);
     let host = if args.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
     let (threads, config, mut data) = prepare(&args, &host)?;
-    let config = with_host_caches(config, &args.kernel.0, args.declared_caches, &host);
+    let config = GroupByConfig {
+        budget: with_host_caches(config.budget, &args.kernel.0, args.declared_caches, &host),
+        ..config
+    };
     let mut out = output::human(json_on_stdout);
     if args.counters
         && let Err(why) = crate::counters::probe()
@@ -450,31 +418,9 @@ mod tests {
     }
 
     #[test]
-    fn a_shared_last_level_cache_counts_for_the_threads_share() {
-        let cache = |level: u8, size_bytes: u64, shared: u32| memwall_report::Cache {
-            level,
-            kind: "Unified".into(),
-            size_bytes,
-            line_bytes: Some(64),
-            shared_by_cpus: Some(shared),
-        };
-        // The 16-vCPU guest of the device runs: 2 MiB L2 each, 300 MiB L3 shared by 16.
-        let host = Host { caches: vec![cache(2, 2 << 20, 1), cache(3, 300 << 20, 16)], ..Host::default() };
-        let one = groupby_config(4096, &host, 1).unwrap();
-        assert_eq!((one.cache_bytes, one.llc_bytes), (2 << 20, (300 << 20) / 16));
-        assert_eq!(groupby_config(4096, &host, 16).unwrap().llc_bytes, 300 << 20);
-        assert_eq!(groupby_config(4096, &host, 64).unwrap().llc_bytes, 300 << 20);
-        // Not shared, or sharing unknown: all of it.
-        let private = Host { caches: vec![cache(3, 32 << 20, 1)], ..Host::default() };
-        assert_eq!(groupby_config(4096, &private, 1).unwrap().llc_bytes, 32 << 20);
-        assert!(groupby_config(3, &host, 1).is_err());
-    }
-
-    #[test]
-    fn the_cache_probe_is_a_ladder_the_command_line_accepts() {
-        let probe = crate::ladder_cmd::LadderArgs::from_flags(&CACHE_PROBE_FLAGS).unwrap();
-        assert_eq!((probe.min, probe.max, probe.attempts), (16 << 10, 64 << 20, 1));
-        assert!(crate::ladder_cmd::LadderArgs::from_flags(&["--max", "lots"]).unwrap_err().contains("lots"));
+    fn bad_partition_counts_are_refused() {
+        assert!(groupby_config(3, &Host::default(), 1).is_err());
+        assert!(groupby_config(4096, &Host::default(), 1).is_ok());
     }
 
     #[test]

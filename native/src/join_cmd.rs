@@ -6,6 +6,7 @@ use std::ops::ControlFlow;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::{self, MemoryPolicy};
@@ -330,7 +331,7 @@ pub fn print_race(out: &mut dyn Write, join: &Join, label: &str) -> std::io::Res
 /// Threads, config and the two sides for a race from the command line's arguments.
 pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, JoinData, JoinDataset, String)> {
     let threads = Threads::new(args.threads, args.pin)?;
-    let mut config = JoinConfig::from(groupby_cmd::groupby_config(groupby::DEFAULT_PARTITIONS, host, args.threads)?);
+    let mut config = JoinConfig::with_budget(CacheBudget::declared(&host.caches, args.threads));
     config.partitions = args.partitions;
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     let (spec, preset) = spec(&args.data)?;
@@ -350,14 +351,8 @@ pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, 
 /// `config` with the caches this host's short ladder finds (the tables and adaptive's limit are
 /// sized by them), unless `declared_only`.
 pub fn with_host_caches(config: JoinConfig, declared_only: bool, host: &Host) -> JoinConfig {
-    let caches = groupby::GroupByConfig {
-        cache_bytes: config.cache_bytes,
-        llc_bytes: config.llc_bytes,
-        caches_from: config.caches_from,
-        ..groupby::GroupByConfig::default()
-    };
-    let measured = groupby_cmd::with_host_caches(caches, &[groupby::Kernel::Adaptive], declared_only, host);
-    JoinConfig { partitions: config.partitions, ..JoinConfig::from(measured) }
+    let budget = groupby_cmd::with_host_caches(config.budget, &[groupby::Kernel::Adaptive], declared_only, host);
+    JoinConfig { budget, ..config }
 }
 
 pub fn join(args: JoinArgs) -> CliResult {
@@ -381,14 +376,7 @@ pub fn join(args: JoinArgs) -> CliResult {
     };
     let result = race(&setup, &data, dataset, &clock)?;
     print_race(&mut *out, &result, &label).map_err(|e| CliError::runtime(e.to_string()))?;
-    writeln!(
-        out,
-        "caches the tables are sized by: {} per core, {} last level ({})",
-        format_bytes(config.cache_bytes),
-        format_bytes(config.llc_bytes),
-        config.caches_from.describe()
-    )
-    .ok();
+    writeln!(out, "caches the tables are sized by: {}", config.budget.describe()).ok();
     if let Some(destination) = &args.csv {
         output::write_text(destination, &memwall_report::join_csv(&result))?;
     }
@@ -428,16 +416,9 @@ pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn C
         markdown: None,
     };
     let (threads, config, data, dataset, label) = prepare(&args, host)?;
-    let caches = groupby::GroupByConfig {
-        cache_bytes: config.cache_bytes,
-        llc_bytes: config.llc_bytes,
-        caches_from: config.caches_from,
-        ..groupby::GroupByConfig::default()
-    }
-    .with_measured_caches(levels);
     let setup = JoinRace {
         kernels: &args.kernel.0,
-        config: JoinConfig::from(caches),
+        config: JoinConfig { budget: config.budget.measured(levels), ..config },
         threads: &threads,
         policy: args.rules.memory,
         truth: args.rules.truth(dataset.probe_rows, dataset.probe_rows - dataset.misses),

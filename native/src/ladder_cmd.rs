@@ -106,7 +106,8 @@ impl PatternArg {
 
 impl LadderArgs {
     /// The arguments `memwall ladder FLAGS...` would get: every flag not given keeps its
-    /// command-line default, so a ladder run from inside another command cannot drift from them.
+    /// command-line default.
+    #[cfg(test)]
     pub fn from_flags(flags: &[&str]) -> Result<Self, String> {
         #[derive(clap::Parser)]
         struct Ladder {
@@ -130,6 +131,32 @@ fn parse_sample_ms(text: &str) -> Result<f64, String> {
         Ok(ms) if ms.is_finite() && ms > 0.0 && ms <= 10_000.0 => Ok(ms),
         _ => Err("expected a number of milliseconds above 0 and at most 10000".into()),
     }
+}
+
+/// The short ladder adaptive kernels size their caches by: page-local (the caches without TLB
+/// misses; on THP where the host grants it), 16 KiB to 64 MiB at one size per doubling, five
+/// samples of 2 ms each: about a second.
+pub fn cache_probe(host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
+    let thp = matches!(host.thp.as_deref(), Some("always" | "madvise"));
+    let probe = LadderArgs {
+        min: 16 << 10,
+        max: 64 << 20,
+        points_per_octave: 1,
+        pin: None,
+        huge_pages: vec![if thp { HugePages::Thp } else { HugePages::Off }],
+        pattern: vec![PatternArg::PageLocal],
+        runs: 5,
+        sample_ms: 2.0,
+        attempts: 1,
+        chains: vec![],
+        chains_at: None,
+        seed: ladder::DEFAULT_SEED,
+        json: None,
+        csv: None,
+        markdown: None,
+        extra_curves: vec![],
+    };
+    measure(&probe, host, clock)
 }
 
 /// Host facts that need measuring: timer resolution and core clock.

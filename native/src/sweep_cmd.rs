@@ -238,7 +238,8 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
     let host = crate::ladder_cmd::measured_host(&clock);
     let threads = Threads::new(args.common.threads, args.common.pin)?;
     let config = groupby_cmd::groupby_config(args.partitions, &host, args.common.threads)?;
-    let config = groupby_cmd::with_host_caches(config, &args.kernel.0, args.common.declared_caches, &host);
+    let budget = groupby_cmd::with_host_caches(config.budget, &args.kernel.0, args.common.declared_caches, &host);
+    let config = groupby::GroupByConfig { budget, ..config };
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {
         return Err(CliError::usage(format!(
@@ -361,9 +362,9 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
     let clock = NativeClock::new();
     let host = crate::ladder_cmd::measured_host(&clock);
     let threads = Threads::new(args.common.threads, args.common.pin)?;
-    let config = groupby_cmd::groupby_config(groupby::DEFAULT_PARTITIONS, &host, args.common.threads)?;
-    let config = JoinConfig::from(groupby_cmd::with_host_caches(
-        config,
+    let declared = memwall_core::budget::CacheBudget::declared(&host.caches, args.common.threads);
+    let config = JoinConfig::with_budget(groupby_cmd::with_host_caches(
+        declared,
         &[Kernel::Adaptive],
         args.common.declared_caches,
         &host,
@@ -415,14 +416,7 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
     let json_on_stdout = args.common.json == Some(Destination::Stdout);
     let mut out = output::human(json_on_stdout);
     print_build_sweep(&mut *out, &sweep).map_err(|e| CliError::runtime(e.to_string()))?;
-    writeln!(
-        out,
-        "caches the tables are sized by: {} per core, {} last level ({})",
-        memwall_core::size::format_bytes(config.cache_bytes),
-        memwall_core::size::format_bytes(config.llc_bytes),
-        config.caches_from.describe()
-    )
-    .ok();
+    writeln!(out, "caches the tables are sized by: {}", config.budget.describe()).ok();
     if let Some(destination) = &args.common.json {
         let mut report = Report::new(Source::Native, output::unix_now(), host);
         let dataset = memwall_report::JoinDataset {

@@ -330,10 +330,12 @@ impl App {
 
     /// Parses, checks and adds a report; says whether it was added. A report that cannot be
     /// read sets the message (naming where it came from; nothing else changes), one with
-    /// impossible figures is listed as not drawn.
+    /// impossible figures is listed as not drawn. Its levels, verdict and advice are read again by
+    /// the core's current rules, as `memwall explain` does, so an old report gets today's reading.
     fn load(&mut self, text: &str, origin: String) -> bool {
         match Report::from_untrusted_json(text) {
-            Ok(report) => {
+            Ok(mut report) => {
+                memwall_core::explain::reread(&mut report);
                 self.push(report, origin);
                 true
             }

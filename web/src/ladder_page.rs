@@ -109,9 +109,11 @@ impl Component for LadderPage {
             measuring: None,
             calibration: None,
             points: Vec::new(),
+            // Page-local by default: the levels are read from it (caches and DRAM without TLB
+            // misses), as the native `memwall run` reads them; `?patterns=` without it opts out.
             patterns: util::query("patterns")
                 .map(|list| list.split(',').filter_map(Pattern::parse).filter(|p| *p != Pattern::Random).collect())
-                .unwrap_or_default(),
+                .unwrap_or_else(|| vec![Pattern::PageLocal]),
             chains: util::query("chains").as_deref() == Some("1"),
             extra: Vec::new(),
             planned_points: 0,
@@ -617,10 +619,9 @@ impl LadderPage {
     /// What an embed of this page measures: the same sizes, patterns and chases.
     fn embed_params(&self) -> Vec<(String, String)> {
         let mut params = vec![("min".to_string(), self.min.clone()), ("max".to_string(), self.max.clone())];
-        if !self.patterns.is_empty() {
-            let names: Vec<&str> = self.patterns.iter().map(|p| p.name()).collect();
-            params.push(("patterns".into(), names.join(",")));
-        }
+        // Named even when only random is left, or the embed would add page-local back.
+        let names: Vec<&str> = std::iter::once("random").chain(self.patterns.iter().map(|p| p.name())).collect();
+        params.push(("patterns".into(), names.join(",")));
         if self.chains {
             params.push(("chains".into(), "1".into()));
         }

@@ -7,6 +7,7 @@
 
 pub mod arch;
 pub mod bandwidth;
+pub mod budget;
 pub mod clock;
 pub mod cycles;
 pub mod describe;

@@ -7,6 +7,7 @@
 
 use std::ops::ControlFlow;
 
+use memwall_core::budget::CacheBudget;
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::Racer;
@@ -27,8 +28,11 @@ fn check(keys: &[i64]) {
     let expected = groupby::reference(keys);
     for partitions in [2, 64, 4096, 65536] {
         for cache_bytes in [0, 1 << 20] {
-            let config =
-                GroupByConfig { partitions, cache_bytes, llc_bytes: cache_bytes * 4, ..GroupByConfig::default() };
+            let config = GroupByConfig {
+                partitions,
+                budget: CacheBudget::sized(cache_bytes, cache_bytes * 4),
+                ..GroupByConfig::default()
+            };
             for kernel in Kernel::ALL {
                 let outcome = groupby::run(kernel, keys, &config, &Sequential).unwrap();
                 assert_eq!(outcome.result, expected, "{} with P = {partitions}, {} rows", kernel.name(), keys.len());
@@ -177,8 +181,7 @@ fn kernels_compute_every_aggregate_like_the_reference() {
                     for cache_bytes in [0, 1 << 20] {
                         let config = GroupByConfig {
                             partitions,
-                            cache_bytes,
-                            llc_bytes: cache_bytes * 4,
+                            budget: CacheBudget::sized(cache_bytes, cache_bytes * 4),
                             aggregates,
                             ..GroupByConfig::default()
                         };

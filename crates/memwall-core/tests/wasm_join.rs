@@ -7,6 +7,7 @@
 
 use std::ops::ControlFlow;
 
+use memwall_core::budget::CacheBudget;
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::{HeapChunks, MemoryPolicy};
@@ -29,9 +30,11 @@ fn check(build: &[BuildRow], probe: &[i64]) {
     let clock = PerformanceClock::new();
     let expected = join::reference(build, probe);
     let default = JoinConfig::default();
-    for config in
-        [default, JoinConfig { cache_bytes: 0, llc_bytes: 0, ..default }, JoinConfig { partitions: Some(1), ..default }]
-    {
+    for config in [
+        default,
+        JoinConfig { budget: CacheBudget::sized(0, 0), ..default },
+        JoinConfig { partitions: Some(1), ..default },
+    ] {
         for kernel in Kernel::ALL {
             let got = join::run(kernel, build, probe, &config, &Sequential, &clock).map(|o| o.result);
             match (&expected, got) {

@@ -107,8 +107,8 @@ pub struct Thresholds {
 /// 262,144; on a Zen 4 guest (a 1 MiB L2 that reads as 256 KiB, 4 MiB of L3) naive up to
 /// 65,536 groups (2.2 MB of table, in L3), the table up to 131,072.
 pub fn thresholds(config: &GroupByConfig) -> Thresholds {
-    let cache = config.cache_bytes.max(1 << 16);
-    let llc = config.llc_bytes.max(cache);
+    let cache = config.budget.per_core_bytes.max(1 << 16);
+    let llc = config.budget.last_level_bytes.max(cache);
     // Both tables take twice a group's bytes (its key and state): 32 for a count, and as much
     // more as the aggregates' state takes, so a larger state gives up the single table sooner.
     let group = 2 * group_bytes(config);
@@ -128,7 +128,7 @@ fn group_bytes(config: &GroupByConfig) -> u64 {
 /// ~3 M), and too few partitions (tables spilling out of cache) cost more than too many.
 pub fn partitions_for(groups: u64, config: &GroupByConfig) -> u32 {
     let per_partition =
-        (config.cache_bytes.max(1 << 16) / 2 / tuned::table_bytes_per_group(group_bytes(config) - 8)).max(1);
+        (config.budget.per_core_bytes.max(1 << 16) / 2 / tuned::table_bytes_per_group(group_bytes(config) - 8)).max(1);
     groups.saturating_mul(4).div_ceil(per_partition).next_power_of_two().clamp(64, u64::from(super::DEFAULT_PARTITIONS))
         as u32
 }
@@ -155,7 +155,7 @@ pub(super) fn aggregate<S: State>(
             single_table_groups: full.single_table_groups / threads,
         }
     };
-    let cache = format!("{} ({})", crate::size::format_bytes(config.cache_bytes), config.caches_from.describe());
+    let caches = config.budget.describe();
     let choice = |kernel: Kernel, estimated_groups: u64, sampled_rows: u64, reason: String| AdaptiveChoice {
         kernel: kernel.name().into(),
         estimated_groups,
@@ -167,7 +167,7 @@ pub(super) fn aggregate<S: State>(
         phases.attempt(|| super::naive::aggregate_bounded::<S>(keys, values, naive_limit, scratch, phases))?
     {
         let exact = groups.len();
-        let reason = format!("all {exact} groups fit one hashbrown table in the {cache} cache");
+        let reason = format!("all {exact} groups fit one hashbrown table in the per-core cache (caches: {caches})");
         return Ok(Outcome {
             result: groups.finish_with(config.aggregates, S::VALUE_TYPE),
             choice: Some(choice(Kernel::Naive, exact, keys.len() as u64, reason)),
@@ -184,9 +184,8 @@ pub(super) fn aggregate<S: State>(
     if worth_trying && let Some(groups) = phases.attempt(attempt)? {
         let exact = groups.len();
         let reason = format!(
-            "{exact} groups: more than fit the {cache} cache, few enough ({} at most) for one prefetched table in the {} last-level cache",
+            "{exact} groups: more than fit the per-core cache, few enough ({} at most) for one prefetched table in the last-level cache (caches: {caches})",
             limits.single_table_groups,
-            crate::size::format_bytes(config.llc_bytes)
         );
         return Ok(Outcome {
             result: groups.finish_with(config.aggregates, S::VALUE_TYPE),
@@ -199,7 +198,7 @@ pub(super) fn aggregate<S: State>(
     // follows the estimate that skew cannot pull down.
     let partitions = partitions_for(estimate.groups.max(estimate.upper_groups.div_ceil(4)), config);
     let reason = format!(
-        "more than {} groups (a sample of {} rows suggests ~{}, at most ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half the last-level cache",
+        "more than {} groups (a sample of {} rows suggests ~{}, at most ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half the last-level cache (caches: {caches})",
         limits.single_table_groups, estimate.sampled_rows, estimate.groups, estimate.upper_groups
     );
     // The estimate sets how far to scatter; each partition is then split further in cache if it
@@ -209,7 +208,7 @@ pub(super) fn aggregate<S: State>(
     // 256 KiB L2 made adaptive 50% slower than tuned at 8Mi groups).
     let fit = tuned::Fit {
         groups_per_table: usize::try_from(
-            config.llc_bytes.max(config.cache_bytes).max(1 << 16)
+            config.budget.last_level_bytes.max(config.budget.per_core_bytes).max(1 << 16)
                 / 2
                 / tuned::table_bytes_per_group(group_bytes(config) - 8),
         )
@@ -228,6 +227,7 @@ pub(super) fn aggregate<S: State>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::CacheBudget;
 
     #[test]
     fn exact_when_the_sample_is_everything() {
@@ -263,62 +263,22 @@ mod tests {
     }
 
     #[test]
-    fn measured_levels_replace_declared_caches() {
-        use memwall_report::{Cause, Level};
-        let level = |name: &str, size_bytes: u64, cause: Cause| Level {
-            name: name.into(),
-            size_bytes,
-            ns_per_load: 1.0,
-            cycles_per_load: None,
-            cause,
-            declared_bytes: None,
-            capacity_bytes: None,
-            evidence: vec![],
-        };
-        let declared = GroupByConfig { cache_bytes: 1 << 20, llc_bytes: 32 << 20, ..GroupByConfig::default() };
-        // The Zen 3 guest of HOSTS.md: L2 to 256 KiB (then TLB misses), ~3 MiB of the L3.
-        let zen3 = [
-            level("L1", 32 << 10, Cause::Cache),
-            level("L2", 256 << 10, Cause::Cache),
-            level("L2 + TLB misses", 384 << 10, Cause::Tlb),
-            level("L3", 3 << 20, Cause::Cache),
-            level("DRAM", 4 << 20, Cause::Dram),
-        ];
-        let measured = declared.with_measured_caches(&zen3);
-        assert_eq!((measured.cache_bytes, measured.llc_bytes), (384 << 10, 3 << 20));
-        assert_eq!(measured.caches_from, super::super::CachesFrom::Ladder);
-        assert_eq!(thresholds(&measured).single_table_groups, 98_304);
-        // A ladder that never left L2 changes nothing it did not see.
-        let short = [level("L1", 32 << 10, Cause::Cache), level("L2", 768 << 10, Cause::Cache)];
-        let measured = declared.with_measured_caches(&short);
-        assert_eq!((measured.cache_bytes, measured.llc_bytes), (768 << 10, 32 << 20));
-        assert_eq!(declared.with_measured_caches(&[]), declared);
-        // A noisy ladder that took the L3 plateau for DRAM: the declared L3 is not believed.
-        let noisy = [
-            level("L1", 32 << 10, Cause::Cache),
-            level("L2", 256 << 10, Cause::Cache),
-            level("DRAM", 2 << 20, Cause::Dram),
-        ];
-        assert_eq!(declared.with_measured_caches(&noisy).llc_bytes, 1 << 20);
-    }
-
-    #[test]
     fn thresholds_and_partitions_follow_the_cache() {
-        let config = GroupByConfig { cache_bytes: 1 << 20, llc_bytes: 8 << 20, ..GroupByConfig::default() };
+        let config = GroupByConfig { budget: CacheBudget::sized(1 << 20, 8 << 20), ..GroupByConfig::default() };
         assert_eq!(thresholds(&config), Thresholds { naive_groups: 65_536, single_table_groups: 262_144 });
         // A guest that gets 3 MiB of its L3 (HOSTS.md's Zen 3), and a big server's 96 MiB.
-        let slice = GroupByConfig { cache_bytes: 512 << 10, llc_bytes: 3 << 20, ..config };
+        let slice = GroupByConfig { budget: CacheBudget::sized(512 << 10, 3 << 20), ..config };
         assert_eq!(thresholds(&slice), Thresholds { naive_groups: 24_576, single_table_groups: 98_304 });
-        let big = GroupByConfig { llc_bytes: 96 << 20, ..config };
+        let big = GroupByConfig { budget: CacheBudget { last_level_bytes: 96 << 20, ..config.budget }, ..config };
         assert_eq!(thresholds(&big).single_table_groups, 3 << 20);
         // No cache beyond L2: no room for the prefetched table.
-        let flat = GroupByConfig { llc_bytes: 0, ..config };
+        let flat = GroupByConfig { budget: CacheBudget { last_level_bytes: 0, ..config.budget }, ..config };
         assert_eq!(thresholds(&flat).single_table_groups, thresholds(&flat).naive_groups);
         assert_eq!(partitions_for(17_630_976, &config), 4096);
         assert_eq!(partitions_for(1_000_000, &config), 512);
         assert_eq!(partitions_for(3_222_051, &config), 2048);
         assert_eq!(partitions_for(10, &config), 64);
-        let small = GroupByConfig { cache_bytes: 256 << 10, llc_bytes: 2 << 20, ..config };
+        let small = GroupByConfig { budget: CacheBudget::sized(256 << 10, 2 << 20), ..config };
         assert!(thresholds(&small).naive_groups < thresholds(&config).naive_groups);
         // A group of sum, min, max and count takes 48 bytes with its key, three times a count's
         // 16: a third as many groups fit, and partitions are three times as many (rounded up).
@@ -332,6 +292,7 @@ mod tests {
 #[cfg(test)]
 mod heavy_tail {
     use super::*;
+    use crate::budget::CacheBudget;
 
     /// Shaped like a real ClickBench-like column: a Zipf head of hot keys and a long tail of
     /// keys seen once (72% of the keys, 12% of the rows).
@@ -364,7 +325,8 @@ mod heavy_tail {
         assert!(estimate.upper_groups >= groups / 2 && estimate.upper_groups <= keys.len() as u64, "{estimate:?}");
         // Caches of a small core, this project's VMs, and a big server's.
         for cache_bytes in [256 << 10, 1 << 20, 32 << 20] {
-            let config = GroupByConfig { cache_bytes, llc_bytes: cache_bytes * 8, ..GroupByConfig::default() };
+            let config =
+                GroupByConfig { budget: CacheBudget::sized(cache_bytes, cache_bytes * 8), ..GroupByConfig::default() };
             let outcome = super::super::run(Kernel::Adaptive, &keys, &config, &crate::exec::Sequential).unwrap();
             assert_eq!(outcome.result, expected, "cache {cache_bytes}");
             let choice = outcome.choice.unwrap();

@@ -16,6 +16,7 @@
 
 use memwall_report::AdaptiveChoice;
 
+use crate::budget::CacheBudget;
 use crate::exec::{self, Executor};
 
 mod adaptive;
@@ -111,75 +112,16 @@ pub struct GroupByConfig {
     /// Partitions for radix and tuned: a power of two from [`MIN_PARTITIONS`] to
     /// [`MAX_PARTITIONS`].
     pub partitions: u32,
-    /// The cache a hash table should fit in to be fast (tuned's tables and adaptive's
-    /// thresholds scale with it): the per-core L2, as the ladder finds it where it ran, else as
-    /// declared; a guess in a browser.
-    pub cache_bytes: u64,
-    /// The last-level cache this core really gets (on a VM often a slice of the declared L3):
-    /// adaptive keeps one prefetched table while it fits. As the ladder finds it, else as
-    /// declared; a guess in a browser.
-    pub llc_bytes: u64,
-    /// Where the two cache sizes came from, for the reasons adaptive gives.
-    pub caches_from: CachesFrom,
+    /// The caches tuned's tables and adaptive's thresholds are sized by: as the ladder read them
+    /// where it ran, else as declared; a guess in a browser that has not run its ladder.
+    pub budget: CacheBudget,
     /// What to compute per group (see `agg.rs`); anything past `count` needs a value column.
     pub aggregates: Aggregates,
 }
 
-/// Where a [`GroupByConfig`]'s cache sizes came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CachesFrom {
-    /// The levels this host's ladder found.
-    Ladder,
-    /// What the OS declares.
-    Declared,
-    /// Defaults, where nothing better is known (a browser).
-    Guess,
-}
-
-impl CachesFrom {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::Ladder => "as the ladder measured them",
-            Self::Declared => "as the OS declares them",
-            Self::Guess => "guessed: nothing measured or declared them",
-        }
-    }
-}
-
 impl Default for GroupByConfig {
     fn default() -> Self {
-        Self {
-            partitions: DEFAULT_PARTITIONS,
-            cache_bytes: 1 << 20,
-            llc_bytes: 8 << 20,
-            caches_from: CachesFrom::Guess,
-            aggregates: Aggregates::COUNT,
-        }
-    }
-}
-
-impl GroupByConfig {
-    /// This config with the caches a ladder's named levels show, where they show them: the
-    /// per-core cache is the largest `L2` level, the last-level cache the largest level past it
-    /// that is still cache (the part of a shared L3 this core really gets).
-    pub fn with_measured_caches(self, levels: &[memwall_report::Level]) -> Self {
-        use memwall_report::Cause;
-        let largest = |prefix: &str| {
-            levels.iter().filter(|l| l.name.starts_with(prefix) && l.cause != Cause::Dram).map(|l| l.size_bytes).max()
-        };
-        let (l2, l3) = (largest("L2"), largest("L3"));
-        // Where DRAM's latency began: whatever cache there is ends below it.
-        let dram = levels.iter().filter(|l| l.cause == Cause::Dram).map(|l| l.size_bytes).min();
-        if l2.is_none() && l3.is_none() && dram.is_none() {
-            return self;
-        }
-        // A level the ladder did not see keeps the size it had, but no cache reaches DRAM: a
-        // last-level cache guessed too large costs far more (one table in DRAM) than one guessed
-        // too small (partitioning a little early).
-        let cache_bytes = l2.unwrap_or(self.cache_bytes);
-        let below_dram = dram.map_or(u64::MAX, |d| d / 2);
-        let llc_bytes = l3.unwrap_or(self.llc_bytes.min(below_dram)).max(cache_bytes);
-        Self { cache_bytes, llc_bytes, caches_from: CachesFrom::Ladder, ..self }
+        Self { partitions: DEFAULT_PARTITIONS, budget: CacheBudget::GUESS, aggregates: Aggregates::COUNT }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Every kernel equals the `BTreeMap` reference, on random and adversarial keys, for several
 //! partition counts and thread counts.
 
+use crate::budget::CacheBudget;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
@@ -97,7 +98,7 @@ fn check_all(keys: &[i64], partitions: &[u32]) {
         }
         // The smallest cache moves adaptive's thresholds low enough for these inputs to reach
         // each of its choices.
-        let tiny = GroupByConfig { cache_bytes: 0, llc_bytes: 0, ..config };
+        let tiny = GroupByConfig { budget: CacheBudget::sized(0, 0), ..config };
         for exec in [&Sequential as &dyn Executor, &Threads(2)] {
             assert_eq!(run_dirty(Kernel::Adaptive, keys, &tiny, exec).unwrap().result, expected);
         }
@@ -160,7 +161,7 @@ fn generated_data_at_several_sizes() {
 fn adaptive_explains_its_choice() {
     use datagen::{DataSpec, Skew};
     // 256 KiB of L2 and 2 MiB of L3: naive up to 16,384 groups, one prefetched table up to 65,536.
-    let config = GroupByConfig { cache_bytes: 256 << 10, llc_bytes: 2 << 20, ..GroupByConfig::default() };
+    let config = GroupByConfig { budget: CacheBudget::sized(256 << 10, 2 << 20), ..GroupByConfig::default() };
     let data = |keys| datagen::generate(&DataSpec { rows: 300_000, keys, skew: Skew::Uniform, seed: 1 }).unwrap();
     let outcome = run(Kernel::Adaptive, &data(100), &config, &Threads(2)).unwrap();
     let choice = outcome.choice.unwrap();
@@ -228,8 +229,7 @@ fn scratch_bytes_bounds_what_every_kernel_takes() {
                 GroupByConfig::default(),
                 GroupByConfig {
                     partitions: 64,
-                    cache_bytes: 256 << 10,
-                    llc_bytes: 2 << 20,
+                    budget: CacheBudget::sized(256 << 10, 2 << 20),
                     ..GroupByConfig::default()
                 },
             ] {
@@ -295,7 +295,7 @@ proptest! {
         }
         // Thresholds low enough that small inputs take every one of adaptive's ways.
         for cache_bytes in [0, 1 << 20] {
-            let config = GroupByConfig { cache_bytes, llc_bytes: cache_bytes * 4, ..config };
+            let config = GroupByConfig { budget: CacheBudget::sized(cache_bytes, cache_bytes * 4), ..config };
             prop_assert_eq!(run_dirty(Kernel::Adaptive, &keys, &config, &Backwards).unwrap().result, expected.clone());
         }
     }
@@ -326,7 +326,8 @@ fn phases_cover_the_run_and_off_records_nothing() {
         datagen::generate(&datagen::DataSpec { rows: 2_000_000, keys: 400_000, skew: datagen::Skew::Uniform, seed: 3 })
             .unwrap();
     let clock = WallClock(std::time::Instant::now());
-    let config = GroupByConfig { partitions: 1024, cache_bytes: 256 << 10, llc_bytes: 2 << 20, ..Default::default() };
+    let config =
+        GroupByConfig { partitions: 1024, budget: CacheBudget::sized(256 << 10, 2 << 20), ..Default::default() };
     let racer = |phases: bool| Racer {
         kernels: &Kernel::ALL,
         config,
@@ -395,7 +396,7 @@ fn check_aggregates(keys: &[i64], ints: &[i64], floats: &[f64], partitions: &[u3
             let expected = reference_rows(rows, aggregates);
             for &p in partitions {
                 let config = GroupByConfig { partitions: p, aggregates, ..GroupByConfig::default() };
-                let tiny = GroupByConfig { cache_bytes: 0, llc_bytes: 0, ..config };
+                let tiny = GroupByConfig { budget: CacheBudget::sized(0, 0), ..config };
                 for kernel in Kernel::ALL {
                     let execs: [&dyn Executor; 3] = [&Sequential, &Backwards, &Threads(2)];
                     for exec in execs {

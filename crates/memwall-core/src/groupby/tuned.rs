@@ -247,7 +247,7 @@ fn cache_table_groups(config: &GroupByConfig, slot_bytes: usize) -> usize {
     // The last-level cache, not the L2: a partition's table that spills from L2 is still fast
     // enough, and one sized below its groups would be rehashed for every partition (measured:
     // a 256 KiB cap took 16 Mi all-distinct keys from 11 to 27 ns/row).
-    let cache = config.llc_bytes.max(config.cache_bytes);
+    let cache = config.budget.last_level_bytes.max(config.budget.per_core_bytes);
     usize::try_from(cache / slot_bytes as u64 / LOAD_INVERSE as u64).unwrap_or(usize::MAX)
 }
 

@@ -23,9 +23,10 @@
 
 use memwall_report::AdaptiveChoice;
 
+use crate::budget::CacheBudget;
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
-use crate::groupby::{CachesFrom, GroupByConfig, GroupByError, MAX_PARTITIONS, Scratch};
+use crate::groupby::{GroupByError, MAX_PARTITIONS, Scratch};
 
 pub mod data;
 mod naive;
@@ -99,33 +100,19 @@ impl Kernel {
 }
 
 /// Knobs of the kernels: the caches their tables are sized by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct JoinConfig {
-    /// The cache a partition's table should fit in (the per-core L2, as measured or declared).
-    pub cache_bytes: u64,
-    /// The last-level cache this core really gets: adaptive keeps one table while it fits.
-    pub llc_bytes: u64,
-    pub caches_from: CachesFrom,
+    /// The caches: a partition's table fits half the per-core L2, and adaptive keeps one table
+    /// while it fits the last-level cache this core really gets.
+    pub budget: CacheBudget,
     /// A partition count to use instead of the one sized by the cache (a power of two from 1
     /// to [`MAX_PARTITIONS`]), for sweeps.
     pub partitions: Option<u32>,
 }
 
-impl Default for JoinConfig {
-    fn default() -> Self {
-        Self::from(GroupByConfig::default())
-    }
-}
-
-/// The GROUP BY race's caches serve the join too: one ladder measures them for both.
-impl From<GroupByConfig> for JoinConfig {
-    fn from(config: GroupByConfig) -> Self {
-        Self {
-            cache_bytes: config.cache_bytes,
-            llc_bytes: config.llc_bytes,
-            caches_from: config.caches_from,
-            partitions: None,
-        }
+impl JoinConfig {
+    pub fn with_budget(budget: CacheBudget) -> Self {
+        Self { budget, partitions: None }
     }
 }
 
@@ -145,13 +132,13 @@ impl JoinConfig {
         if let Some(p) = self.partitions {
             return p;
         }
-        let per_partition = (self.cache_bytes.max(1 << 14) / 2 / 64).max(1);
+        let per_partition = (self.budget.per_core_bytes.max(1 << 14) / 2 / 64).max(1);
         build_keys.div_ceil(per_partition).max(1).next_power_of_two().min(u64::from(MAX_PARTITIONS)) as u32
     }
 
     /// Build keys up to which one flat table (32-64 bytes a key) fits the last-level cache.
     pub fn single_table_keys(&self) -> u64 {
-        self.llc_bytes.max(self.cache_bytes) / 64
+        self.budget.last_level_bytes.max(self.budget.per_core_bytes) / 64
     }
 }
 
@@ -316,20 +303,18 @@ fn adaptive(
         (
             Kernel::Prefetch,
             format!(
-                "{keys} build keys: one table for at most {limit} fits the last-level cache ({} {})",
-                crate::size::format_bytes(config.llc_bytes),
-                config.caches_from.describe()
+                "{keys} build keys: one table for at most {limit} fits the last-level cache (caches: {})",
+                config.budget.describe()
             ),
         )
     } else {
         (
             Kernel::Tuned,
             format!(
-                "{keys} build keys: one table for more than {limit} outgrows the last-level cache ({} {}); \
+                "{keys} build keys: one table for more than {limit} outgrows the last-level cache (caches: {}); \
                  partitioned so that each table fits half of {}",
-                crate::size::format_bytes(config.llc_bytes),
-                config.caches_from.describe(),
-                crate::size::format_bytes(config.cache_bytes)
+                config.budget.describe(),
+                crate::size::format_bytes(config.budget.per_core_bytes)
             ),
         )
     };

@@ -1,6 +1,7 @@
 //! Every kernel against the reference, on adversarial and generated data, with and without
 //! threads and with the partition count and caches pushed to their extremes.
 
+use crate::budget::CacheBudget;
 use proptest::prelude::*;
 
 use super::data::{JoinSpec, generate};
@@ -35,11 +36,11 @@ fn configs() -> Vec<JoinConfig> {
     vec![
         default,
         // Tiny caches: many partitions, some empty.
-        JoinConfig { cache_bytes: 0, llc_bytes: 0, ..default },
+        JoinConfig { budget: CacheBudget::sized(0, 0), ..default },
         JoinConfig { partitions: Some(1), ..default },
         JoinConfig { partitions: Some(MAX_PARTITIONS), ..default },
         // A huge last-level cache: adaptive keeps one table.
-        JoinConfig { llc_bytes: 1 << 40, ..default },
+        JoinConfig { budget: CacheBudget { last_level_bytes: 1 << 40, ..default.budget }, ..default },
     ]
 }
 
@@ -166,7 +167,7 @@ fn phases_are_timed_and_partitions_reported() {
         miss_rate: 0.1,
     })
     .unwrap();
-    let config = JoinConfig { cache_bytes: 1 << 14, llc_bytes: 1 << 15, ..JoinConfig::default() };
+    let config = JoinConfig { budget: CacheBudget::sized(1 << 14, 1 << 15), ..JoinConfig::default() };
     for kernel in Kernel::ALL {
         let outcome = run(kernel, &data.build, &data.probe, &config, &Sequential, &Ticks::default()).unwrap();
         // The fake clock advances 1 µs per reading: each phase is read twice.
@@ -178,19 +179,26 @@ fn phases_are_timed_and_partitions_reported() {
     }
     let adaptive = run(Kernel::Adaptive, &data.build, &data.probe, &config, &Sequential, &Ticks::default()).unwrap();
     assert_eq!(adaptive.choice.unwrap().kernel, "tuned", "3000 keys outgrow a 16 KiB cache");
-    let roomy = JoinConfig { llc_bytes: 1 << 30, ..config };
+    let roomy = JoinConfig { budget: CacheBudget { last_level_bytes: 1 << 30, ..config.budget }, ..config };
     let adaptive = run(Kernel::Adaptive, &data.build, &data.probe, &roomy, &Sequential, &Ticks::default()).unwrap();
     assert_eq!(adaptive.choice.unwrap().kernel, "prefetch");
 }
 
 #[test]
 fn partitions_follow_the_cache() {
-    let config = JoinConfig { cache_bytes: 1 << 20, ..JoinConfig::default() };
+    let config = JoinConfig {
+        budget: CacheBudget::sized(1 << 20, JoinConfig::default().budget.last_level_bytes),
+        ..JoinConfig::default()
+    };
     assert_eq!(config.partitions_for(0), 1);
     assert_eq!(config.partitions_for(8192), 1);
     assert_eq!(config.partitions_for(8193), 2);
     assert_eq!(config.partitions_for(17_630_976), 4096);
-    assert_eq!(JoinConfig { cache_bytes: 1 << 18, ..config }.partitions_for(17_630_976), 16384);
+    assert_eq!(
+        JoinConfig { budget: CacheBudget { per_core_bytes: 1 << 18, ..config.budget }, ..config }
+            .partitions_for(17_630_976),
+        16384
+    );
     assert_eq!(config.partitions_for(u64::MAX), MAX_PARTITIONS);
     assert_eq!(JoinConfig { partitions: Some(3), ..config }.validate(), Err(JoinError::Partitions(3)));
 }
