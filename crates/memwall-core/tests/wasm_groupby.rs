@@ -183,7 +183,6 @@ fn kernels_compute_every_aggregate_like_the_reference() {
                             partitions,
                             budget: CacheBudget::sized(cache_bytes, cache_bytes * 4),
                             aggregates,
-                            ..GroupByConfig::default()
                         };
                         for kernel in Kernel::ALL {
                             let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
