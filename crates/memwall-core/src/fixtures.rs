@@ -1,6 +1,7 @@
-//! Test data shared by the core's unit tests.
+//! Test data the core's tests, its integration tests and its wasm tests share: ladder points and
+//! ladders built from latencies alone. Not part of the measuring API.
 
-use memwall_report::{LadderPoint, Summary};
+use memwall_report::{Curve, Ladder, LadderPoint, Summary};
 
 /// A ladder point whose fastest sample read `ns` per load, the others a little slower, as a
 /// quiet host's samples do.
@@ -16,5 +17,30 @@ pub fn point(bytes: u64, ns: f64) -> LadderPoint {
         samples_ns_per_load: vec![],
         attempts: 1,
         huge_page_bytes: None,
+    }
+}
+
+/// A ladder whose main curve is `pattern` on `pages` (`points`), with `curves` beside it and
+/// nothing read from them yet.
+pub fn ladder(pattern: &str, pages: &str, points: Vec<LadderPoint>, curves: Vec<Curve>) -> Ladder {
+    Ladder {
+        pattern: pattern.into(),
+        huge_pages: pages.into(),
+        pinned_cpu: None,
+        line_bytes: 64,
+        seed: 1,
+        ghz: None,
+        cycles_unavailable: None,
+        target_sample_ns: 5e6,
+        timer_resolution_ns: None,
+        duration_s: None,
+        points,
+        steps: vec![],
+        clock: None,
+        clock_check: None,
+        levels: vec![],
+        verdict: vec![],
+        parallelism: None,
+        curves,
     }
 }

@@ -19,7 +19,7 @@ pub mod ladder;
 pub mod race;
 pub mod size;
 
-#[cfg(test)]
-mod fixtures;
+#[doc(hidden)]
+pub mod fixtures;
 
 pub use memwall_report as report;

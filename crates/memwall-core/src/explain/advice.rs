@@ -4,7 +4,7 @@
 use memwall_report::{Bandwidth, BandwidthPoint, Cause, Ladder, LadderPoint};
 
 use super::evidence::{CurveView, Evidence};
-use super::levels::{TLB_GAP, page_walk_share, small_page_pair};
+use super::tlb::{TLB_GAP, page_walk_share, small_page_pair};
 use crate::ladder::Pattern;
 use crate::size::format_bytes;
 

@@ -4,6 +4,7 @@
 use memwall_report::{Bandwidth, Cache, Ladder, LadderPoint};
 
 use crate::ladder::Pattern;
+use crate::size::format_bytes;
 
 /// One latency curve (one chase at a time) of a ladder.
 #[derive(Debug, Clone, Copy)]
@@ -101,4 +102,31 @@ pub fn data_caches(declared: &[Cache]) -> Vec<&Cache> {
     caches.sort_by_key(|c| c.level);
     caches.dedup_by_key(|c| c.level);
     caches
+}
+
+/// "one thread streams 27-29 GB/s of reads from 4 MiB to 64 MiB", over the bandwidth points
+/// that fall within `lo..=hi`.
+pub(super) fn streams(evidence: &Evidence<'_>, lo: u64, hi: u64) -> Option<String> {
+    let points: Vec<f64> = evidence
+        .bandwidth?
+        .points
+        .iter()
+        .filter(|p| p.threads == 1 && (lo..=hi).contains(&p.bytes))
+        .map(|p| p.read_gb_per_s)
+        .collect();
+    let sizes: Vec<u64> = evidence
+        .bandwidth?
+        .points
+        .iter()
+        .filter(|p| p.threads == 1 && (lo..=hi).contains(&p.bytes))
+        .map(|p| p.bytes)
+        .collect();
+    let (low, high) = points.iter().fold((f64::INFINITY, 0.0f64), |(l, h), &g| (l.min(g), h.max(g)));
+    let (&from, &to) = (sizes.first()?, sizes.last()?);
+    let rate = if high - low < 0.5 { format!("{high:.0}") } else { format!("{low:.0}-{high:.0}") };
+    Some(if from == to {
+        format!("one thread streams {rate} GB/s of reads at {}", format_bytes(from))
+    } else {
+        format!("one thread streams {rate} GB/s of reads from {} to {}", format_bytes(from), format_bytes(to))
+    })
 }

@@ -10,14 +10,18 @@
 //! current reading.
 
 mod advice;
+mod curve;
 mod evidence;
 mod levels;
+mod tlb;
 pub mod treads;
 
 pub use advice::advice;
+pub use curve::DRAM_OVER_L1;
 pub use evidence::{CurveView, Evidence, data_caches};
-pub use levels::{DRAM_OVER_L1, Reading, TLB_GAP, page_walk_share, read};
+pub use levels::{Reading, read};
 use memwall_report::{Cache, Ladder, Report};
+pub use tlb::{TLB_GAP, page_walk_share};
 
 /// The levels and verdict of `ladder` on a host declaring `declared`, from its curves alone.
 pub fn read_ladder(ladder: &Ladder, declared: &[Cache]) -> Reading {

@@ -24,26 +24,7 @@ fn cache(level: u8, size_bytes: u64) -> Cache {
 
 /// A ladder whose main curve is random on small pages, with `others` beside it.
 fn ladder(points: Vec<LadderPoint>, others: Vec<Curve>) -> Ladder {
-    Ladder {
-        pattern: "random-cycle".into(),
-        huge_pages: "off".into(),
-        pinned_cpu: None,
-        line_bytes: 64,
-        seed: 1,
-        ghz: Some(3.0),
-        cycles_unavailable: None,
-        target_sample_ns: 5e6,
-        timer_resolution_ns: None,
-        duration_s: None,
-        points,
-        steps: vec![],
-        clock: None,
-        clock_check: None,
-        levels: vec![],
-        verdict: vec![],
-        parallelism: None,
-        curves: others,
-    }
+    Ladder { ghz: Some(3.0), ..crate::fixtures::ladder("random-cycle", "off", points, others) }
 }
 
 fn other(pattern: &str, pages: &str, points: Vec<LadderPoint>) -> Curve {

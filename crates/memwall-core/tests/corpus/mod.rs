@@ -6,8 +6,9 @@
 #![allow(dead_code)]
 
 use memwall_core::explain;
+use memwall_core::fixtures::{ladder, point};
 use memwall_core::ladder::ladder_sizes;
-use memwall_report::{Cache, Cause, Curve, Host, Ladder, LadderPoint, Report, Source, Summary};
+use memwall_report::{Cache, Cause, Curve, Host, Ladder, LadderPoint, Report, Source};
 use serde_json::Value;
 
 const MEASURED: &str = include_str!("measured.json");
@@ -70,44 +71,6 @@ fn caches(v: &Value) -> Vec<Cache> {
             shared_by_cpus: None,
         })
         .collect()
-}
-
-fn point(bytes: u64, ns: f64) -> LadderPoint {
-    LadderPoint {
-        bytes,
-        ns_per_load: Summary { min: ns, median: ns * 1.02, p90: ns * 1.05, max: ns * 1.1 },
-        cycles_per_load: None,
-        ghz: None,
-        clock_moved: false,
-        loads_per_sample: 1,
-        samples: 1,
-        samples_ns_per_load: vec![],
-        attempts: 1,
-        huge_page_bytes: None,
-    }
-}
-
-fn ladder(pattern: &str, pages: &str, points: Vec<LadderPoint>, curves: Vec<Curve>) -> Ladder {
-    Ladder {
-        pattern: pattern.into(),
-        huge_pages: pages.into(),
-        pinned_cpu: None,
-        line_bytes: 64,
-        seed: 1,
-        ghz: None,
-        cycles_unavailable: None,
-        target_sample_ns: 5e6,
-        timer_resolution_ns: None,
-        duration_s: None,
-        points,
-        steps: vec![],
-        clock: None,
-        clock_check: None,
-        levels: vec![],
-        verdict: vec![],
-        parallelism: None,
-        curves,
-    }
 }
 
 fn report(name: &str, declared: Vec<Cache>, ladder: Ladder) -> Report {
