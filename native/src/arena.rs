@@ -100,13 +100,13 @@ impl MmapArena {
 /// partition buffer or a big table in 4 KiB pages would miss the TLB on nearly every line).
 pub const SCRATCH: MmapArena = MmapArena { huge_pages: HugePages::Thp };
 
-impl memwall_core::groupby::ChunkSource for MmapArena {
-    fn map(&self, bytes: usize) -> Result<Box<dyn memwall_core::groupby::Chunk>, String> {
+impl memwall_core::scratch::ChunkSource for MmapArena {
+    fn map(&self, bytes: usize) -> Result<Box<dyn memwall_core::scratch::Chunk>, String> {
         Ok(Box::new(MmapArena::map(self, bytes)?))
     }
 }
 
-impl memwall_core::groupby::Chunk for MappedBuffer {
+impl memwall_core::scratch::Chunk for MappedBuffer {
     fn bytes(&mut self) -> &mut [u8] {
         self.as_mut_slice()
     }

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::ProgressBar;
+use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Executor;
-use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::{self, ValueColumn, ValueType};
 use memwall_core::size::parse_count;
 use memwall_report::{Dataset, Generator, Input};
@@ -152,7 +152,7 @@ fn generate(args: &GenArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> u
     platform::check_fits_in_memory(needed, &describe_flags(&spec, preset.as_deref()))?;
     let bar = spinner(format!("generating {} rows over {} keys", spec.rows, spec.keys));
     let keys = datagen::generate_with(&spec, exec).map_err(|e| CliError::usage(e.to_string()))?;
-    let values = values.then(|| datagen::generate_values(&spec, args.value_type, exec));
+    let values = values.then(|| memwall_core::groupby::values::generate_values(&spec, args.value_type, exec));
     bar.finish_and_clear();
     let label = match &preset {
         Some(name) => format!("{name} preset"),

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use memwall_core::groupby::datagen;
+use memwall_core::datagen;
 use memwall_core::join::{self, BuildRow};
 use memwall_core::size::format_bytes;
 
@@ -99,7 +99,8 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     } else {
         (datagen::generate_with(&spec, &exec).map_err(|e| CliError::usage(e.to_string()))?, None, None)
     };
-    let values = with_values.then(|| datagen::generate_values(&spec, args.data.value_type, &exec));
+    let values =
+        with_values.then(|| memwall_core::groupby::values::generate_values(&spec, args.data.value_type, &exec));
     bar.set_message(format!("writing {}", args.out.display()));
     input::write_rows(&args.out, &keys, &args.column, values.as_ref().map(|v| (args.value_column.as_str(), v)))?;
     drop(values);
@@ -144,8 +145,8 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use memwall_core::datagen::Skew;
     use memwall_core::groupby::ValueType;
-    use memwall_core::groupby::datagen::Skew;
 
     fn gen_args(rows: u64, keys: u64, seed: u64) -> GenArgs {
         GenArgs {
@@ -201,7 +202,11 @@ mod tests {
             let values = input::load_values(&out, "v").unwrap();
             assert_eq!(
                 values,
-                datagen::generate_values(&spec, value_type, &crate::threads::Threads::new(1, None).unwrap())
+                memwall_core::groupby::values::generate_values(
+                    &spec,
+                    value_type,
+                    &crate::threads::Threads::new(1, None).unwrap()
+                )
             );
         }
         let err = input::load_values(&dir.path().join("k.bin"), "v").unwrap_err();

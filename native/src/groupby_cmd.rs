@@ -10,7 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
-use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, MemoryPolicy, ValueColumn, Values, summary};
+use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values, summary};
+use memwall_core::scratch::MemoryPolicy;
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Dataset, GroupBy, Host, Report, Source};
 

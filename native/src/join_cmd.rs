@@ -8,11 +8,12 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
-use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::{self, MemoryPolicy};
+use memwall_core::datagen::{self, DataSpec, Skew};
+use memwall_core::groupby;
 use memwall_core::join::data::{self, JoinData, JoinSpec};
 use memwall_core::join::race::{RaceEvent, Racer, Truth};
 use memwall_core::join::{self, JoinConfig, Kernel};
+use memwall_core::scratch::MemoryPolicy;
 use memwall_core::size::format_bytes;
 use memwall_report::{Generator, Host, Join, JoinDataset, Report, Source};
 

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use memwall_core::groupby::datagen::{self, Skew};
+use memwall_core::datagen::{self, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, ValueType, Values};
@@ -265,7 +265,7 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
     // The values depend on the row and the seed, not on the keys: one column serves every point.
     let values = args.states.need_values().then(|| {
         let spec = datagen::DataSpec { rows: args.rows, keys: 1, skew: args.skew, seed: args.seed };
-        datagen::generate_values(&spec, args.value_type, &threads)
+        memwall_core::groupby::values::generate_values(&spec, args.value_type, &threads)
     });
     let bar = progress((states.len() * distinct.len() * args.kernel.0.len()) as u64);
     let result = per_state(&args.states, config, values.as_ref(), &mut |config, values| {

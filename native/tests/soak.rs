@@ -16,10 +16,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use memwall_core::clock::Clock;
+use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Sequential;
-use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::{self, GroupByConfig, GroupResult, HeapChunks, Kernel, MemoryPolicy, Scratch};
+use memwall_core::groupby::{self, GroupByConfig, GroupResult, Kernel};
 use memwall_core::ladder::{self, Cycles, HeapArena, Pattern, SampleConfig};
+use memwall_core::scratch::{HeapChunks, MemoryPolicy, Scratch};
 use memwall_core::size::format_bytes;
 
 struct MonotonicClock(Instant);

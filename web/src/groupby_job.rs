@@ -4,13 +4,12 @@
 use core::ops::ControlFlow;
 
 use memwall_core::clock::{self, Clock, time_ns};
+use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Sequential;
-use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth};
 use memwall_core::groupby::sweep::SweepEvent;
-use memwall_core::groupby::{
-    self, Aggregates, GroupByConfig, HeapChunks, Kernel, MemoryPolicy, ValueColumn, ValueType, Values,
-};
+use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, ValueType, Values};
+use memwall_core::scratch::{HeapChunks, MemoryPolicy};
 use memwall_report::{Dataset, Generator, GroupBy, Sweep, SweepPoint};
 use serde::{Deserialize, Serialize};
 
@@ -156,8 +155,9 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
     let (generate_ns, keys) = time_ns(clock, || datagen::generate(&spec));
     let keys = keys.map_err(|e| e.to_string())?;
     // The native generator's column: row i gets the same value in both, so the totals agree.
-    let column: Option<ValueColumn> =
-        aggregates.needs_values().then(|| datagen::generate_values(&spec, value_type, &Sequential));
+    let column: Option<ValueColumn> = aggregates
+        .needs_values()
+        .then(|| memwall_core::groupby::values::generate_values(&spec, value_type, &Sequential));
     let values = column.as_ref().map_or(Values::None, ValueColumn::values);
     post(GroupByEvent::Generated {
         seconds: generate_ns / 1e9,

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use memwall_core::groupby::datagen::{self, Skew};
+use memwall_core::datagen::{self, Skew};
 use memwall_core::groupby::sweep::doublings;
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueType, summary};
 use memwall_report::{GroupBy, Report, Source, Sweep, SweepPoint};

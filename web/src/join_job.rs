@@ -4,12 +4,12 @@
 use core::ops::ControlFlow;
 
 use memwall_core::clock::{self, Clock, time_ns};
+use memwall_core::datagen::{self, DataSpec};
 use memwall_core::exec::Sequential;
-use memwall_core::groupby::datagen::{self, DataSpec};
-use memwall_core::groupby::{HeapChunks, MemoryPolicy};
 use memwall_core::join::data::{self, JoinSpec};
 use memwall_core::join::race::{RaceEvent, Racer, Truth};
 use memwall_core::join::{self, BuildRow, JoinConfig, Kernel};
+use memwall_core::scratch::{HeapChunks, MemoryPolicy};
 use memwall_report::{Generator, Join, JoinDataset};
 use serde::{Deserialize, Serialize};
 

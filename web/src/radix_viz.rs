@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use memwall_core::groupby::datagen::key_at;
+use memwall_core::datagen::key_at;
 use memwall_core::groupby::{
     MAX_PARTITIONS, MIN_PARTITIONS, WC_BYTES_PER_PARTITION, partition_of, table_bytes_per_group,
 };

@@ -10,6 +10,7 @@ pub mod bandwidth;
 pub mod budget;
 pub mod clock;
 pub mod cycles;
+pub mod datagen;
 pub mod describe;
 pub mod exec;
 pub mod explain;
@@ -17,6 +18,7 @@ pub mod groupby;
 pub mod join;
 pub mod ladder;
 pub mod race;
+pub mod scratch;
 pub mod size;
 
 #[doc(hidden)]

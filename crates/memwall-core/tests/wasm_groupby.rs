@@ -8,14 +8,12 @@
 use std::ops::ControlFlow;
 
 use memwall_core::budget::CacheBudget;
+use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Sequential;
-use memwall_core::groupby::datagen::{self, DataSpec, Skew};
 use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::race::{Check, RaceError, Truth};
-use memwall_core::groupby::{
-    self, GroupByConfig, GroupByError, GroupResult, HeapChunks, Kernel, MemoryPolicy, Outcome, Phases, Rows, Scratch,
-    Values,
-};
+use memwall_core::groupby::{self, GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Phases, Rows, Values};
+use memwall_core::scratch::{HeapChunks, MemoryPolicy, Scratch};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 mod common;
@@ -217,7 +215,7 @@ fn aggregates_are_the_same_in_wasm() {
             "count=5000 sum=11764370.364000008 min=-477069614.682 max=494023722.302 avg=9114967.88126852",
         ),
     ] {
-        let values = datagen::generate_values(&spec, value_type, &Sequential);
+        let values = groupby::values::generate_values(&spec, value_type, &Sequential);
         let config = GroupByConfig { aggregates: all, ..GroupByConfig::default() };
         let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
         scratch.begin_run();
@@ -237,7 +235,7 @@ fn a_browser_race_reports_the_totals_and_sizes_its_plan_by_the_state() {
     let clock = PerformanceClock::new();
     let spec = DataSpec { rows: 5000, keys: 700, skew: Skew::Zipf(datagen::CLICKBENCH_ZIPF), seed: 42 };
     let keys = datagen::generate(&spec).unwrap();
-    let values = datagen::generate_values(&spec, groupby::ValueType::F64, &Sequential);
+    let values = groupby::values::generate_values(&spec, groupby::ValueType::F64, &Sequential);
     let aggregates = groupby::Aggregates::parse("sum,count").unwrap();
     let racer = Racer {
         kernels: &Kernel::ALL,

@@ -8,12 +8,12 @@
 use std::ops::ControlFlow;
 
 use memwall_core::budget::CacheBudget;
+use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Sequential;
-use memwall_core::groupby::datagen::{self, DataSpec, Skew};
-use memwall_core::groupby::{HeapChunks, MemoryPolicy};
 use memwall_core::join::data::{self, JoinSpec};
 use memwall_core::join::race::{Check, RaceError, Racer, Truth};
 use memwall_core::join::{self, BuildRow, JoinConfig, JoinError, Kernel};
+use memwall_core::scratch::{HeapChunks, MemoryPolicy};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 mod common;
@@ -114,7 +114,7 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
                     probe: &[i64],
                     config: &JoinConfig,
                     exec: &dyn memwall_core::exec::Executor,
-                    scratch: &memwall_core::groupby::Scratch<'_>,
+                    scratch: &memwall_core::scratch::Scratch<'_>,
                     clock: &dyn memwall_core::clock::Clock| {
         let mut outcome = join::run_in(kernel, build, probe, config, exec, scratch, clock)?;
         outcome.result.matches += 1;

@@ -4,10 +4,10 @@
 //! wasm_memory`); a module of its own, so its full memory disturbs no other test.
 #![cfg(target_arch = "wasm32")]
 
-use memwall_core::groupby::ChunkSource;
-use memwall_core::groupby::HeapChunks;
-use memwall_core::groupby::datagen::{self, DataError, DataSpec, Skew};
+use memwall_core::datagen::{self, DataError, DataSpec, Skew};
 use memwall_core::ladder::{Arena, HeapArena, LadderError, Ring};
+use memwall_core::scratch::ChunkSource;
+use memwall_core::scratch::HeapChunks;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -35,7 +35,7 @@
 mod wide;
 
 use memwall_core::arch::{Line, mix64, prefetch, stream_fence, stream_line};
-use memwall_core::groupby::datagen;
+use memwall_core::datagen;
 
 fn hash(key: u64) -> u64 {
     mix64(key ^ 0x9e37_79b9_7f4a_7c15)

@@ -12,9 +12,9 @@ use super::agg::{Count, State};
 use super::flat::{Slot, capacity_for, upsert};
 use super::hash::hash;
 use super::phases::{Phase, Phases};
-use super::scratch::Scratch;
 use super::{GroupByConfig, GroupByError, Kernel, Outcome, prefetch, tuned};
 use crate::exec::Executor;
+use crate::scratch::Scratch;
 
 /// An estimate of the number of groups.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,7 +50,7 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
     // through a range, say) and see only a fraction of the groups.
     let mut rng = fastrand::Rng::with_seed(0x5eed);
     for i in 0..sampled {
-        let key = if sampled == rows { keys[i] } else { keys[super::datagen::below(&mut rng, rows)] };
+        let key = if sampled == rows { keys[i] } else { keys[crate::datagen::below(&mut rng, rows)] };
         distinct += u64::from(upsert(&mut slots, key, hash(key), ()));
     }
     let (groups, upper_groups) = if sampled == rows {
@@ -299,13 +299,13 @@ mod heavy_tail {
     fn heavy_tailed(rows: usize) -> (Vec<i64>, u64) {
         let tail = rows * 12 / 100;
         let head_keys = (tail * 28 / 72).max(1) as u64;
-        let spec = super::super::datagen::DataSpec {
+        let spec = crate::datagen::DataSpec {
             rows: (rows - tail) as u64,
             keys: head_keys,
-            skew: super::super::datagen::Skew::Zipf(1.05),
+            skew: crate::datagen::Skew::Zipf(1.05),
             seed: 11,
         };
-        let mut keys = super::super::datagen::generate(&spec).unwrap();
+        let mut keys = crate::datagen::generate(&spec).unwrap();
         keys.extend((0..tail as i64).map(|i| hash(i ^ 0x7a11) as i64));
         let mut rng = fastrand::Rng::with_seed(3);
         rng.shuffle(&mut keys);

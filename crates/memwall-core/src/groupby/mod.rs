@@ -18,10 +18,10 @@ use memwall_report::AdaptiveChoice;
 
 use crate::budget::CacheBudget;
 use crate::exec::{self, Executor};
+use crate::scratch::{HeapChunks, MemoryPolicy, Scratch, rounded};
 
 mod adaptive;
 pub mod agg;
-pub mod datagen;
 mod flat;
 mod hash;
 mod naive;
@@ -30,10 +30,10 @@ mod prefetch;
 pub mod race;
 mod radix;
 mod result;
-pub mod scratch;
 pub mod summary;
 pub mod sweep;
 mod tuned;
+pub mod values;
 
 // Property tests need proptest and threads, which wasm32 lacks; tests/wasm_groupby.rs covers wasm.
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -44,7 +44,6 @@ pub use agg::{Aggregates, ValueColumn, ValueType, Values};
 pub use hash::partition_of;
 pub use phases::{Phase, PhaseClock, Phases};
 pub use result::{GroupResult, TOP, Total, Totals, reference, reference_query};
-pub use scratch::{Chunk, ChunkSource, HeapChunks, MemoryPolicy, RunMemory, Scratch};
 pub use tuned::{TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION, table_bytes_per_group};
 
 /// The partition count radix and tuned use unless told otherwise (the published radix's 4096).
@@ -148,6 +147,12 @@ pub enum GroupByError {
     Allocation(String),
     #[error("{0}")]
     Values(String),
+}
+
+impl From<crate::scratch::OutOfScratch> for GroupByError {
+    fn from(error: crate::scratch::OutOfScratch) -> Self {
+        Self::Allocation(error.0)
+    }
 }
 
 /// What a run produced, and for the adaptive kernel what it decided.
@@ -357,12 +362,6 @@ pub fn reference_bytes(rows: u64, aggregates: Aggregates) -> u64 {
 /// Bytes the input takes: the keys, and the value column when the aggregates read one.
 pub fn input_bytes(rows: u64, aggregates: Aggregates) -> u64 {
     rows.saturating_mul(aggregates.row_bytes())
-}
-
-/// Blocks of `bytes` in all, each rounded up to its size class (a quarter more at most, see
-/// `scratch.rs`), and a line more for the small ones.
-pub(crate) fn rounded(bytes: u64) -> u64 {
-    bytes.saturating_mul(5) / 4 + (1 << 20)
 }
 
 /// A hashbrown table grown by doubling to hold `items` of `entry` bytes, with every smaller

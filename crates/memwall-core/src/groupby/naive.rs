@@ -6,7 +6,7 @@ use super::GroupByError;
 use super::agg::State;
 use super::phases::{Phase, Phases};
 use super::result::Groups;
-use super::scratch::Scratch;
+use crate::scratch::Scratch;
 
 /// ahash with fixed seeds: runs are repeatable, and the published naive and radix runs use ahash.
 pub(crate) fn ahash_state() -> ahash::RandomState {
@@ -39,7 +39,7 @@ pub(super) fn aggregate_bounded<S: State>(
     // worth of new keys is made before the block, where a failed allocation can be reported
     // (inside `entry` it would abort): hashbrown still doubles when it grows, so the table is
     // the textbook one, reserved at most one block early.
-    let fits = phases.time(Phase::Aggregate, || {
+    let fits = phases.time(Phase::Aggregate, || -> Result<bool, GroupByError> {
         for (block, values) in keys.chunks(BLOCK_ROWS).zip(values.chunks(BLOCK_ROWS)) {
             counts.try_reserve(block.len()).map_err(|_| allocation_error(scratch, counts.len()))?;
             for (&key, &v) in block.iter().zip(values) {

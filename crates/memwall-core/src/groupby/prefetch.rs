@@ -12,8 +12,8 @@ use super::flat::{Slot, capacity_for, drain_into, rehash, upsert};
 use super::hash::hash;
 use super::phases::{Phase, Phases};
 use super::result::Groups;
-use super::scratch::{Scratch, ScratchAlloc};
 use crate::arch::prefetch;
+use crate::scratch::{Scratch, ScratchAlloc};
 
 /// How many rows ahead to prefetch. A DRAM miss takes ~100-150 ns in a VM; one row's work is a
 /// few ns, so the line must be asked for tens of rows early. Beyond that, more in flight only

@@ -8,11 +8,11 @@ use core::ops::ControlFlow;
 use memwall_report::{Dataset, GroupBy, GroupByRun, PhaseTime, Summary};
 
 use super::phases::{Phase, PhaseClock, Phases};
-use super::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Rows, Values, reference_rows, run_timed_in};
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
 use crate::race::{self, Agreement};
+use crate::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 
 /// Below this many rows the race checks every run against [`reference`] by default: the
 /// reference sorts a copy of the keys, which takes about as long as the slowest kernel.

@@ -19,9 +19,9 @@ use super::hash::{bits_of, partition_of_hash};
 use super::naive::{ahash_state, allocation_error};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
-use super::scratch::{Scratch, ScratchAlloc};
 use super::{GroupByError, aggregate_partitions, chunks_for};
 use crate::exec::{self, Executor, split_even};
+use crate::scratch::{Scratch, ScratchAlloc};
 
 /// The hash radix partitions and probes with.
 pub(crate) fn radix_hash(state: &ahash::RandomState, key: i64) -> u64 {

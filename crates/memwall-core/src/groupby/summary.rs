@@ -5,7 +5,7 @@ use memwall_report::{GroupBy, GroupByRun, PhaseTime, Totals};
 
 use super::Kernel;
 use super::race::Check;
-use super::scratch::MemoryPolicy;
+use crate::scratch::MemoryPolicy;
 
 /// How many times faster than naive's median `run`'s median was, when naive ran too.
 pub fn speedup_over_naive(groupby: &GroupBy, run: &GroupByRun) -> Option<f64> {

@@ -9,9 +9,9 @@ use core::ops::ControlFlow;
 
 use memwall_report::{BestPartitions, Crossover, Query, Sweep, SweepPoint};
 
-use super::datagen::{self, DataError, DataSpec, Skew};
 use super::race::{Check, RaceError, RaceEvent, Racer, Timings, Truth};
 use super::{GroupByConfig, GroupByError, Kernel, ValueType};
+use crate::datagen::{self, DataError, DataSpec, Skew};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SweepError {

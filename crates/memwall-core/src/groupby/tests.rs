@@ -1,14 +1,16 @@
 //! Every kernel equals the `BTreeMap` reference, on random and adversarial keys, for several
 //! partition counts and thread counts.
 
-use crate::budget::CacheBudget;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
 
 use super::*;
 use crate::arch::Line;
+use crate::budget::CacheBudget;
+use crate::datagen;
 use crate::exec::Sequential;
+use crate::scratch::{Chunk, ChunkSource};
 
 /// Real threads, taking tasks from a shared counter (as the native executor does).
 struct Threads(usize);
@@ -545,7 +547,7 @@ fn aggregate_results_are_pinned_for_the_wasm_tests() {
             "count=5000 sum=11764370.364000008 min=-477069614.682 max=494023722.302 avg=9114967.88126852",
         ),
     ] {
-        let values = datagen::generate_values(&spec, value_type, &Sequential);
+        let values = super::values::generate_values(&spec, value_type, &Sequential);
         let result = reference_query(&keys, values.values(), all);
         let named: Vec<String> = result.totals.named().iter().map(|(n, v)| format!("{n}={v}")).collect();
         assert_eq!(format!("{:016x}", result.checksum), checksum);

@@ -102,10 +102,11 @@ use super::flat::{Slot, capacity_for, find, rehash};
 use super::hash::{bits_of, hash, partition_of_hash};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
-use super::scratch::{Scratch, ScratchAlloc};
-use super::{GroupByConfig, GroupByError, aggregate_partitions, chunks_for, rounded};
+use super::{GroupByConfig, GroupByError, aggregate_partitions, chunks_for};
 use crate::arch::{Line, stream_fence, stream_line};
 use crate::exec::{self, Executor, split_even};
+use crate::scratch::rounded;
+use crate::scratch::{Scratch, ScratchAlloc};
 
 /// Partition bits of the scatter over DRAM; more are split in cache (see the module docs).
 const SCATTER_BITS: u32 = 12;

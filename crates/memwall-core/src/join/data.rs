@@ -11,8 +11,8 @@
 //!   exactly `probe_rows - misses` rows match.
 
 use crate::arch::fmix64;
+use crate::datagen::{self, DataError, DataSpec, key_at};
 use crate::exec::Executor;
-use crate::groupby::datagen::{self, DataError, DataSpec, key_at};
 
 use super::BuildRow;
 

@@ -26,7 +26,7 @@ use memwall_report::AdaptiveChoice;
 use crate::budget::CacheBudget;
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
-use crate::groupby::{GroupByError, MAX_PARTITIONS, Scratch};
+use crate::scratch::{OutOfScratch, Scratch};
 
 pub mod data;
 mod naive;
@@ -99,6 +99,10 @@ impl Kernel {
     }
 }
 
+/// The most partitions a join kernel scatters into: past 64 Ki, a partition's write-combining
+/// buffers no longer fit the L2 of any current core.
+pub const MAX_PARTITIONS: u32 = 1 << 16;
+
 /// Knobs of the kernels: the caches their tables are sized by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct JoinConfig {
@@ -152,12 +156,9 @@ pub enum JoinError {
     Allocation(String),
 }
 
-impl From<GroupByError> for JoinError {
-    fn from(error: GroupByError) -> Self {
-        match error {
-            GroupByError::Allocation(why) => Self::Allocation(why),
-            other => Self::Allocation(other.to_string()),
-        }
+impl From<OutOfScratch> for JoinError {
+    fn from(error: OutOfScratch) -> Self {
+        Self::Allocation(error.0)
     }
 }
 
@@ -229,7 +230,7 @@ pub fn run(
     exec: &dyn Executor,
     clock: &dyn Clock,
 ) -> Result<Outcome, JoinError> {
-    let mut scratch = Scratch::new(&crate::groupby::HeapChunks, crate::groupby::MemoryPolicy::Cold);
+    let mut scratch = Scratch::new(&crate::scratch::HeapChunks, crate::scratch::MemoryPolicy::Cold);
     scratch.begin_run();
     run_in(kernel, build, probe, config, exec, &scratch, clock)
 }
@@ -327,7 +328,7 @@ fn adaptive(
 /// An upper bound of the scratch memory a run of `kernel` takes (blocks as handed out), for
 /// refusing plans that cannot fit before anything is allocated.
 pub fn scratch_bytes(kernel: Kernel, build_keys: u64, probe_rows: u64, config: &JoinConfig, threads: usize) -> u64 {
-    let rounded = crate::groupby::rounded;
+    let rounded = crate::scratch::rounded;
     let flat = rounded((table::capacity_for(build_keys as usize) as u64).saturating_mul(16));
     match kernel {
         Kernel::Naive => {

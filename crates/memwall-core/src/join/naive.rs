@@ -5,8 +5,8 @@ use hashbrown::hash_map::Entry;
 
 use super::table::Matches;
 use super::{BuildRow, JoinError};
-use crate::groupby::Scratch;
-use crate::groupby::scratch::ScratchAlloc;
+use crate::scratch::Scratch;
+use crate::scratch::ScratchAlloc;
 
 pub(super) type Table<'a, 's> = HashMap<i64, u64, ahash::RandomState, ScratchAlloc<'a, 's>>;
 

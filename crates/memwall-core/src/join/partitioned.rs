@@ -15,7 +15,7 @@ use super::table::{
 };
 use super::{BuildRow, JoinError};
 use crate::exec::{self, Executor};
-use crate::groupby::Scratch;
+use crate::scratch::Scratch;
 
 pub(super) struct Tables<'m> {
     pub(super) bits: u32,
@@ -164,7 +164,7 @@ pub(super) fn probe_tables<'k>(
 /// An upper bound of the scratch: the scattered build rows, the tables (each at most four
 /// slots a key, at least 16) and the scattered probe keys, each rounded up to its size class.
 pub(super) fn scratch_bytes(build_keys: u64, probe_rows: u64, partitions: u64) -> u64 {
-    let rounded = crate::groupby::rounded;
+    let rounded = crate::scratch::rounded;
     let tables = build_keys.saturating_mul(4).saturating_add(partitions * 16).saturating_mul(16);
     rounded(build_keys.saturating_mul(16)) + rounded(tables) + rounded(probe_rows.saturating_mul(8))
 }

@@ -4,7 +4,7 @@
 use super::table::{Matches, Sentinel, Slot, capacity_for, find, hash, insert, new_table};
 use super::{BuildRow, JoinError};
 use crate::arch::prefetch;
-use crate::groupby::Scratch;
+use crate::scratch::Scratch;
 
 /// How many rows ahead to prefetch: a DRAM miss is ~100-250 ns, a probe's own work a few ns,
 /// so the line must be asked for tens of rows early; far more only competes for the core's

@@ -10,8 +10,8 @@ use super::{BuildRow, JoinConfig, JoinError, JoinResult, Kernel, Outcome, refere
 use crate::clock::Clock;
 use crate::exec::Executor;
 use crate::groupby::race::REFERENCE_BY_DEFAULT_MAX_ROWS;
-use crate::groupby::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 use crate::race::{self, Agreement};
+use crate::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RaceError {

@@ -9,7 +9,7 @@ use memwall_report::{BuildSizeCrossover, BuildSizeFastest, JoinSweep, JoinSweepP
 use super::Kernel;
 use super::data::{self, JoinDataError, JoinSpec};
 use super::race::{RaceError, RaceEvent, Racer, Truth};
-use crate::groupby::datagen::{DataSpec, Skew};
+use crate::datagen::{DataSpec, Skew};
 
 pub use crate::groupby::sweep::doublings;
 

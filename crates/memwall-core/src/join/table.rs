@@ -8,7 +8,7 @@
 //! the way the GROUP BY table's count does.
 
 use crate::arch::{Line, fmix64, mix64};
-use crate::groupby::Scratch;
+use crate::scratch::Scratch;
 
 use super::{BuildRow, JoinError};
 

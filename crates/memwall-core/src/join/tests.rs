@@ -8,8 +8,8 @@ use super::data::{JoinSpec, generate};
 use super::table::EMPTY;
 use super::*;
 use crate::clock::Ticks;
+use crate::datagen::{DataSpec, Skew};
 use crate::exec::Sequential;
-use crate::groupby::datagen::{DataSpec, Skew};
 
 /// Runs tasks on real threads, to hold the kernels' splits to the same answers.
 struct Threads(usize);
@@ -142,7 +142,7 @@ fn exact_sums_do_not_wrap_in_any_kernel() {
 #[test]
 fn generated_joins_match_as_generated() {
     for (rows, keys, skew, miss_rate) in [
-        (200_000, 20_000, Skew::Zipf(crate::groupby::datagen::CLICKBENCH_ZIPF), 0.0),
+        (200_000, 20_000, Skew::Zipf(crate::datagen::CLICKBENCH_ZIPF), 0.0),
         (100_000, 100_000, Skew::Uniform, 0.25),
         (50_000, 5, Skew::Zipf(2.0), 1.0),
     ] {
@@ -212,7 +212,7 @@ fn scratch_stays_within_its_bound() {
     .unwrap();
     for config in configs() {
         for kernel in Kernel::ALL {
-            let mut scratch = Scratch::new(&crate::groupby::HeapChunks, crate::groupby::MemoryPolicy::Cold);
+            let mut scratch = Scratch::new(&crate::scratch::HeapChunks, crate::scratch::MemoryPolicy::Cold);
             scratch.begin_run();
             run_in(kernel, &data.build, &data.probe, &config, &Sequential, &scratch, &Ticks::default()).unwrap();
             let used = scratch.run_memory().carved_bytes;
@@ -271,8 +271,8 @@ fn a_build_size_sweep_races_every_kernel_at_every_size() {
         kernels: &kernels,
         config: JoinConfig::default(),
         exec: &Sequential,
-        memory: &crate::groupby::HeapChunks,
-        policy: crate::groupby::MemoryPolicy::Warm,
+        memory: &crate::scratch::HeapChunks,
+        policy: crate::scratch::MemoryPolicy::Warm,
         clock: &clock,
         runs: 2,
         truth: race::Truth { matches: None, reference: true },
@@ -305,8 +305,8 @@ fn a_wrong_kernel_is_caught_by_each_check() {
         kernels,
         config: JoinConfig::default(),
         exec: &Sequential,
-        memory: &crate::groupby::HeapChunks,
-        policy: crate::groupby::MemoryPolicy::Cold,
+        memory: &crate::scratch::HeapChunks,
+        policy: crate::scratch::MemoryPolicy::Cold,
         clock: &clock,
         runs: 1,
         truth,
@@ -360,12 +360,7 @@ const PINNED_JOIN: (u64, u64, &str) = (17_998, 2002, "1b5f5229cf723978");
 #[test]
 fn generated_sides_are_pinned_for_the_wasm_tests() {
     let spec = JoinSpec {
-        data: DataSpec {
-            rows: 20_000,
-            keys: 3000,
-            skew: Skew::Zipf(crate::groupby::datagen::CLICKBENCH_ZIPF),
-            seed: 42,
-        },
+        data: DataSpec { rows: 20_000, keys: 3000, skew: Skew::Zipf(crate::datagen::CLICKBENCH_ZIPF), seed: 42 },
         miss_rate: 0.1,
     };
     let data = generate(&spec).unwrap();

@@ -20,7 +20,7 @@ use super::table::{EMPTY, Matches, Sentinel, capacity_for, clear, hash, insert, 
 use super::{BuildRow, JoinConfig, JoinError};
 use crate::arch::{Line, prefetch, stream_fence, stream_line};
 use crate::exec::{self, Executor};
-use crate::groupby::Scratch;
+use crate::scratch::Scratch;
 
 /// Probe keys ahead whose slot a partition's probe loop prefetches. The tables fit the per-core
 /// cache, but not L1, and a collision's mispredicted branch costs the whole load again: with the
@@ -201,7 +201,7 @@ pub(super) fn probe(
 /// An upper bound of the scratch: both scatters (each row's words, a line of padding per
 /// segment, and a line of write-combining buffer per partition and chunk) and the tables.
 pub(super) fn scratch_bytes(build_keys: u64, probe_rows: u64, config: &JoinConfig, threads: usize) -> u64 {
-    let rounded = crate::groupby::rounded;
+    let rounded = crate::scratch::rounded;
     let partitions = u64::from(config.partitions_for(build_keys));
     let chunks = threads.max(1) as u64;
     let overhead = chunks * partitions * 64 * 2;

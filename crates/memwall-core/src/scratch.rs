@@ -57,6 +57,11 @@ impl MemoryPolicy {
     }
 }
 
+/// Scratch memory ran out: why, in words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct OutOfScratch(pub String);
+
 /// A region of memory from the front end: mapped natively, a heap block in a browser.
 pub trait Chunk: Send {
     /// The whole region: at least 64-byte aligned, its contents initialized (to anything). The
@@ -231,7 +236,7 @@ impl<'s> Scratch<'s> {
     // A shared borrow hands out exclusive slices because each block goes to one caller only:
     // the pool is an allocator, and `begin_run`, the only way to get blocks back, needs `&mut`.
     #[allow(clippy::mut_from_ref)]
-    pub fn lines(&self, lines: usize) -> Result<&mut [Line], super::GroupByError> {
+    pub fn lines(&self, lines: usize) -> Result<&mut [Line], OutOfScratch> {
         let layout = Layout::array::<Line>(lines).map_err(|_| self.allocation_error(lines))?;
         if layout.size() == 0 {
             return Ok(&mut []);
@@ -244,9 +249,9 @@ impl<'s> Scratch<'s> {
         Ok(unsafe { core::slice::from_raw_parts_mut(block.as_ptr().cast::<Line>(), lines) })
     }
 
-    fn allocation_error(&self, lines: usize) -> super::GroupByError {
+    fn allocation_error(&self, lines: usize) -> OutOfScratch {
         let wanted = crate::size::format_bytes((lines as u64).saturating_mul(64));
-        super::GroupByError::Allocation(match self.last_error() {
+        OutOfScratch(match self.last_error() {
             Some(why) => format!("scratch memory ({wanted}): {why}"),
             None => format!("scratch memory: cannot allocate {wanted}"),
         })
@@ -336,6 +341,12 @@ fn size_class(size: usize) -> Option<usize> {
         size.next_multiple_of(step)
     };
     (class <= isize::MAX as usize / 2).then_some(class)
+}
+
+/// An upper bound of the scratch that blocks of `bytes` in all take: each rounded up to its size
+/// class (a quarter more at most, see [`size_class`]), and a line more for the small ones.
+pub fn rounded(bytes: u64) -> u64 {
+    bytes.saturating_mul(5) / 4 + (1 << 20)
 }
 
 /// [`Scratch`] as an allocator, for `hashbrown` and `allocator_api2::vec::Vec`.
