@@ -193,15 +193,17 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &(dyn Clock + Sync)) -> Cli
     );
     let racer = Racer {
         kernels: race.kernels,
-        config: race.config,
-        exec: race.threads,
         memory: &SCRATCH,
         policy: race.policy,
-        clock,
         runs,
-        truth: race.truth,
-        phases: race.phases.then_some(clock),
-        values: data.values.as_ref().map_or(Values::None, ValueColumn::values),
+        work: groupby::race::GroupByWork {
+            config: race.config,
+            exec: race.threads,
+            clock,
+            truth: race.truth,
+            phases: race.phases.then_some(clock),
+            values: data.values.as_ref().map_or(Values::None, ValueColumn::values),
+        },
     };
     // Counters per kernel, one entry per run, in run order (the order of `samples_seconds`).
     let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];

@@ -222,13 +222,15 @@ pub fn race(setup: &JoinRace<'_>, data: &JoinData, dataset: JoinDataset, clock: 
     );
     let racer = Racer {
         kernels: setup.kernels,
-        config: setup.config,
-        exec: setup.threads,
         memory: &SCRATCH,
         policy: setup.policy,
-        clock,
         runs,
-        truth: setup.truth,
+        work: memwall_core::join::race::JoinWork {
+            config: setup.config,
+            exec: setup.threads,
+            clock,
+            truth: setup.truth,
+        },
     };
     let on_event = &mut |event: RaceEvent| {
         match event {
@@ -298,7 +300,7 @@ pub fn print_race(out: &mut dyn Write, join: &Join, label: &str) -> std::io::Res
             .iter()
             .filter_map(|name| {
                 [
-                    join::race::Check::Reference,
+                    join::race::Check::Reference(memwall_core::race::Reference::SortAndMerge),
                     join::race::Check::KnownMatches,
                     join::race::Check::CrossKernel,
                     join::race::Check::Repeatable,

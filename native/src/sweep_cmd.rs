@@ -271,15 +271,17 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
     let result = per_state(&args.states, config, values.as_ref(), &mut |config, values| {
         let sweeper = Racer {
             kernels: &args.kernel.0,
-            config,
-            exec: &threads,
             memory: &SCRATCH,
             policy: args.common.rules.memory,
-            clock: &clock,
             runs: args.common.runs,
-            truth,
-            phases: None,
-            values,
+            work: memwall_core::groupby::race::GroupByWork {
+                config,
+                exec: &threads,
+                clock: &clock,
+                truth,
+                phases: None,
+                values,
+            },
         };
         sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar))
     });
@@ -335,15 +337,17 @@ fn partitions(args: PartitionsArgs) -> CliResult {
     let result = per_state(&args.states, config, data.values.as_ref(), &mut |config, values| {
         let sweeper = Racer {
             kernels,
-            config,
-            exec: &threads,
             memory: &SCRATCH,
             policy: rules.memory,
-            clock: &clock,
             runs: args.common.runs,
-            truth,
-            phases: None,
-            values,
+            work: memwall_core::groupby::race::GroupByWork {
+                config,
+                exec: &threads,
+                clock: &clock,
+                truth,
+                phases: None,
+                values,
+            },
         };
         let mut sweep = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar))?;
         if let Some(query) = sweep.query.as_mut()
@@ -386,24 +390,19 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
     platform::check_fits_in_memory(needed, &format!("--probe-rows {} with --max-keys {most}", args.probe_rows))?;
     let sweeper = race::Racer {
         kernels: &args.kernel.0,
-        config,
-        exec: &threads,
         memory: &SCRATCH,
         policy: args.common.rules.memory,
-        clock: &clock,
         runs: args.common.runs,
-        truth,
+        work: race::JoinWork { config, exec: &threads, clock: &clock, truth },
     };
     let bar = progress((builds.len() * args.kernel.0.len()) as u64);
     let result = sweeper.build_size(args.probe_rows, &builds, args.skew, args.seed, args.miss_rate, &mut |event| {
         match event {
             join_sweep::SweepEvent::Generating { x } => bar.set_message(format!("generating {x} build keys")),
             join_sweep::SweepEvent::Running { x, kernel, run, runs } => {
-                if run == 0 {
-                    bar.inc(1);
-                }
                 bar.set_message(format!("{x} build keys: {} run {}/{runs}", kernel.name(), run + 1));
             }
+            join_sweep::SweepEvent::Measured { .. } => bar.inc(1),
         }
         ControlFlow::Continue(())
     });

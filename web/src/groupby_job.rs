@@ -121,15 +121,17 @@ pub fn bytes_needed(data: &DataJob, kernels: &[Kernel], config: &GroupByConfig) 
 fn rules<'a>(config: GroupByConfig, clock: &'a dyn Clock, spec: &DataSpec, values: Values<'a>) -> Racer<'a> {
     Racer {
         kernels: &[],
-        config,
-        exec: &Sequential,
         memory: &HeapChunks,
         policy: MemoryPolicy::Warm,
-        clock,
         runs: 1,
-        truth: Truth::by_default(spec.rows, Some(spec.keys)),
-        phases: None,
-        values,
+        work: groupby::race::GroupByWork {
+            config,
+            exec: &Sequential,
+            clock,
+            truth: Truth::by_default(spec.rows, Some(spec.keys)),
+            phases: None,
+            values,
+        },
     }
 }
 

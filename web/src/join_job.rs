@@ -145,13 +145,15 @@ fn run_inner(job: &JoinJob, clock: &dyn Clock, post: &mut dyn FnMut(JoinEvent)) 
     // against the generator's match count, the other kernels and, below the limit, the reference.
     let racer = Racer {
         kernels: &kernels,
-        config,
-        exec: &Sequential,
         memory: &HeapChunks,
         policy: MemoryPolicy::Warm,
-        clock,
         runs: job.runs.max(1),
-        truth: Truth::by_default(spec.data.rows, Some(spec.data.rows - generated.misses)),
+        work: memwall_core::join::race::JoinWork {
+            config,
+            exec: &Sequential,
+            clock,
+            truth: Truth::by_default(spec.data.rows, Some(spec.data.rows - generated.misses)),
+        },
     };
     let join = racer
         .race(&generated.build, &generated.probe, dataset, &mut |event| {

@@ -10,9 +10,10 @@ use std::ops::ControlFlow;
 use memwall_core::budget::CacheBudget;
 use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Sequential;
-use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::race::{Check, RaceError, Truth};
-use memwall_core::groupby::{self, GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Phases, Rows, Values};
+use memwall_core::groupby::race::{GroupByWork, Racer};
+use memwall_core::groupby::{self, GroupByConfig, Kernel, Phases, Rows, Values};
+use memwall_core::race::Spoiled;
 use memwall_core::scratch::{HeapChunks, MemoryPolicy, Scratch};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -87,15 +88,17 @@ fn a_cardinality_sweep_runs_in_the_browser() {
     let kernels = [Kernel::Naive, Kernel::Tuned, Kernel::Adaptive];
     let sweeper = Racer {
         kernels: &kernels,
-        config: GroupByConfig::default(),
-        exec: &Sequential,
         memory: &HeapChunks,
         policy: MemoryPolicy::Warm,
-        clock: &clock,
         runs: 1,
-        truth: Truth { groups: None, reference: true },
-        phases: None,
-        values: Values::None,
+        work: memwall_core::groupby::race::GroupByWork {
+            config: GroupByConfig::default(),
+            exec: &Sequential,
+            clock: &clock,
+            truth: Truth { groups: None, reference: true },
+            phases: None,
+            values: Values::None,
+        },
     };
     let sweep =
         sweeper.cardinality(200_000, &[1024, 65536], Skew::Uniform, 1, &mut |_| ControlFlow::Continue(())).unwrap();
@@ -108,32 +111,24 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
     let clock = PerformanceClock::new();
     let keys: Vec<i64> = (0..20_000).map(|i| i % 3000 - 1500).chain([i64::MIN, i64::MAX, 0]).collect();
     let kernels = [Kernel::Tuned];
-    let racer = Racer {
-        kernels: &kernels,
+    let work = GroupByWork {
         config: GroupByConfig::default(),
         exec: &Sequential,
-        memory: &HeapChunks,
-        policy: MemoryPolicy::Cold,
         clock: &clock,
-        runs: 1,
         // 3,000 keys around zero (0 among them), and the two extremes.
         truth: Truth { groups: Some(3002), reference: false },
         phases: None,
         values: Values::None,
     };
-    let off_by_one = |kernel: Kernel,
-                      keys: Rows<'_>,
-                      config: &GroupByConfig,
-                      exec: &dyn memwall_core::exec::Executor,
-                      scratch: &Scratch<'_>,
-                      phases: Phases<'_>|
-     -> Result<Outcome, GroupByError> {
-        let mut outcome = groupby::run_timed_in(kernel, keys, config, exec, scratch, phases)?;
-        let GroupResult { groups, .. } = &mut outcome.result;
-        *groups += 1;
-        Ok(outcome)
+    let racer = Racer { kernels: &kernels, memory: &HeapChunks, policy: MemoryPolicy::Cold, runs: 1, work };
+    let off_by_one = memwall_core::race::Racer {
+        kernels: &kernels,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Cold,
+        runs: 1,
+        work: Spoiled { work, kernel: Kernel::Tuned, spoil: |run| run.outcome.result.groups += 1 },
     };
-    let error = racer.time_with(&keys, &mut |_| ControlFlow::Continue(()), &off_by_one).unwrap_err();
+    let error = off_by_one.time(&keys, &mut |_| ControlFlow::Continue(())).unwrap_err();
     assert!(matches!(error, RaceError::Wrong { check: Check::KnownGroups, .. }), "{error}");
     // And the honest kernel passes the same checks.
     assert!(racer.time(&keys, &mut |_| ControlFlow::Continue(())).is_ok());
@@ -239,15 +234,17 @@ fn a_browser_race_reports_the_totals_and_sizes_its_plan_by_the_state() {
     let aggregates = groupby::Aggregates::parse("sum,count").unwrap();
     let racer = Racer {
         kernels: &Kernel::ALL,
-        config: GroupByConfig { aggregates, ..GroupByConfig::default() },
-        exec: &Sequential,
         memory: &HeapChunks,
         policy: MemoryPolicy::Warm,
-        clock: &clock,
         runs: 1,
-        truth: Truth::by_default(5000, Some(700)),
-        phases: None,
-        values: values.values(),
+        work: memwall_core::groupby::race::GroupByWork {
+            config: GroupByConfig { aggregates, ..GroupByConfig::default() },
+            exec: &Sequential,
+            clock: &clock,
+            truth: Truth::by_default(5000, Some(700)),
+            phases: None,
+            values: values.values(),
+        },
     };
     let dataset = memwall_report::Dataset {
         rows: 5000,

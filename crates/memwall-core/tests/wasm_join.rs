@@ -11,7 +11,7 @@ use memwall_core::budget::CacheBudget;
 use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Sequential;
 use memwall_core::join::data::{self, JoinSpec};
-use memwall_core::join::race::{Check, RaceError, Racer, Truth};
+use memwall_core::join::race::{Check, RaceError, Racer, Sides, Truth};
 use memwall_core::join::{self, BuildRow, JoinConfig, JoinError, Kernel};
 use memwall_core::scratch::{HeapChunks, MemoryPolicy};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -101,28 +101,27 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
     let kernels = [Kernel::Tuned];
     let racer = Racer {
         kernels: &kernels,
-        config: JoinConfig::default(),
-        exec: &Sequential,
         memory: &HeapChunks,
         policy: MemoryPolicy::Warm,
-        clock: &clock,
         runs: 1,
-        truth: Truth { matches: Some(20_000 - data.misses), reference: false },
+        work: memwall_core::join::race::JoinWork {
+            config: JoinConfig::default(),
+            exec: &Sequential,
+            clock: &clock,
+            truth: Truth { matches: Some(20_000 - data.misses), reference: false },
+        },
     };
-    let one_more = |kernel: Kernel,
-                    build: &[BuildRow],
-                    probe: &[i64],
-                    config: &JoinConfig,
-                    exec: &dyn memwall_core::exec::Executor,
-                    scratch: &memwall_core::scratch::Scratch<'_>,
-                    clock: &dyn memwall_core::clock::Clock| {
-        let mut outcome = join::run_in(kernel, build, probe, config, exec, scratch, clock)?;
-        outcome.result.matches += 1;
-        Ok(outcome)
+    let one_more = memwall_core::race::Racer {
+        kernels: racer.kernels,
+        memory: racer.memory,
+        policy: racer.policy,
+        runs: 1,
+        work: memwall_core::race::Spoiled { work: racer.work, kernel: Kernel::Tuned, spoil: |o| o.result.matches += 1 },
     };
-    let error = racer.time_with(&data.build, &data.probe, &mut |_| ControlFlow::Continue(()), &one_more).unwrap_err();
+    let sides = Sides { build: &data.build, probe: &data.probe };
+    let error = one_more.time(sides, &mut |_| ControlFlow::Continue(())).unwrap_err();
     assert!(matches!(error, RaceError::Wrong { check: Check::KnownMatches, .. }), "{error}");
-    let timings = racer.time(&data.build, &data.probe, &mut |_| ControlFlow::Continue(())).unwrap();
+    let timings = racer.time(sides, &mut |_| ControlFlow::Continue(())).unwrap();
     assert!(timings[0].seconds.iter().all(|s| s.is_finite() && *s >= 0.0));
 }
 
@@ -137,13 +136,15 @@ fn a_browser_race_compares_with_another_on_the_same_sizes_only() {
     let kernels = [Kernel::Naive, Kernel::Partitioned];
     let racer = Racer {
         kernels: &kernels,
-        config: JoinConfig::default(),
-        exec: &Sequential,
         memory: &HeapChunks,
         policy: MemoryPolicy::Warm,
-        clock: &clock,
         runs: 1,
-        truth: Truth::by_default(30_000, Some(30_000 - data.misses)),
+        work: memwall_core::join::race::JoinWork {
+            config: JoinConfig::default(),
+            exec: &Sequential,
+            clock: &clock,
+            truth: Truth::by_default(30_000, Some(30_000 - data.misses)),
+        },
     };
     let dataset = JoinDataset {
         build_keys: 4000,

@@ -52,13 +52,16 @@ pub fn rules(groupby: &GroupBy, in_browser: bool) -> Vec<String> {
     }
     let unchecked: Vec<&str> =
         groupby.runs.iter().filter(|r| r.verified_by.is_empty()).map(|r| r.kernel.as_str()).collect();
-    let all: Vec<Check> =
-        [Check::Reference, Check::KnownGroups, Check::RowTotal, Check::CrossKernel, Check::Repeatable]
-            .into_iter()
-            .filter(|c| {
-                !groupby.runs.is_empty() && groupby.runs.iter().all(|r| r.verified_by.iter().any(|v| v == c.name()))
-            })
-            .collect();
+    let all: Vec<Check> = [
+        Check::Reference(crate::race::Reference::SortAndCount),
+        Check::KnownGroups,
+        Check::RowTotal,
+        Check::CrossKernel,
+        Check::Repeatable,
+    ]
+    .into_iter()
+    .filter(|c| !groupby.runs.is_empty() && groupby.runs.iter().all(|r| r.verified_by.iter().any(|v| v == c.name())))
+    .collect();
     if !all.is_empty() {
         let what: Vec<&str> = all.iter().map(|c| c.describe()).collect();
         lines.push(format!("checked: every run of every kernel {}", what.join(", ")));

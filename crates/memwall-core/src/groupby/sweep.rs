@@ -9,9 +9,11 @@ use core::ops::ControlFlow;
 
 use memwall_report::{BestPartitions, Crossover, Query, Sweep, SweepPoint};
 
-use super::race::{Check, RaceError, RaceEvent, Racer, Timings, Truth};
+use super::race::{Check, RaceError, Racer, Truth};
 use super::{GroupByConfig, GroupByError, Kernel, ValueType};
 use crate::datagen::{self, DataError, DataSpec, Skew};
+pub use crate::race::sweep::doublings;
+use crate::race::sweep::fastest_run;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SweepError {
@@ -27,28 +29,8 @@ pub enum SweepError {
     Cancelled,
 }
 
-/// Progress, for a bar or a page; returning `Break` cancels the sweep.
-#[derive(Debug, Clone, Copy)]
-pub enum SweepEvent {
-    /// Generating the data of the point at `x` (cardinality sweeps).
-    Generating { x: u64 },
-    /// About to time `kernel` at `x`, run `run` of `runs`.
-    Running { x: u64, kernel: Kernel, run: u32, runs: u32 },
-    /// One point is done.
-    Measured { x: u64, kernel: Kernel, ns_per_row: f64 },
-}
-
-/// Powers of two from `min` (rounded up to one) to `max`.
-pub fn doublings(min: u64, max: u64) -> Vec<u64> {
-    let mut x = min.max(1).checked_next_power_of_two().unwrap_or(1 << 63);
-    let mut out = Vec::new();
-    while x <= max {
-        out.push(x);
-        let Some(next) = x.checked_mul(2) else { break };
-        x = next;
-    }
-    out
-}
+/// Progress of a GROUP BY sweep.
+pub type SweepEvent = crate::race::sweep::SweepEvent<Kernel>;
 
 /// A racer sweeps too: the same kernels, clock and runs, raced at every point.
 impl Racer<'_> {
@@ -70,10 +52,10 @@ impl Racer<'_> {
         let mut checks = None;
         for &x in distinct {
             flow(on_event(SweepEvent::Generating { x }))?;
-            let keys = datagen::generate_with(&DataSpec { rows, keys: x, skew, seed }, self.exec)?;
+            let keys = datagen::generate_with(&DataSpec { rows, keys: x, skew, seed }, self.work.exec)?;
             // The generator makes every one of the `x` keys appear: a check every run gets.
-            let truth = Truth { groups: Some(x), ..self.truth };
-            points.extend(self.measure(&keys, &self.config, self.kernels, x, truth, &mut checks, on_event)?);
+            let truth = Truth { groups: Some(x), ..self.work.truth };
+            points.extend(self.measure(&keys, &self.work.config, self.kernels, x, truth, &mut checks, on_event)?);
         }
         let crossover_distinct_keys = crossover(&points, Kernel::Radix, Kernel::Naive);
         let adaptive_max_slowdown = adaptive_max_slowdown(&points);
@@ -106,9 +88,17 @@ impl Racer<'_> {
         let mut points = Vec::new();
         let mut checks = None;
         for &p in partitions {
-            let config = GroupByConfig { partitions: p, ..self.config };
+            let config = GroupByConfig { partitions: p, ..self.work.config };
             config.validate()?;
-            points.extend(self.measure(keys, &config, &kernels, u64::from(p), self.truth, &mut checks, on_event)?);
+            points.extend(self.measure(
+                keys,
+                &config,
+                &kernels,
+                u64::from(p),
+                self.work.truth,
+                &mut checks,
+                on_event,
+            )?);
         }
         Ok(Sweep {
             kind: "partitions".into(),
@@ -128,15 +118,15 @@ impl Racer<'_> {
     /// What each group computes, as the report names it ("none" for a count without values).
     fn query(&self) -> Query {
         Query {
-            aggregates: self.config.aggregates.names().iter().map(|n| n.to_string()).collect(),
-            value_type: self.values.value_type().map_or("none", ValueType::name).into(),
+            aggregates: self.work.config.aggregates.names().iter().map(|n| n.to_string()).collect(),
+            value_type: self.work.values.value_type().map_or("none", ValueType::name).into(),
             value_column: None,
         }
     }
 
     /// The state the sweep's tables hold per group; a count is the same whatever the values.
     fn state_bytes_per_group(&self) -> u64 {
-        self.config.aggregates.state_bytes(self.values.value_type().unwrap_or(ValueType::I64))
+        self.work.config.aggregates.state_bytes(self.work.values.value_type().unwrap_or(ValueType::I64))
     }
 
     /// Times every kernel at one point (the race's loop) and keeps each kernel's fastest run;
@@ -152,30 +142,22 @@ impl Racer<'_> {
         checks: &mut Option<Vec<Check>>,
         on_event: &mut dyn FnMut(SweepEvent) -> ControlFlow<()>,
     ) -> Result<Vec<SweepPoint>, SweepError> {
-        let racer = Racer { kernels, config: *config, truth, ..*self };
-        let timings = racer
-            .time(keys, &mut |event| match event {
-                RaceEvent::Running { kernel, run, runs } => on_event(SweepEvent::Running { x, kernel, run, runs }),
-                RaceEvent::Checking | RaceEvent::WarmingUp { .. } | RaceEvent::Timed { .. } => {
-                    ControlFlow::Continue(())
-                }
-            })
-            .map_err(|error| match error {
-                RaceError::GroupBy { error, .. } => SweepError::GroupBy(error),
-                RaceError::Cancelled => SweepError::Cancelled,
-                other @ RaceError::Wrong { .. } => SweepError::Wrong { x, error: other.to_string() },
-                other => SweepError::Invalid(other.to_string()),
-            })?;
+        let racer = Racer { kernels, work: super::race::GroupByWork { config: *config, truth, ..self.work }, ..*self };
+        let timings = racer.time_at(x, keys, on_event).map_err(|error| match error {
+            RaceError::Kernel { error, .. } => SweepError::GroupBy(error),
+            RaceError::Cancelled => SweepError::Cancelled,
+            other @ RaceError::Wrong { .. } => SweepError::Wrong { x, error: other.to_string() },
+            other => SweepError::Invalid(other.to_string()),
+        })?;
         let rows = keys.len().max(1) as f64;
         let mut points = Vec::with_capacity(timings.len());
-        for Timings { kernel, seconds, verified_by, .. } in timings {
-            let all = checks.get_or_insert_with(|| verified_by.clone());
-            all.retain(|c| verified_by.contains(c));
-            // The fastest run: on a shared machine noise only ever adds time, and a sweep
-            // compares kernels point by point, where a median of few runs swings by tens of %.
-            let best = seconds.iter().copied().fold(f64::INFINITY, f64::min);
-            let point = SweepPoint { x, kernel: kernel.name().into(), ns_per_row: best * 1e9 / rows, seconds: best };
-            flow(on_event(SweepEvent::Measured { x, kernel, ns_per_row: point.ns_per_row }))?;
+        for timings in timings {
+            let all = checks.get_or_insert_with(|| timings.verified_by.clone());
+            all.retain(|c| timings.verified_by.contains(c));
+            let best = timings.seconds[fastest_run(&timings.seconds)];
+            let point =
+                SweepPoint { x, kernel: timings.kernel.name().into(), ns_per_row: best * 1e9 / rows, seconds: best };
+            flow(on_event(SweepEvent::Measured { x, kernel: timings.kernel, ns_per_row: point.ns_per_row }))?;
             points.push(point);
         }
         Ok(points)
@@ -195,20 +177,8 @@ fn flow(control: ControlFlow<()>) -> Result<(), SweepError> {
 
 /// The smallest `x` from which `fast` beats `slow` at every larger `x` too.
 pub fn crossover(points: &[SweepPoint], fast: Kernel, slow: Kernel) -> Option<u64> {
-    let mut xs: Vec<u64> = points.iter().map(|p| p.x).collect();
-    xs.sort_unstable();
-    xs.dedup();
-    let time =
-        |x: u64, kernel: Kernel| points.iter().find(|p| p.x == x && p.kernel == kernel.name()).map(|p| p.ns_per_row);
-    let mut from = None;
-    for &x in xs.iter().rev() {
-        match (time(x, fast), time(x, slow)) {
-            (Some(f), Some(s)) if f < s => from = Some(x),
-            (Some(_), Some(_)) => break,
-            _ => {}
-        }
-    }
-    from
+    let points: Vec<(u64, &str, f64)> = points.iter().map(|p| (p.x, p.kernel.as_str(), p.ns_per_row)).collect();
+    crate::race::sweep::crossover(&points, fast.name(), slow.name())
 }
 
 /// For every kernel but `versus` (in the order first measured), the [`crossover`] from which it
@@ -282,14 +252,6 @@ mod tests {
 
     fn point(x: u64, kernel: Kernel, ns: f64) -> SweepPoint {
         SweepPoint { x, kernel: kernel.name().into(), ns_per_row: ns, seconds: ns }
-    }
-
-    #[test]
-    fn doublings_cover_the_range() {
-        assert_eq!(doublings(1000, 10_000), vec![1024, 2048, 4096, 8192]);
-        assert_eq!(doublings(16, 16), vec![16]);
-        assert!(doublings(100, 10).is_empty());
-        assert_eq!(doublings(1 << 63, u64::MAX), vec![1 << 63]);
     }
 
     #[test]
@@ -388,18 +350,15 @@ mod tests {
     fn sweeps_produce_a_point_per_x_and_kernel() {
         let clock = Ticks::default();
         let kernels = [Kernel::Naive, Kernel::Radix, Kernel::Adaptive];
-        let sweeper = Racer {
-            kernels: &kernels,
+        let work = super::super::race::GroupByWork {
             config: GroupByConfig::default(),
             exec: &Sequential,
-            memory: &HeapChunks,
-            policy: MemoryPolicy::Cold,
             clock: &clock,
-            runs: 2,
             truth: Truth { groups: None, reference: true },
             phases: None,
             values: crate::groupby::Values::None,
         };
+        let sweeper = Racer { kernels: &kernels, memory: &HeapChunks, policy: MemoryPolicy::Cold, runs: 2, work };
         let mut events = 0;
         let sweep = sweeper
             .cardinality(5000, &[10, 1000], Skew::Uniform, 1, &mut |_| {
@@ -430,14 +389,12 @@ mod tests {
 
         // A larger state: the sweep says which, and how many bytes a group it holds.
         let values: Vec<i64> = (0..keys.len() as i64).map(|i| i * 7 - 1000).collect();
-        let summed = Racer {
-            config: GroupByConfig {
-                aggregates: crate::groupby::Aggregates::parse("sum,min,max").unwrap(),
-                ..sweeper.config
-            },
-            values: crate::groupby::Values::I64(&values),
-            ..sweeper
+        let config = GroupByConfig {
+            aggregates: crate::groupby::Aggregates::parse("sum,min,max").unwrap(),
+            ..sweeper.work.config
         };
+        let values = crate::groupby::Values::I64(&values);
+        let summed = Racer { work: super::super::race::GroupByWork { config, values, ..sweeper.work }, ..sweeper };
         let sweep = summed.partitions(&keys, &[16], &mut |_| ControlFlow::Continue(())).unwrap();
         let query = sweep.query.unwrap();
         assert_eq!((query.aggregates.join(","), query.value_type.as_str()), ("sum,min,max".into(), "i64"));

@@ -332,15 +332,17 @@ fn phases_cover_the_run_and_off_records_nothing() {
         GroupByConfig { partitions: 1024, budget: CacheBudget::sized(256 << 10, 2 << 20), ..Default::default() };
     let racer = |phases: bool| Racer {
         kernels: &Kernel::ALL,
-        config,
-        exec: &Sequential,
         memory: &HeapChunks,
         policy: MemoryPolicy::Warm,
-        clock: &clock,
         runs: 1,
-        truth: Truth { groups: Some(400_000), reference: false },
-        phases: phases.then_some(&clock as &(dyn crate::clock::Clock + Sync)),
-        values: Values::None,
+        work: crate::groupby::race::GroupByWork {
+            config,
+            exec: &Sequential,
+            clock: &clock,
+            truth: Truth { groups: Some(400_000), reference: false },
+            phases: phases.then_some(&clock as &(dyn crate::clock::Clock + Sync)),
+            values: Values::None,
+        },
     };
     let dataset = memwall_report::Dataset {
         rows: keys.len() as u64,

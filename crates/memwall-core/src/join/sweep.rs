@@ -8,10 +8,11 @@ use memwall_report::{BuildSizeCrossover, BuildSizeFastest, JoinSweep, JoinSweepP
 
 use super::Kernel;
 use super::data::{self, JoinDataError, JoinSpec};
-use super::race::{RaceError, RaceEvent, Racer, Truth};
+use super::race::{JoinWork, RaceError, Racer, Sides, Truth};
 use crate::datagen::{DataSpec, Skew};
 
-pub use crate::groupby::sweep::doublings;
+pub use crate::race::sweep::doublings;
+use crate::race::sweep::fastest_run;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SweepError {
@@ -23,12 +24,8 @@ pub enum SweepError {
     Cancelled,
 }
 
-/// Progress, for a bar or a page; returning `Break` cancels the sweep.
-#[derive(Debug, Clone, Copy)]
-pub enum SweepEvent {
-    Generating { x: u64 },
-    Running { x: u64, kernel: Kernel, run: u32, runs: u32 },
-}
+/// Progress of a build-size sweep.
+pub type SweepEvent = crate::race::sweep::SweepEvent<Kernel>;
 
 impl Racer<'_> {
     /// Races the kernels at every build size of `builds` over `probe_rows` probe rows (as many
@@ -50,27 +47,29 @@ impl Racer<'_> {
                 return Err(SweepError::Cancelled);
             }
             let spec = JoinSpec { data: DataSpec { rows: probe_rows, keys: x, skew, seed }, miss_rate };
-            let data = data::generate_with(&spec, self.exec)?;
-            let racer = Racer { truth: Truth { matches: Some(probe_rows - data.misses), ..self.truth }, ..*self };
-            let forward = &mut |event: RaceEvent| match event {
-                RaceEvent::Running { kernel, run, runs } => on_event(SweepEvent::Running { x, kernel, run, runs }),
-                _ => ControlFlow::Continue(()),
-            };
-            let timings = racer.time(&data.build, &data.probe, forward).map_err(|error| match error {
+            let data = data::generate_with(&spec, self.work.exec)?;
+            let truth = Truth { matches: Some(probe_rows - data.misses), ..self.work.truth };
+            let racer = Racer { work: JoinWork { truth, ..self.work }, ..*self };
+            let sides = Sides { build: &data.build, probe: &data.probe };
+            let timings = racer.time_at(x, sides, on_event).map_err(|error| match error {
                 RaceError::Cancelled => SweepError::Cancelled,
                 error => SweepError::Wrong { x, error },
             })?;
             for t in timings {
-                let fastest = (0..t.seconds.len()).min_by(|&a, &b| t.seconds[a].total_cmp(&t.seconds[b])).unwrap_or(0);
+                let fastest = fastest_run(&t.seconds);
                 verified_by = t.verified_by.iter().map(|c| c.name().to_string()).collect();
-                points.push(JoinSweepPoint {
+                let point = JoinSweepPoint {
                     x,
                     kernel: t.kernel.name().into(),
                     ns_per_probe: t.seconds[fastest] * 1e9 / probe_rows.max(1) as f64,
-                    build_seconds: t.build_seconds[fastest],
-                    probe_seconds: t.probe_seconds[fastest],
+                    build_seconds: t.outcomes[fastest].build_ns / 1e9,
+                    probe_seconds: t.outcomes[fastest].probe_ns / 1e9,
                     seconds: t.seconds[fastest],
-                });
+                };
+                if on_event(SweepEvent::Measured { x, kernel: t.kernel, ns_per_row: point.ns_per_probe }).is_break() {
+                    return Err(SweepError::Cancelled);
+                }
+                points.push(point);
             }
         }
         let mut sweep = JoinSweep {
@@ -148,20 +147,8 @@ pub fn judge(sweep: &mut JoinSweep, tolerance: f64) {
 
 /// The smallest build size from which `fast` beats `slow` at every larger size too.
 pub fn crossover(points: &[JoinSweepPoint], fast: Kernel, slow: Kernel) -> Option<u64> {
-    let mut xs: Vec<u64> = points.iter().map(|p| p.x).collect();
-    xs.sort_unstable();
-    xs.dedup();
-    let time =
-        |x: u64, kernel: Kernel| points.iter().find(|p| p.x == x && p.kernel == kernel.name()).map(|p| p.ns_per_probe);
-    let mut from = None;
-    for &x in xs.iter().rev() {
-        match (time(x, fast), time(x, slow)) {
-            (Some(f), Some(s)) if f < s => from = Some(x),
-            (Some(_), Some(_)) => break,
-            _ => {}
-        }
-    }
-    from
+    let points: Vec<(u64, &str, f64)> = points.iter().map(|p| (p.x, p.kernel.as_str(), p.ns_per_probe)).collect();
+    crate::race::sweep::crossover(&points, fast.name(), slow.name())
 }
 
 #[cfg(test)]

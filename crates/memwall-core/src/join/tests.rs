@@ -269,13 +269,15 @@ fn a_build_size_sweep_races_every_kernel_at_every_size() {
     let clock = Ticks::default();
     let racer = race::Racer {
         kernels: &kernels,
-        config: JoinConfig::default(),
-        exec: &Sequential,
         memory: &crate::scratch::HeapChunks,
         policy: crate::scratch::MemoryPolicy::Warm,
-        clock: &clock,
         runs: 2,
-        truth: race::Truth { matches: None, reference: true },
+        work: race::JoinWork {
+            config: JoinConfig::default(),
+            exec: &Sequential,
+            clock: &clock,
+            truth: race::Truth { matches: None, reference: true },
+        },
     };
     let builds = sweep::doublings(1000, 8192);
     assert_eq!(builds, [1024, 2048, 4096, 8192]);
@@ -296,58 +298,66 @@ fn a_build_size_sweep_races_every_kernel_at_every_size() {
 
 #[test]
 fn a_wrong_kernel_is_caught_by_each_check() {
-    use race::{Check, RaceError, Racer, Truth};
+    use crate::race::Racer;
+    use race::{Check, RaceError, Truth};
     let data =
         generate(&JoinSpec { data: DataSpec { rows: 8000, keys: 1000, skew: Skew::Uniform, seed: 4 }, miss_rate: 0.3 })
             .unwrap();
     let clock = Ticks::default();
     let racer = |kernels: &'static [Kernel], truth: Truth| Racer {
         kernels,
-        config: JoinConfig::default(),
-        exec: &Sequential,
         memory: &crate::scratch::HeapChunks,
         policy: crate::scratch::MemoryPolicy::Cold,
-        clock: &clock,
         runs: 1,
-        truth,
-    };
-    let sabotaged = |wrong: fn(&mut JoinResult)| {
-        move |kernel: Kernel,
-              build: &[BuildRow],
-              probe: &[i64],
-              config: &JoinConfig,
-              exec: &dyn Executor,
-              scratch: &Scratch<'_>,
-              clock: &dyn Clock|
-              -> Result<Outcome, JoinError> {
-            let mut outcome = run_in(kernel, build, probe, config, exec, scratch, clock)?;
-            if kernel == Kernel::Tuned {
-                wrong(&mut outcome.result);
-            }
-            Ok(outcome)
-        }
+        work: race::JoinWork { config: JoinConfig::default(), exec: &Sequential, clock: &clock, truth },
     };
     let matches = 8000 - data.misses;
-    type Case = (fn(&mut JoinResult), &'static [Kernel], Truth, Check);
+    type Case = (fn(&mut Outcome), &'static [Kernel], Truth, Check);
     let cases: [Case; 7] = [
-        (|r| r.matches -= 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: false }, Check::KnownMatches),
-        (|r| r.checksum ^= 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: true }, Check::Reference),
-        (|r| r.checksum ^= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
-        (|r| r.key_sum += 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: true }, Check::Reference),
-        (|r| r.key_sum -= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
-        (|r| r.payload_sum += 1, &[Kernel::Tuned], Truth { matches: Some(matches), reference: true }, Check::Reference),
-        (|r| r.payload_sum -= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
+        (
+            |r| r.result.matches -= 1,
+            &[Kernel::Tuned],
+            Truth { matches: Some(matches), reference: false },
+            Check::KnownMatches,
+        ),
+        (
+            |r| r.result.checksum ^= 1,
+            &[Kernel::Tuned],
+            Truth { matches: Some(matches), reference: true },
+            Check::Reference(crate::race::Reference::SortAndMerge),
+        ),
+        (|r| r.result.checksum ^= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
+        (
+            |r| r.result.key_sum += 1,
+            &[Kernel::Tuned],
+            Truth { matches: Some(matches), reference: true },
+            Check::Reference(crate::race::Reference::SortAndMerge),
+        ),
+        (|r| r.result.key_sum -= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
+        (
+            |r| r.result.payload_sum += 1,
+            &[Kernel::Tuned],
+            Truth { matches: Some(matches), reference: true },
+            Check::Reference(crate::race::Reference::SortAndMerge),
+        ),
+        (|r| r.result.payload_sum -= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
     ];
-    for (wrong, kernels, truth, check) in cases {
-        let runner = sabotaged(wrong);
-        let error = racer(kernels, truth)
-            .time_with(&data.build, &data.probe, &mut |_| core::ops::ControlFlow::Continue(()), &runner)
-            .unwrap_err();
+    for (spoil, kernels, truth, check) in cases {
+        let plain = racer(kernels, truth);
+        let spoiled = Racer {
+            kernels: plain.kernels,
+            memory: plain.memory,
+            policy: plain.policy,
+            runs: plain.runs,
+            work: crate::race::Spoiled { work: plain.work, kernel: Kernel::Tuned, spoil },
+        };
+        let sides = race::Sides { build: &data.build, probe: &data.probe };
+        let error = spoiled.time(sides, &mut |_| core::ops::ControlFlow::Continue(())).unwrap_err();
         assert!(matches!(error, RaceError::Wrong { kernel: "tuned", check: c, .. } if c == check), "{error}");
     }
     let duplicated = rows(&[1, 2, 1]);
     let error = racer(&[Kernel::Naive], Truth { matches: None, reference: true })
-        .time(&duplicated, &[1], &mut |_| core::ops::ControlFlow::Continue(()))
+        .time(race::Sides { build: &duplicated, probe: &[1] }, &mut |_| core::ops::ControlFlow::Continue(()))
         .unwrap_err();
     assert_eq!(error.to_string(), "reference: the build side has key 1 more than once: its keys must be distinct");
 }

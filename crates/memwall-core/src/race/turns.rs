@@ -1,29 +1,13 @@
-//! What the GROUP BY and join races share: the kernels take turns run after run, so that a change
-//! in the machine's load hits all of them alike; under the warm policy each first runs once
-//! untimed; a front end follows the race by its events; and every run must give the race's
-//! first result.
+//! The turns of a race: every kernel once per round, warm-ups first, events around each run, and
+//! every result held to the race's first.
 
 use core::ops::ControlFlow;
 
-/// Progress of a race of kernels `K`; returning `Break` cancels it. `Running` comes right before
-/// the timed region and `Timed` right after it, with nothing else in between, so a front end may
-/// bracket a run with hardware counters from these two.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum RaceEvent<K> {
-    /// Computing the reference result, outside any timer.
-    Checking,
-    /// Under the warm policy: `kernel`'s first run, which faults its scratch in and is not
-    /// among the timed runs.
-    WarmingUp { kernel: K },
-    /// About to time `kernel`, run `run` (from 0) of `runs`.
-    Running { kernel: K, run: u32, runs: u32 },
-    /// `kernel`'s run `run` took `seconds`.
-    Timed { kernel: K, run: u32, seconds: f64 },
-}
+use super::RaceEvent;
 
 /// One kernel's part of a race.
 #[derive(Debug)]
-pub(crate) struct Turns<T> {
+pub(super) struct Turns<T> {
     /// Its very first run: the untimed warm-up, or the first timed run when there is none.
     pub first_seconds: f64,
     pub seconds: Vec<f64>,
@@ -42,7 +26,7 @@ pub(crate) fn go_on<E>(control: ControlFlow<()>, cancelled: impl FnOnce() -> E) 
 /// Runs every kernel once untimed if `warm_up`, then `runs` rounds in which every kernel runs
 /// once, in order; `run` runs one and returns its seconds. `cancelled` is the error for an
 /// event answered with `Break`.
-pub(crate) fn take_turns<K: Copy, T, E>(
+pub(super) fn take_turns<K: Copy, T, E>(
     kernels: &[K],
     runs: u32,
     warm_up: bool,
@@ -83,19 +67,19 @@ pub(crate) fn take_turns<K: Copy, T, E>(
 
 /// Whether a race can compare kernels with each other, and one kernel's runs with each other:
 /// the checks [`Agreement`] makes.
-pub(crate) fn comparisons(kernels: usize, runs: u32, warm_up: bool) -> (bool, bool) {
+pub(super) fn comparisons(kernels: usize, runs: u32, warm_up: bool) -> (bool, bool) {
     (kernels > 1, runs > 1 || warm_up)
 }
 
 /// The race's first result, which every later run must equal.
 #[derive(Debug)]
-pub(crate) struct Agreement<K, R> {
+pub(super) struct Agreement<K, R> {
     first: Option<(K, R)>,
 }
 
 /// A run whose result differs from the race's first.
 #[derive(Debug)]
-pub(crate) struct Disagreement<'a, K, R> {
+pub(super) struct Disagreement<'a, K, R> {
     /// The kernel of the first run.
     pub with: K,
     /// The first run was this kernel's own: its runs do not repeat (else, kernels disagree).

@@ -1,0 +1,333 @@
+//! One race for every workload: the kernels take turns run after run, so that a change in the
+//! machine's load hits all of them alike; under the warm policy each first runs once untimed; a
+//! front end follows the race by its events; every run is checked against what is known of the
+//! answer and against the race's first result. A [`Workload`] (the GROUP BY, the join) says what
+//! its kernels run on, how one run is made and how a result is checked; [`Racer`] does the rest.
+
+use core::ops::ControlFlow;
+
+use crate::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
+
+pub mod sweep;
+mod turns;
+
+pub(crate) use turns::go_on;
+use turns::{Agreement, comparisons, take_turns};
+
+/// Below this many rows a race checks every run against its workload's reference by default:
+/// the reference sorts a copy of the input, which takes about as long as the slowest kernel.
+pub const REFERENCE_BY_DEFAULT_MAX_ROWS: u64 = 20_000_000;
+
+/// Progress of a race of kernels `K`; returning `Break` cancels it. `Running` comes right before
+/// the timed region and `Timed` right after it, with nothing else in between, so a front end may
+/// bracket a run with hardware counters from these two.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RaceEvent<K> {
+    /// Computing the reference result, outside any timer.
+    Checking,
+    /// Under the warm policy: `kernel`'s first run, which faults its scratch in and is not
+    /// among the timed runs.
+    WarmingUp { kernel: K },
+    /// About to time `kernel`, run `run` (from 0) of `runs`.
+    Running { kernel: K, run: u32, runs: u32 },
+    /// `kernel`'s run `run` took `seconds`.
+    Timed { kernel: K, run: u32, seconds: f64 },
+}
+
+/// A way a run's result is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Equal to a reference computed outside the timer, in the way it names.
+    Reference(Reference),
+    /// As many groups as the generator made distinct keys.
+    KnownGroups,
+    /// As many matches as the generator made matching probe rows.
+    KnownMatches,
+    /// The counts add up to the rows read.
+    RowTotal,
+    /// Equal to every other kernel's result in this race.
+    CrossKernel,
+    /// Equal to the same kernel's other runs.
+    Repeatable,
+}
+
+/// How a reference result is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reference {
+    /// Sort the keys, count the runs (GROUP BY).
+    SortAndCount,
+    /// Sort both sides, merge them (join).
+    SortAndMerge,
+}
+
+impl Check {
+    /// The name reports give the check (`runs[].verified_by`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Reference(_) => "reference",
+            Self::KnownGroups => "known-groups",
+            Self::KnownMatches => "known-matches",
+            Self::RowTotal => "row-total",
+            Self::CrossKernel => "cross-kernel",
+            Self::Repeatable => "repeatable",
+        }
+    }
+
+    /// What a run that passed did, to follow "every run of every kernel ...".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Reference(Reference::SortAndCount) => "matched a sort-and-count reference",
+            Self::Reference(Reference::SortAndMerge) => "matched a sort-and-merge reference",
+            Self::KnownGroups => "found as many groups as keys were generated",
+            Self::KnownMatches => "found as many matches as the generator made matching rows",
+            Self::RowTotal => "counted every row read exactly once",
+            Self::CrossKernel => "agreed with every other kernel",
+            Self::Repeatable => "agreed with its other runs",
+        }
+    }
+}
+
+impl core::fmt::Display for Check {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a race stopped. `E` is the workload's own error (a kernel that could not run).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RaceError<E> {
+    #[error("{kernel}: {error}")]
+    Kernel { kernel: &'static str, error: E },
+    #[error("{kernel} is wrong: {detail} (check: {check})")]
+    Wrong { kernel: &'static str, check: Check, detail: String },
+    #[error("{kernel}: a run took no measurable time")]
+    Unmeasurable { kernel: &'static str },
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// A kind of race: what its kernels run on, how one run is made, and how a result is checked.
+pub trait Workload {
+    type Kernel: Copy + PartialEq + core::fmt::Debug;
+    /// What every kernel runs on (the keys; the two sides of a join).
+    type Input<'i>: Copy;
+    /// What one run gives besides its time.
+    type Outcome;
+    /// The part of an outcome every run must agree on.
+    type Result: Clone + PartialEq;
+    type Error;
+
+    fn kernel_name(kernel: Self::Kernel) -> &'static str;
+    fn result(outcome: &Self::Outcome) -> &Self::Result;
+    /// Refuses an input no kernel could run on, before anything else.
+    fn check_input(&self, _input: Self::Input<'_>) -> Result<(), RaceError<Self::Error>> {
+        Ok(())
+    }
+    /// Whether every run is held to a reference result.
+    fn wants_reference(&self) -> bool;
+    /// The reference result, computed outside every timer.
+    fn reference(&self, input: Self::Input<'_>) -> Result<Self::Result, RaceError<Self::Error>>;
+    /// The checks every run gets before any comparison with other runs, `reference` among them
+    /// when there is one.
+    fn checks(&self, reference: bool) -> Vec<Check>;
+    /// One run of `kernel` in `scratch`, timed: its seconds and what it gave.
+    fn run(
+        &self,
+        kernel: Self::Kernel,
+        input: Self::Input<'_>,
+        scratch: &Scratch<'_>,
+    ) -> Result<(f64, Self::Outcome), Self::Error>;
+    /// A result against what is known (the reference, when there is one): the failed check and
+    /// why.
+    fn verify(
+        &self,
+        input: Self::Input<'_>,
+        result: &Self::Result,
+        expected: Option<&Self::Result>,
+    ) -> Result<(), (Check, String)>;
+    /// Why `result` is not `agreed`, the result `with` gave first.
+    fn differs(result: &Self::Result, agreed: &Self::Result, with: &'static str) -> String;
+}
+
+/// What a race runs with: the kernels, the memory they share and its policy, how many timed runs
+/// each, and the workload.
+pub struct Racer<'a, W: Workload> {
+    pub kernels: &'a [W::Kernel],
+    /// Where scratch regions come from; one pool serves every kernel of the race.
+    pub memory: &'a dyn ChunkSource,
+    pub policy: MemoryPolicy,
+    /// Timed runs per kernel.
+    pub runs: u32,
+    pub work: W,
+}
+
+impl<W: Workload + core::fmt::Debug> core::fmt::Debug for Racer<'_, W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Racer")
+            .field("kernels", &self.kernels)
+            .field("policy", &self.policy)
+            .field("runs", &self.runs)
+            .field("work", &self.work)
+            .finish()
+    }
+}
+
+/// Every timed run of one kernel.
+#[derive(Debug)]
+pub struct Timings<W: Workload> {
+    pub kernel: W::Kernel,
+    pub seconds: Vec<f64>,
+    /// The kernel's very first run: the warm-up under the warm policy (scratch faulted in inside
+    /// its timer), the first timed run under the cold one.
+    pub first_seconds: f64,
+    /// What each timed run gave.
+    pub outcomes: Vec<W::Outcome>,
+    /// Scratch taken by each timed run.
+    pub memory: Vec<RunMemory>,
+    pub verified_by: Vec<Check>,
+}
+
+impl<W: Workload> Racer<'_, W> {
+    /// Times every kernel `runs` times over `input`, the kernels taking turns, and checks every
+    /// run of every kernel.
+    pub fn time(
+        &self,
+        input: W::Input<'_>,
+        on_event: &mut dyn FnMut(RaceEvent<W::Kernel>) -> ControlFlow<()>,
+    ) -> Result<Vec<Timings<W>>, RaceError<W::Error>> {
+        let runs = self.runs.max(1);
+        self.work.check_input(input)?;
+        let expected = if self.work.wants_reference() {
+            go_on(on_event(RaceEvent::Checking), || RaceError::Cancelled)?;
+            Some(self.work.reference(input)?)
+        } else {
+            None
+        };
+        let warm_up = self.policy == MemoryPolicy::Warm;
+        let (cross_kernel, repeatable) = comparisons(self.kernels.len(), runs, warm_up);
+        let mut checks = self.work.checks(expected.is_some());
+        checks.extend(cross_kernel.then_some(Check::CrossKernel));
+        checks.extend(repeatable.then_some(Check::Repeatable));
+        let mut agreement = Agreement::new();
+        let mut scratch = Scratch::new(self.memory, self.policy);
+        let turns = take_turns(
+            self.kernels,
+            runs,
+            warm_up,
+            on_event,
+            || RaceError::Cancelled,
+            |kernel| {
+                scratch.begin_run();
+                let name = W::kernel_name(kernel);
+                let (seconds, outcome) = self
+                    .work
+                    .run(kernel, input, &scratch)
+                    .map_err(|error| RaceError::Kernel { kernel: name, error })?;
+                let result = W::result(&outcome);
+                self.work.verify(input, result, expected.as_ref()).map_err(|(check, detail)| RaceError::Wrong {
+                    kernel: name,
+                    check,
+                    detail,
+                })?;
+                if let Err(differs) = agreement.check(kernel, result) {
+                    let check = if differs.same_kernel { Check::Repeatable } else { Check::CrossKernel };
+                    let detail = W::differs(result, differs.agreed, W::kernel_name(differs.with));
+                    return Err(RaceError::Wrong { kernel: name, check, detail });
+                }
+                Ok((seconds, (outcome, scratch.run_memory())))
+            },
+        )?;
+        Ok(self
+            .kernels
+            .iter()
+            .zip(turns)
+            .map(|(&kernel, turns)| {
+                let (outcomes, memory) = turns.outputs.into_iter().unzip();
+                Timings {
+                    kernel,
+                    seconds: turns.seconds,
+                    first_seconds: turns.first_seconds,
+                    outcomes,
+                    memory,
+                    verified_by: checks.clone(),
+                }
+            })
+            .collect())
+    }
+}
+
+/// `work` with every outcome of `kernel` changed by `spoil` after its run: a wrong kernel, which
+/// the checks of a race must catch (their tests use it, natively and in the browser).
+#[derive(Debug)]
+pub struct Spoiled<W: Workload> {
+    pub work: W,
+    pub kernel: W::Kernel,
+    pub spoil: fn(&mut W::Outcome),
+}
+
+impl<W: Workload> Workload for Spoiled<W> {
+    type Kernel = W::Kernel;
+    type Input<'i> = W::Input<'i>;
+    type Outcome = W::Outcome;
+    type Result = W::Result;
+    type Error = W::Error;
+
+    fn kernel_name(kernel: Self::Kernel) -> &'static str {
+        W::kernel_name(kernel)
+    }
+    fn result(outcome: &Self::Outcome) -> &Self::Result {
+        W::result(outcome)
+    }
+    fn check_input(&self, input: Self::Input<'_>) -> Result<(), RaceError<Self::Error>> {
+        self.work.check_input(input)
+    }
+    fn wants_reference(&self) -> bool {
+        self.work.wants_reference()
+    }
+    fn reference(&self, input: Self::Input<'_>) -> Result<Self::Result, RaceError<Self::Error>> {
+        self.work.reference(input)
+    }
+    fn checks(&self, reference: bool) -> Vec<Check> {
+        self.work.checks(reference)
+    }
+    fn run(
+        &self,
+        kernel: Self::Kernel,
+        input: Self::Input<'_>,
+        scratch: &Scratch<'_>,
+    ) -> Result<(f64, Self::Outcome), Self::Error> {
+        let (seconds, mut outcome) = self.work.run(kernel, input, scratch)?;
+        if kernel == self.kernel {
+            (self.spoil)(&mut outcome);
+        }
+        Ok((seconds, outcome))
+    }
+    fn verify(
+        &self,
+        input: Self::Input<'_>,
+        result: &Self::Result,
+        expected: Option<&Self::Result>,
+    ) -> Result<(), (Check, String)> {
+        self.work.verify(input, result, expected)
+    }
+    fn differs(result: &Self::Result, agreed: &Self::Result, with: &'static str) -> String {
+        W::differs(result, agreed, with)
+    }
+}
+
+/// The index of the sample closest to the median: the run that stands for the rest (whose
+/// counters a report shows).
+pub fn median_sample(seconds: &[f64], median: f64) -> Option<usize> {
+    (0..seconds.len()).min_by(|&a, &b| (seconds[a] - median).abs().total_cmp(&(seconds[b] - median).abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_sample_is_the_closest_one() {
+        assert_eq!(median_sample(&[3.0, 1.0, 2.1, 9.0], 2.0), Some(2));
+        assert_eq!(median_sample(&[], 2.0), None);
+    }
+}
