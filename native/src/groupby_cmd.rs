@@ -431,7 +431,7 @@ mod tests {
         let auto = RuleArgs::defaults();
         assert!(auto.truth(1000, None).reference);
         assert!(!auto.truth(100_000_000, Some(5)).reference);
-        assert_eq!(auto.truth(100_000_000, Some(5)).groups, Some(5));
+        assert_eq!(auto.truth(100_000_000, Some(5)).known, Some(5));
         assert!(RuleArgs { verify: true, ..RuleArgs::defaults() }.truth(100_000_000, None).reference);
         assert!(!RuleArgs { no_verify: true, ..RuleArgs::defaults() }.truth(1000, None).reference);
         assert_eq!(parse_policy("COLD"), Ok(MemoryPolicy::Cold));

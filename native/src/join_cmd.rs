@@ -450,7 +450,7 @@ mod tests {
     fn the_reference_is_checked_below_the_limit_or_when_asked() {
         let auto = JoinRuleArgs::defaults();
         assert!(auto.truth(1000, 900).reference);
-        assert_eq!(auto.truth(1000, 900).matches, Some(900));
+        assert_eq!(auto.truth(1000, 900).known, Some(900));
         assert!(!auto.truth(100_000_000, 5).reference);
         assert!(JoinRuleArgs { verify: true, ..JoinRuleArgs::defaults() }.truth(100_000_000, 5).reference);
     }

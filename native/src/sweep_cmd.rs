@@ -380,7 +380,7 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
             args.min_keys, args.max_keys, args.probe_rows
         )));
     };
-    let truth = race::Truth { matches: None, reference: args.common.rules.truth(args.probe_rows, None).reference };
+    let truth = race::Truth { known: None, reference: args.common.rules.truth(args.probe_rows, None).reference };
     let scratch =
         args.kernel.0.iter().map(|&k| join::scratch_bytes(k, most, args.probe_rows, &config, args.common.threads));
     // Both sides, the pool's largest kernel, and the reference's sorted copies of both.

@@ -95,7 +95,7 @@ fn a_cardinality_sweep_runs_in_the_browser() {
             config: GroupByConfig::default(),
             exec: &Sequential,
             clock: &clock,
-            truth: Truth { groups: None, reference: true },
+            truth: Truth { known: None, reference: true },
             phases: None,
             values: Values::None,
         },
@@ -116,7 +116,7 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
         exec: &Sequential,
         clock: &clock,
         // 3,000 keys around zero (0 among them), and the two extremes.
-        truth: Truth { groups: Some(3002), reference: false },
+        truth: Truth { known: Some(3002), reference: false },
         phases: None,
         values: Values::None,
     };

@@ -108,7 +108,7 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
             config: JoinConfig::default(),
             exec: &Sequential,
             clock: &clock,
-            truth: Truth { matches: Some(20_000 - data.misses), reference: false },
+            truth: Truth { known: Some(20_000 - data.misses), reference: false },
         },
     };
     let one_more = memwall_core::race::Racer {

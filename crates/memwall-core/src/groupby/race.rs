@@ -13,7 +13,7 @@ use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Rows, Val
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
 use crate::race::{self, Reference, Workload};
-pub use crate::race::{Check, REFERENCE_BY_DEFAULT_MAX_ROWS, median_sample};
+pub use crate::race::{Check, REFERENCE_BY_DEFAULT_MAX_ROWS, Truth, median_sample};
 use crate::scratch::Scratch;
 
 /// Why a GROUP BY race stopped.
@@ -24,23 +24,6 @@ pub type RaceEvent = race::RaceEvent<Kernel>;
 pub type Racer<'a> = race::Racer<'a, GroupByWork<'a>>;
 /// Every timed run of one kernel.
 pub type Timings<'a> = race::Timings<GroupByWork<'a>>;
-
-/// What is known of the right answer before any kernel runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Truth {
-    /// Distinct keys, when the data was generated with a known number.
-    pub groups: Option<u64>,
-    /// Whether to compute [`super::reference`] (outside the timer) and compare every run with it.
-    pub reference: bool,
-}
-
-impl Truth {
-    /// The checks a front end runs by default: the reference below
-    /// [`REFERENCE_BY_DEFAULT_MAX_ROWS`], and the generator's key count when there is one.
-    pub fn by_default(rows: u64, generated_groups: Option<u64>) -> Self {
-        Self { groups: generated_groups, reference: rows < REFERENCE_BY_DEFAULT_MAX_ROWS }
-    }
-}
 
 /// What the GROUP BY kernels run with, besides the keys.
 #[derive(Clone, Copy)]
@@ -103,7 +86,7 @@ impl<'a> Workload for GroupByWork<'a> {
 
     fn checks(&self, reference: bool) -> Vec<Check> {
         let mut checks = vec![Check::RowTotal];
-        checks.extend(self.truth.groups.map(|_| Check::KnownGroups));
+        checks.extend(self.truth.known.map(|_| Check::KnownGroups));
         checks.extend(reference.then_some(Check::Reference(Reference::SortAndCount)));
         checks
     }
@@ -128,7 +111,7 @@ impl<'a> Workload for GroupByWork<'a> {
         if result.rows != rows {
             return Err((Check::RowTotal, format!("its counts add up to {} rows, not the {rows} read", result.rows)));
         }
-        if let Some(groups) = self.truth.groups
+        if let Some(groups) = self.truth.known
             && result.groups != groups
         {
             return Err((Check::KnownGroups, format!("it found {} groups, the data has {groups}", result.groups)));
@@ -256,7 +239,7 @@ mod tests {
             config: GroupByConfig { partitions: 16, ..GroupByConfig::default() },
             exec: &Sequential,
             clock,
-            truth: Truth { groups: None, reference: true },
+            truth: Truth { known: None, reference: true },
             phases: None,
             values: Values::None,
         }
@@ -359,11 +342,11 @@ mod tests {
         // (what the kernel gets wrong, the only check enabled, the check that must catch it)
         type Case = (fn(&mut Run), Truth, Check);
         let cases: [Case; 3] = [
-            (|r| r.outcome.result.rows += 1, Truth { groups: None, reference: false }, Check::RowTotal),
-            (|r| r.outcome.result.groups -= 1, Truth { groups: Some(groups), reference: false }, Check::KnownGroups),
+            (|r| r.outcome.result.rows += 1, Truth { known: None, reference: false }, Check::RowTotal),
+            (|r| r.outcome.result.groups -= 1, Truth { known: Some(groups), reference: false }, Check::KnownGroups),
             (
                 |r| r.outcome.result.checksum ^= 1,
-                Truth { groups: None, reference: true },
+                Truth { known: None, reference: true },
                 Check::Reference(Reference::SortAndCount),
             ),
         ];
@@ -392,7 +375,7 @@ mod tests {
         alone.work.truth = Truth::default();
         let groupby = alone.race(&keys, dataset(keys.len()), &mut |_| ControlFlow::Continue(())).unwrap();
         assert_eq!(groupby.runs[0].verified_by, ["row-total"]);
-        assert_eq!(Truth::by_default(1000, Some(7)), Truth { groups: Some(7), reference: true });
+        assert_eq!(Truth::by_default(1000, Some(7)), Truth { known: Some(7), reference: true });
         assert!(!Truth::by_default(REFERENCE_BY_DEFAULT_MAX_ROWS, None).reference);
     }
 

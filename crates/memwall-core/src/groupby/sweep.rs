@@ -54,7 +54,7 @@ impl Racer<'_> {
             flow(on_event(SweepEvent::Generating { x }))?;
             let keys = datagen::generate_with(&DataSpec { rows, keys: x, skew, seed }, self.work.exec)?;
             // The generator makes every one of the `x` keys appear: a check every run gets.
-            let truth = Truth { groups: Some(x), ..self.work.truth };
+            let truth = Truth { known: Some(x), ..self.work.truth };
             points.extend(self.measure(&keys, &self.work.config, self.kernels, x, truth, &mut checks, on_event)?);
         }
         let crossover_distinct_keys = crossover(&points, Kernel::Radix, Kernel::Naive);
@@ -354,7 +354,7 @@ mod tests {
             config: GroupByConfig::default(),
             exec: &Sequential,
             clock: &clock,
-            truth: Truth { groups: None, reference: true },
+            truth: Truth { known: None, reference: true },
             phases: None,
             values: crate::groupby::Values::None,
         };

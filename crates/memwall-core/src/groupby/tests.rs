@@ -339,7 +339,7 @@ fn phases_cover_the_run_and_off_records_nothing() {
             config,
             exec: &Sequential,
             clock: &clock,
-            truth: Truth { groups: Some(400_000), reference: false },
+            truth: Truth { known: Some(400_000), reference: false },
             phases: phases.then_some(&clock as &(dyn crate::clock::Clock + Sync)),
             values: Values::None,
         },

@@ -9,7 +9,7 @@ use super::{BuildRow, JoinConfig, JoinError, JoinResult, Kernel, Outcome, refere
 use crate::clock::Clock;
 use crate::exec::Executor;
 use crate::race::{self, Reference, Workload};
-pub use crate::race::{Check, REFERENCE_BY_DEFAULT_MAX_ROWS};
+pub use crate::race::{Check, REFERENCE_BY_DEFAULT_MAX_ROWS, Truth};
 use crate::scratch::Scratch;
 
 /// Why a join race stopped.
@@ -26,23 +26,6 @@ pub type Timings<'a> = race::Timings<JoinWork<'a>>;
 pub struct Sides<'a> {
     pub build: &'a [BuildRow],
     pub probe: &'a [i64],
-}
-
-/// What is known of the right answer before any kernel runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Truth {
-    /// Matching probe rows, when the data was generated.
-    pub matches: Option<u64>,
-    /// Whether to compute [`reference`] (outside the timer) and compare every run with it.
-    pub reference: bool,
-}
-
-impl Truth {
-    /// The reference below the races' row limit (it sorts a copy of the probe side, about as slow
-    /// as the naive kernel), and the generator's matches when there are some.
-    pub fn by_default(probe_rows: u64, generated_matches: Option<u64>) -> Self {
-        Self { matches: generated_matches, reference: probe_rows < REFERENCE_BY_DEFAULT_MAX_ROWS }
-    }
 }
 
 /// What the join kernels run with, besides the two sides.
@@ -85,7 +68,7 @@ impl<'a> Workload for JoinWork<'a> {
 
     fn checks(&self, reference: bool) -> Vec<Check> {
         let mut checks = Vec::new();
-        checks.extend(self.truth.matches.map(|_| Check::KnownMatches));
+        checks.extend(self.truth.known.map(|_| Check::KnownMatches));
         checks.extend(reference.then_some(Check::Reference(Reference::SortAndMerge)));
         checks
     }
@@ -101,7 +84,7 @@ impl<'a> Workload for JoinWork<'a> {
         result: &JoinResult,
         expected: Option<&JoinResult>,
     ) -> Result<(), (Check, String)> {
-        if let Some(matches) = self.truth.matches
+        if let Some(matches) = self.truth.known
             && result.matches != matches
         {
             return Err((Check::KnownMatches, format!("it found {} matches, the data has {matches}", result.matches)));

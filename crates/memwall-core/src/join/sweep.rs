@@ -48,7 +48,7 @@ impl Racer<'_> {
             }
             let spec = JoinSpec { data: DataSpec { rows: probe_rows, keys: x, skew, seed }, miss_rate };
             let data = data::generate_with(&spec, self.work.exec)?;
-            let truth = Truth { matches: Some(probe_rows - data.misses), ..self.work.truth };
+            let truth = Truth { known: Some(probe_rows - data.misses), ..self.work.truth };
             let racer = Racer { work: JoinWork { truth, ..self.work }, ..*self };
             let sides = Sides { build: &data.build, probe: &data.probe };
             let timings = racer.time_at(x, sides, on_event).map_err(|error| match error {

@@ -276,7 +276,7 @@ fn a_build_size_sweep_races_every_kernel_at_every_size() {
             config: JoinConfig::default(),
             exec: &Sequential,
             clock: &clock,
-            truth: race::Truth { matches: None, reference: true },
+            truth: race::Truth { known: None, reference: true },
         },
     };
     let builds = sweep::doublings(1000, 8192);
@@ -317,27 +317,27 @@ fn a_wrong_kernel_is_caught_by_each_check() {
         (
             |r| r.result.matches -= 1,
             &[Kernel::Tuned],
-            Truth { matches: Some(matches), reference: false },
+            Truth { known: Some(matches), reference: false },
             Check::KnownMatches,
         ),
         (
             |r| r.result.checksum ^= 1,
             &[Kernel::Tuned],
-            Truth { matches: Some(matches), reference: true },
+            Truth { known: Some(matches), reference: true },
             Check::Reference(crate::race::Reference::SortAndMerge),
         ),
         (|r| r.result.checksum ^= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
         (
             |r| r.result.key_sum += 1,
             &[Kernel::Tuned],
-            Truth { matches: Some(matches), reference: true },
+            Truth { known: Some(matches), reference: true },
             Check::Reference(crate::race::Reference::SortAndMerge),
         ),
         (|r| r.result.key_sum -= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
         (
             |r| r.result.payload_sum += 1,
             &[Kernel::Tuned],
-            Truth { matches: Some(matches), reference: true },
+            Truth { known: Some(matches), reference: true },
             Check::Reference(crate::race::Reference::SortAndMerge),
         ),
         (|r| r.result.payload_sum -= 1, &[Kernel::Naive, Kernel::Tuned], Truth::default(), Check::CrossKernel),
@@ -356,7 +356,7 @@ fn a_wrong_kernel_is_caught_by_each_check() {
         assert!(matches!(error, RaceError::Wrong { kernel: "tuned", check: c, .. } if c == check), "{error}");
     }
     let duplicated = rows(&[1, 2, 1]);
-    let error = racer(&[Kernel::Naive], Truth { matches: None, reference: true })
+    let error = racer(&[Kernel::Naive], Truth { known: None, reference: true })
         .time(race::Sides { build: &duplicated, probe: &[1] }, &mut |_| core::ops::ControlFlow::Continue(()))
         .unwrap_err();
     assert_eq!(error.to_string(), "reference: the build side has key 1 more than once: its keys must be distinct");

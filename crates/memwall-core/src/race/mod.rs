@@ -34,6 +34,24 @@ pub enum RaceEvent<K> {
     Timed { kernel: K, run: u32, seconds: f64 },
 }
 
+/// What is known of the right answer before any kernel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Truth {
+    /// What the generator says the answer counts, when the data was generated: distinct keys for
+    /// a GROUP BY, matching probe rows for a join.
+    pub known: Option<u64>,
+    /// Whether to compute the workload's reference (outside the timer) and hold every run to it.
+    pub reference: bool,
+}
+
+impl Truth {
+    /// The checks a front end runs by default: the reference below
+    /// [`REFERENCE_BY_DEFAULT_MAX_ROWS`] rows, and the generator's count when there is one.
+    pub fn by_default(rows: u64, generated: Option<u64>) -> Self {
+        Self { known: generated, reference: rows < REFERENCE_BY_DEFAULT_MAX_ROWS }
+    }
+}
+
 /// A way a run's result is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Check {
