@@ -3,10 +3,8 @@
 
 use std::io::Write;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
@@ -18,8 +16,9 @@ use memwall_report::{Counters, Dataset, GroupBy, Host, Report, Source};
 use crate::arena::SCRATCH;
 use crate::counters::CounterSession;
 use crate::dataset::{Data, DataArgs, load};
-use crate::output::{self, Destination};
+use crate::output::{self, ExportArgs, Table};
 use crate::platform::NativeClock;
+use crate::race_args::{self, KernelList, RaceArgs, RuleArgs, parse_kernels};
 use crate::threads::Threads;
 use crate::{CliError, CliResult};
 
@@ -28,8 +27,8 @@ pub struct GroupByArgs {
     #[command(flatten)]
     pub data: DataArgs,
     /// Kernels to race: naive, radix, tuned, prefetch, adaptive, all, or a comma list.
-    #[arg(long, default_value = "all", value_parser = parse_kernels)]
-    pub kernel: KernelList,
+    #[arg(long, default_value = "all", value_parser = parse_kernels::<Kernel>)]
+    pub kernel: KernelList<Kernel>,
     /// What to compute per group: a comma list of count, sum, min, max, avg (sum, min, max
     /// and avg read the value column: generated with --value-type, or --value-column of an
     /// --input). Every kernel computes every aggregate; runs[].totals holds their sums over
@@ -39,95 +38,19 @@ pub struct GroupByArgs {
     /// Partitions for radix and tuned: a power of two from 2 to 65536.
     #[arg(long, default_value_t = groupby::DEFAULT_PARTITIONS)]
     pub partitions: u32,
-    /// Threads for radix, tuned and adaptive (naive and prefetch always use one).
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
-    /// Pin the first thread to this CPU (and further threads to the next CPUs).
-    #[arg(long, value_name = "CPU")]
-    pub pin: Option<u32>,
-    /// Timed runs per kernel; kernels take turns, and min, median and max are over the runs.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
+    #[command(flatten)]
+    pub race: RaceArgs,
     /// Count cycles, instructions and cache misses per run (perf_event_open), where the host
     /// offers them; otherwise say why and carry on.
     #[arg(long)]
     pub counters: bool,
-    #[command(flatten)]
-    pub rules: RuleArgs,
     /// Time each kernel's phases (scatter, per-partition aggregation, emit, merge, ...) with
     /// timers that stay in the kernels, and print them as ns/row beside the total (and in the
     /// report's runs[].phases). Off, the timers cost nothing.
     #[arg(long)]
     pub phases: bool,
-    /// Size adaptive's limits by the caches the OS declares instead of measuring them first
-    /// with a short ladder (about a second).
-    #[arg(long)]
-    pub declared_caches: bool,
-    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
-    /// Write the race as CSV (one row per kernel: the columns the page's export writes).
-    #[arg(long, value_name = "PATH")]
-    pub csv: Option<PathBuf>,
-}
-
-/// The rules every kernel of a race is measured under.
-#[derive(Debug, Clone, Args)]
-pub struct RuleArgs {
-    /// Scratch memory, the same for every kernel: warm (one pool of transparent-huge-page
-    /// mappings, reused from run to run, faulted in by an untimed warm-up run of each kernel, as
-    /// a long-running engine's allocator hands out memory) or cold (every run maps and faults
-    /// its scratch inside its timer, as a one-off query does).
-    #[arg(long, default_value = "warm", value_parser = parse_policy)]
-    pub memory: MemoryPolicy,
-    /// Check every run against a sort-and-count reference computed outside the timer (the
-    /// default below 20,000,000 rows). Row totals, known key counts and agreement between
-    /// kernels are always checked.
-    #[arg(long, conflicts_with = "no_verify")]
-    pub verify: bool,
-    /// Skip the reference check (the other checks still run).
-    #[arg(long)]
-    pub no_verify: bool,
-}
-
-impl RuleArgs {
-    /// The rules for the default race of `memwall run`.
-    pub fn defaults() -> Self {
-        Self { memory: MemoryPolicy::Warm, verify: false, no_verify: false }
-    }
-
-    /// What is checked on data of `rows` rows, `generated_groups` known when generated.
-    pub fn truth(&self, rows: u64, generated_groups: Option<u64>) -> Truth {
-        let by_default = Truth::by_default(rows, generated_groups);
-        Truth { reference: (by_default.reference || self.verify) && !self.no_verify, ..by_default }
-    }
-}
-
-pub fn parse_policy(name: &str) -> Result<MemoryPolicy, String> {
-    MemoryPolicy::parse(name).ok_or_else(|| format!("unknown memory policy '{name}': expected warm or cold"))
-}
-
-/// Kernels in the order given, without repeats.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KernelList(pub Vec<Kernel>);
-
-pub fn parse_kernels(text: &str) -> Result<KernelList, String> {
-    let mut kernels = Vec::new();
-    for name in text.split(',').map(str::trim) {
-        let more: Vec<Kernel> = if name.eq_ignore_ascii_case("all") {
-            Kernel::ALL.to_vec()
-        } else {
-            vec![Kernel::parse(name).ok_or_else(|| {
-                format!("unknown kernel '{name}': expected naive, radix, tuned, prefetch, adaptive or all")
-            })?]
-        };
-        for kernel in more {
-            if !kernels.contains(&kernel) {
-                kernels.push(kernel);
-            }
-        }
-    }
-    Ok(KernelList(kernels))
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 /// The caches the kernels size their tables by, as this host declares them (see
@@ -173,9 +96,9 @@ impl<'a> Race<'a> {
             kernels: &args.kernel.0,
             config,
             threads,
-            policy: args.rules.memory,
-            truth: truth(&args.rules, dataset),
-            runs: args.runs,
+            policy: args.race.rules.memory,
+            truth: truth(&args.race.rules, dataset),
+            runs: args.race.runs,
             counters: args.counters,
             phases: args.phases,
         }
@@ -186,11 +109,7 @@ impl<'a> Race<'a> {
 /// progress bar and, if asked, hardware counters around each timed run.
 pub fn race(race: &Race<'_>, data: &mut Data, clock: &(dyn Clock + Sync)) -> CliResult<GroupBy> {
     let runs = race.runs.max(1);
-    let bar = ProgressBar::new(u64::from(runs) * race.kernels.len() as u64).with_style(
-        ProgressStyle::with_template("{spinner} group by [{bar:30}] {pos}/{len} {msg} ({elapsed})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let bar = race_args::race_bar("group by", u64::from(runs) * race.kernels.len() as u64);
     let racer = Racer {
         kernels: race.kernels,
         memory: &SCRATCH,
@@ -209,19 +128,15 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &(dyn Clock + Sync)) -> Cli
     let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];
     let mut session: Option<CounterSession> = None;
     let on_event = &mut |event: RaceEvent| {
+        race_args::show(&bar, &event);
         match event {
-            RaceEvent::Checking => bar.set_message("computing the reference result (untimed)"),
-            RaceEvent::WarmingUp { kernel } => bar.set_message(format!("{} warm-up (untimed)", kernel.name())),
-            RaceEvent::Running { kernel, run, runs } => {
-                bar.set_message(format!("{} run {}/{runs}", kernel.name(), run + 1));
-                session = race.counters.then(CounterSession::start);
-            }
+            RaceEvent::Running { .. } => session = race.counters.then(CounterSession::start),
             RaceEvent::Timed { kernel, .. } => {
                 if let (Some(session), Some(k)) = (session.take(), race.kernels.iter().position(|&k| k == kernel)) {
                     counters[k].push(session.stop());
                 }
-                bar.inc(1);
             }
+            RaceEvent::Checking | RaceEvent::WarmingUp { .. } => {}
         }
         ControlFlow::Continue(())
     };
@@ -238,18 +153,9 @@ pub fn race(race: &Race<'_>, data: &mut Data, clock: &(dyn Clock + Sync)) -> Cli
     Ok(groupby)
 }
 
-/// The race as a table, with each kernel's speedup over naive, the rules it was measured
-/// under and how it was checked, then the top keys.
-pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::io::Result<()> {
-    let d = &groupby.dataset;
-    writeln!(
-        out,
-        "{label}: {} rows, {} distinct keys{}",
-        d.rows,
-        d.distinct_keys,
-        d.max_rows_per_key.map_or(String::new(), |m| format!(", most frequent key {m} rows"))
-    )?;
-    let rows: Vec<Vec<String>> = groupby
+/// One row per kernel: its times, speedup over naive, scratch, groups and checksum.
+pub fn table(groupby: &GroupBy) -> Table {
+    let rows = groupby
         .runs
         .iter()
         .map(|r| {
@@ -269,11 +175,25 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
             ]
         })
         .collect();
-    let header = [
+    let header = vec![
         "kernel", "threads", "P", "first s", "min s", "median s", "max s", "ns/row", "vs naive", "scratch", "groups",
         "checksum",
     ];
-    write!(out, "{}", output::table(&header, &rows))?;
+    Table { header, rows, notes: summary::rules(groupby, false) }
+}
+
+/// The race as a table, with each kernel's speedup over naive, the rules it was measured
+/// under and how it was checked, then the top keys.
+pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::io::Result<()> {
+    let d = &groupby.dataset;
+    writeln!(
+        out,
+        "{label}: {} rows, {} distinct keys{}",
+        d.rows,
+        d.distinct_keys,
+        d.max_rows_per_key.map_or(String::new(), |m| format!(", most frequent key {m} rows"))
+    )?;
+    write!(out, "{}", table(groupby).text())?;
     for line in summary::rules(groupby, false) {
         writeln!(out, "{line}")?;
     }
@@ -324,15 +244,15 @@ fn counters_line(c: &Counters) -> String {
 
 /// Threads, config, pool and data for a race from the command line's arguments.
 pub fn prepare(args: &GroupByArgs, host: &Host) -> CliResult<(Threads, GroupByConfig, Data)> {
-    let threads = Threads::new(args.threads, args.pin)?;
-    let config = GroupByConfig { aggregates: args.agg, ..groupby_config(args.partitions, host, args.threads)? };
+    let threads = Threads::new(args.race.threads, args.race.pin)?;
+    let config = GroupByConfig { aggregates: args.agg, ..groupby_config(args.partitions, host, args.race.threads)? };
     let kernels = &args.kernel.0;
     let scratch = |rows: u64, groups: u64| -> u64 {
         // One pool serves every kernel, each run from its start: it holds the largest kernel's
         // scratch. The reference sorts a copy of the keys.
-        let each = kernels.iter().map(|&k| groupby::scratch_bytes(k, rows, groups, &config, args.threads));
+        let each = kernels.iter().map(|&k| groupby::scratch_bytes(k, rows, groups, &config, args.race.threads));
         let reference =
-            if args.rules.truth(rows, None).reference { groupby::reference_bytes(rows, args.agg) } else { 0 };
+            if args.race.rules.truth(rows, None).reference { groupby::reference_bytes(rows, args.agg) } else { 0 };
         each.max().unwrap_or(0).saturating_add(reference)
     };
     let data = load(&args.data, &threads, &scratch, args.agg.needs_values())?;
@@ -359,15 +279,10 @@ pub fn default_race(
         kernel: KernelList(Kernel::ALL.to_vec()),
         agg: Aggregates::COUNT,
         partitions: groupby::DEFAULT_PARTITIONS,
-        threads: 1,
-        pin: None,
-        runs: 3,
+        race: RaceArgs::defaults(3),
         counters: false,
         phases: false,
-        rules: RuleArgs::defaults(),
-        declared_caches: true,
-        json: None,
-        csv: None,
+        export: ExportArgs::default(),
     };
     let (threads, config, mut data) = prepare(&args, host)?;
     let config = GroupByConfig { budget: config.budget.measured(levels), ..config };
@@ -378,14 +293,15 @@ pub fn default_race(
 
 pub fn groupby(args: GroupByArgs) -> CliResult {
     let clock = NativeClock::new();
-    let json_on_stdout = args.json == Some(Destination::Stdout);
-    let host = if args.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
+    args.export.check()?;
+    let host =
+        if args.export.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
     let (threads, config, mut data) = prepare(&args, &host)?;
     let config = GroupByConfig {
-        budget: with_host_caches(config.budget, &args.kernel.0, args.declared_caches, &host),
+        budget: with_host_caches(config.budget, &args.kernel.0, args.race.declared_caches, &host),
         ..config
     };
-    let mut out = output::human(json_on_stdout);
+    let mut out = args.export.human();
     if args.counters
         && let Err(why) = crate::counters::probe()
     {
@@ -398,15 +314,11 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
         let list: Vec<String> = cpus.iter().map(usize::to_string).collect();
         writeln!(out, "threads pinned to CPUs {}", list.join(",")).ok();
     }
-    if let Some(path) = &args.csv {
-        output::write_file(path, &memwall_report::groupby_csv(&result))?;
-    }
-    if let Some(destination) = &args.json {
-        let mut report = Report::new(Source::Native, output::unix_now(), host);
-        report.groupby = Some(result);
-        output::write_report(destination, &report)?;
-    }
-    Ok(())
+    args.export.write(
+        || Report { groupby: Some(result.clone()), ..Report::new(Source::Native, output::unix_now(), host.clone()) },
+        || memwall_report::groupby_csv(&result),
+        || table(&result),
+    )
 }
 
 #[cfg(test)]
@@ -414,27 +326,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kernel_lists_parse() {
-        assert_eq!(parse_kernels("all").unwrap().0, Kernel::ALL.to_vec());
-        assert_eq!(parse_kernels("tuned, naive,tuned").unwrap().0, vec![Kernel::Tuned, Kernel::Naive]);
-        assert!(parse_kernels("naive,fast").unwrap_err().contains("fast"));
-    }
-
-    #[test]
     fn bad_partition_counts_are_refused() {
         assert!(groupby_config(3, &Host::default(), 1).is_err());
         assert!(groupby_config(4096, &Host::default(), 1).is_ok());
-    }
-
-    #[test]
-    fn rules_decide_the_reference_check() {
-        let auto = RuleArgs::defaults();
-        assert!(auto.truth(1000, None).reference);
-        assert!(!auto.truth(100_000_000, Some(5)).reference);
-        assert_eq!(auto.truth(100_000_000, Some(5)).known, Some(5));
-        assert!(RuleArgs { verify: true, ..RuleArgs::defaults() }.truth(100_000_000, None).reference);
-        assert!(!RuleArgs { no_verify: true, ..RuleArgs::defaults() }.truth(1000, None).reference);
-        assert_eq!(parse_policy("COLD"), Ok(MemoryPolicy::Cold));
-        assert!(parse_policy("hot").unwrap_err().contains("warm or cold"));
     }
 }

@@ -5,7 +5,6 @@ use std::io::Write;
 use std::ops::ControlFlow;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
 use memwall_core::datagen::{self, DataSpec, Skew};
@@ -21,9 +20,10 @@ use memwall_core::size::parse_count;
 
 use crate::arena::SCRATCH;
 use crate::dataset::{parse_preset, spinner};
-use crate::groupby_cmd::{self, parse_policy};
-use crate::output::{self, Destination};
+use crate::groupby_cmd;
+use crate::output::{self, ExportArgs, Table};
 use crate::platform::{self, NativeClock};
+use crate::race_args::{self, KernelList, RaceArgs, parse_kernels};
 use crate::threads::Threads;
 use crate::{CliError, CliResult};
 
@@ -59,90 +59,16 @@ pub struct JoinArgs {
     #[command(flatten)]
     pub data: JoinDataArgs,
     /// Kernels to race: naive, partitioned, prefetch, tuned, adaptive, all, or a comma list.
-    #[arg(long, default_value = "all", value_parser = parse_kernels)]
-    pub kernel: JoinKernels,
-    /// Threads for partitioned, tuned and adaptive's partitioned choice (naive and prefetch
-    /// always use one).
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
-    /// Pin the first thread to this CPU (and further threads to the next CPUs).
-    #[arg(long, value_name = "CPU")]
-    pub pin: Option<u32>,
-    /// Timed runs per kernel; kernels take turns, and min, median and max are over the runs.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
+    #[arg(long, default_value = "all", value_parser = parse_kernels::<Kernel>)]
+    pub kernel: KernelList<Kernel>,
     /// Partitions for partitioned and tuned, a power of two up to 65536, instead of the count
     /// sized so that each partition's table fits half the per-core cache.
     #[arg(long)]
     pub partitions: Option<u32>,
     #[command(flatten)]
-    pub rules: JoinRuleArgs,
-    /// Size tables and adaptive's limit by the caches the OS declares instead of measuring them
-    /// first with a short ladder (about a second).
-    #[arg(long)]
-    pub declared_caches: bool,
-    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
-    /// Write the race as CSV (one row per kernel, build and probe medians apart) to PATH, or to
-    /// stdout with `-`.
-    #[arg(long, value_name = "PATH|-")]
-    pub csv: Option<Destination>,
-    /// Write the race as a Markdown table to PATH, or to stdout with `-`.
-    #[arg(long, value_name = "PATH|-")]
-    pub markdown: Option<Destination>,
-}
-
-/// The rules every kernel of a join race is measured under.
-#[derive(Debug, Clone, Args)]
-pub struct JoinRuleArgs {
-    /// Scratch memory, the same for every kernel: warm (one pool of transparent-huge-page
-    /// mappings, reused from run to run, faulted in by an untimed warm-up run of each kernel)
-    /// or cold (every run maps and faults its scratch inside its timer).
-    #[arg(long, default_value = "warm", value_parser = parse_policy)]
-    pub memory: MemoryPolicy,
-    /// Check every run against a reference (sort both sides and merge them)
-    /// computed outside the timer: the default below 20,000,000 probe rows. Known match counts
-    /// and agreement between kernels are always checked.
-    #[arg(long, conflicts_with = "no_verify")]
-    pub verify: bool,
-    /// Skip the reference check (the other checks still run).
-    #[arg(long)]
-    pub no_verify: bool,
-}
-
-impl JoinRuleArgs {
-    pub fn defaults() -> Self {
-        Self { memory: MemoryPolicy::Warm, verify: false, no_verify: false }
-    }
-
-    pub fn truth(&self, probe_rows: u64, matches: u64) -> Truth {
-        let by_default = Truth::by_default(probe_rows, Some(matches));
-        Truth { reference: (by_default.reference || self.verify) && !self.no_verify, ..by_default }
-    }
-}
-
-/// Kernels in the order given, without repeats.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JoinKernels(pub Vec<Kernel>);
-
-pub fn parse_kernels(text: &str) -> Result<JoinKernels, String> {
-    let mut kernels = Vec::new();
-    for name in text.split(',').map(str::trim) {
-        let more: Vec<Kernel> = if name.eq_ignore_ascii_case("all") {
-            Kernel::ALL.to_vec()
-        } else {
-            vec![Kernel::parse(name).ok_or_else(|| {
-                format!("unknown join kernel '{name}': expected naive, partitioned, prefetch, tuned, adaptive or all")
-            })?]
-        };
-        for kernel in more {
-            if !kernels.contains(&kernel) {
-                kernels.push(kernel);
-            }
-        }
-    }
-    Ok(JoinKernels(kernels))
+    pub race: RaceArgs,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 pub fn parse_rate(text: &str) -> Result<f64, String> {
@@ -212,14 +138,24 @@ pub struct JoinRace<'a> {
     pub runs: u32,
 }
 
+impl<'a> JoinRace<'a> {
+    /// The race the command line asks for, over the sides `dataset` describes.
+    pub fn for_args(args: &'a JoinArgs, config: JoinConfig, threads: &'a Threads, dataset: &JoinDataset) -> Self {
+        JoinRace {
+            kernels: &args.kernel.0,
+            config,
+            threads,
+            policy: args.race.rules.memory,
+            truth: args.race.rules.truth(dataset.probe_rows, Some(dataset.probe_rows - dataset.misses)),
+            runs: args.race.runs,
+        }
+    }
+}
+
 /// Times every kernel (the core's race: kernels take turns and must agree), with a progress bar.
 pub fn race(setup: &JoinRace<'_>, data: &JoinData, dataset: JoinDataset, clock: &dyn Clock) -> CliResult<Join> {
     let runs = setup.runs.max(1);
-    let bar = ProgressBar::new(u64::from(runs) * setup.kernels.len() as u64).with_style(
-        ProgressStyle::with_template("{spinner} join [{bar:30}] {pos}/{len} {msg} ({elapsed})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let bar = race_args::race_bar("join", u64::from(runs) * setup.kernels.len() as u64);
     let racer = Racer {
         kernels: setup.kernels,
         memory: &SCRATCH,
@@ -233,14 +169,7 @@ pub fn race(setup: &JoinRace<'_>, data: &JoinData, dataset: JoinDataset, clock: 
         },
     };
     let on_event = &mut |event: RaceEvent| {
-        match event {
-            RaceEvent::Checking => bar.set_message("computing the reference result (untimed)"),
-            RaceEvent::WarmingUp { kernel } => bar.set_message(format!("{} warm-up (untimed)", kernel.name())),
-            RaceEvent::Running { kernel, run, runs } => {
-                bar.set_message(format!("{} run {}/{runs}", kernel.name(), run + 1))
-            }
-            RaceEvent::Timed { .. } => bar.inc(1),
-        }
+        race_args::show(&bar, &event);
         ControlFlow::Continue(())
     };
     let result = racer.race(&data.build, &data.probe, dataset, on_event);
@@ -248,8 +177,8 @@ pub fn race(setup: &JoinRace<'_>, data: &JoinData, dataset: JoinDataset, clock: 
     result.map_err(|e| CliError::runtime(e.to_string()))
 }
 
-/// The columns of the race's table, one row per kernel.
-fn rows(join: &Join) -> (Vec<&'static str>, Vec<Vec<String>>) {
+/// One row per kernel: build, probe and total times, speedup over naive, scratch, matches.
+pub fn table(join: &Join) -> Table {
     let naive = join.runs.iter().find(|r| r.kernel == Kernel::Naive.name()).map(|r| r.seconds.median);
     let rows = join
         .runs
@@ -277,7 +206,7 @@ fn rows(join: &Join) -> (Vec<&'static str>, Vec<Vec<String>>) {
         "kernel", "threads", "P", "build s", "probe s", "min s", "median s", "ns/probe", "vs naive", "scratch",
         "matches", "checksum",
     ];
-    (header, rows)
+    Table { header, rows, notes: vec![] }
 }
 
 /// The race as a table with each kernel's speedup over naive (build and probe are medians of
@@ -289,8 +218,7 @@ pub fn print_race(out: &mut dyn Write, join: &Join, label: &str) -> std::io::Res
         "{label}: {} build keys (8-byte payloads), {} probe rows, {} of them missing from the build side",
         d.build_keys, d.probe_rows, d.misses
     )?;
-    let (header, rows) = rows(join);
-    write!(out, "{}", output::table(&header, &rows))?;
+    write!(out, "{}", table(join).text())?;
     if let Some(run) = join.runs.first() {
         if let Some(policy) = run.memory.as_deref().and_then(MemoryPolicy::parse) {
             writeln!(out, "memory: {} for every kernel: {}", policy.name(), policy.description())?;
@@ -333,16 +261,21 @@ pub fn print_race(out: &mut dyn Write, join: &Join, label: &str) -> std::io::Res
 
 /// Threads, config and the two sides for a race from the command line's arguments.
 pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, JoinData, JoinDataset, String)> {
-    let threads = Threads::new(args.threads, args.pin)?;
-    let mut config = JoinConfig::with_budget(CacheBudget::declared(&host.caches, args.threads));
+    let threads = Threads::new(args.race.threads, args.race.pin)?;
+    let mut config = JoinConfig::with_budget(CacheBudget::declared(&host.caches, args.race.threads));
     config.partitions = args.partitions;
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     let (spec, preset) = spec(&args.data)?;
     let (keys, rows) = (spec.data.keys, spec.data.rows);
     let reference =
-        if args.rules.truth(rows, 0).reference { keys.saturating_mul(16) + rows.saturating_mul(8) } else { 0 };
-    let scratch =
-        args.kernel.0.iter().map(|&k| join::scratch_bytes(k, keys, rows, &config, args.threads)).max().unwrap_or(0);
+        if args.race.rules.truth(rows, None).reference { keys.saturating_mul(16) + rows.saturating_mul(8) } else { 0 };
+    let scratch = args
+        .kernel
+        .0
+        .iter()
+        .map(|&k| join::scratch_bytes(k, keys, rows, &config, args.race.threads))
+        .max()
+        .unwrap_or(0);
     let (data, dataset) = generate(&spec, preset.as_deref(), scratch.saturating_add(reference), &threads)?;
     let label = match &preset {
         Some(name) => format!("{name} preset"),
@@ -360,39 +293,21 @@ pub fn with_host_caches(config: JoinConfig, declared_only: bool, host: &Host) ->
 
 pub fn join(args: JoinArgs) -> CliResult {
     let clock = NativeClock::new();
-    let stdout_taken =
-        [&args.json, &args.csv, &args.markdown].into_iter().filter(|d| *d == &Some(Destination::Stdout)).count();
-    if stdout_taken > 1 {
-        return Err(CliError::usage("only one of --json, --csv and --markdown can write to stdout (-)"));
-    }
-    let host = if args.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
+    args.export.check()?;
+    let host =
+        if args.export.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
     let (threads, config, data, dataset, label) = prepare(&args, &host)?;
-    let config = with_host_caches(config, args.declared_caches, &host);
-    let mut out = output::human(stdout_taken == 1);
-    let setup = JoinRace {
-        kernels: &args.kernel.0,
-        config,
-        threads: &threads,
-        policy: args.rules.memory,
-        truth: args.rules.truth(dataset.probe_rows, dataset.probe_rows - dataset.misses),
-        runs: args.runs,
-    };
+    let config = with_host_caches(config, args.race.declared_caches, &host);
+    let mut out = args.export.human();
+    let setup = JoinRace::for_args(&args, config, &threads, &dataset);
     let result = race(&setup, &data, dataset, &clock)?;
     print_race(&mut *out, &result, &label).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out, "caches the tables are sized by: {}", config.budget.describe()).ok();
-    if let Some(destination) = &args.csv {
-        output::write_text(destination, &memwall_report::join_csv(&result))?;
-    }
-    if let Some(destination) = &args.markdown {
-        let (header, rows) = rows(&result);
-        output::write_text(destination, &output::markdown_table(&header, &rows))?;
-    }
-    if let Some(destination) = &args.json {
-        let mut report = Report::new(Source::Native, output::unix_now(), host);
-        report.join = Some(result);
-        output::write_report(destination, &report)?;
-    }
-    Ok(())
+    args.export.write(
+        || Report { join: Some(result.clone()), ..Report::new(Source::Native, output::unix_now(), host.clone()) },
+        || memwall_report::join_csv(&result),
+        || table(&result),
+    )
 }
 
 /// The short join race `memwall run` includes: the small preset's sides, every kernel, one
@@ -407,26 +322,14 @@ pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn C
             miss_rate: 0.0,
             seed: datagen::DEFAULT_SEED,
         },
-        kernel: JoinKernels(Kernel::ALL.to_vec()),
-        threads: 1,
-        pin: None,
-        runs: 1,
+        kernel: KernelList(Kernel::ALL.to_vec()),
         partitions: None,
-        rules: JoinRuleArgs::defaults(),
-        declared_caches: true,
-        json: None,
-        csv: None,
-        markdown: None,
+        race: RaceArgs::defaults(1),
+        export: ExportArgs::default(),
     };
     let (threads, config, data, dataset, label) = prepare(&args, host)?;
-    let setup = JoinRace {
-        kernels: &args.kernel.0,
-        config: JoinConfig { budget: config.budget.measured(levels), ..config },
-        threads: &threads,
-        policy: args.rules.memory,
-        truth: args.rules.truth(dataset.probe_rows, dataset.probe_rows - dataset.misses),
-        runs: args.runs,
-    };
+    let config = JoinConfig { budget: config.budget.measured(levels), ..config };
+    let setup = JoinRace::for_args(&args, config, &threads, &dataset);
     let result = race(&setup, &data, dataset, clock)?;
     Ok((result, label))
 }
@@ -436,22 +339,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kernel_lists_and_rates_parse() {
-        assert_eq!(parse_kernels("all").unwrap().0, Kernel::ALL.to_vec());
-        assert_eq!(parse_kernels("tuned, naive,tuned").unwrap().0, vec![Kernel::Tuned, Kernel::Naive]);
-        assert!(parse_kernels("radix").unwrap_err().contains("'radix'"));
+    fn rates_parse() {
         assert_eq!(parse_rate("0.25"), Ok(0.25));
         for bad in ["-0.1", "1.01", "NaN", "inf", "lots"] {
             assert!(parse_rate(bad).unwrap_err().contains("from 0 to 1"), "{bad}");
         }
-    }
-
-    #[test]
-    fn the_reference_is_checked_below_the_limit_or_when_asked() {
-        let auto = JoinRuleArgs::defaults();
-        assert!(auto.truth(1000, 900).reference);
-        assert_eq!(auto.truth(1000, 900).known, Some(900));
-        assert!(!auto.truth(100_000_000, 5).reference);
-        assert!(JoinRuleArgs { verify: true, ..JoinRuleArgs::defaults() }.truth(100_000_000, 5).reference);
     }
 }

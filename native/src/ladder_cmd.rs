@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -16,7 +15,7 @@ use memwall_report::{
 };
 
 use crate::arena::{HugePages, MmapArena};
-use crate::output::{self, Destination};
+use crate::output::{self, ExportArgs, Table};
 use crate::platform::{self, NativeClock};
 use crate::{CliError, CliResult};
 
@@ -69,15 +68,8 @@ pub struct LadderArgs {
     /// Seed of the random cycle.
     #[arg(long, default_value_t = ladder::DEFAULT_SEED)]
     pub seed: u64,
-    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
-    /// Write the ladder as CSV.
-    #[arg(long, value_name = "PATH")]
-    pub csv: Option<PathBuf>,
-    /// Write the ladder as a Markdown table.
-    #[arg(long, value_name = "PATH")]
-    pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub export: ExportArgs,
     /// Curves measured after those of --pattern x --huge-pages (set by `memwall run`, which takes
     /// page-local on huge pages beside random on small ones rather than every pairing).
     #[arg(skip)]
@@ -151,9 +143,7 @@ pub fn cache_probe(host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
         chains: vec![],
         chains_at: None,
         seed: ladder::DEFAULT_SEED,
-        json: None,
-        csv: None,
-        markdown: None,
+        export: ExportArgs::default(),
         extra_curves: vec![],
     };
     measure(&probe, host, clock)
@@ -302,22 +292,14 @@ fn measure_here(
 pub fn ladder(args: LadderArgs) -> CliResult {
     let clock = NativeClock::new();
     let host = measured_host(&clock);
+    args.export.check()?;
     let ladder = measure(&args, &host, &clock)?;
-    let json_on_stdout = args.json == Some(Destination::Stdout);
-    let mut out = output::human(json_on_stdout);
-    print_ladder(&mut *out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
-    if let Some(path) = &args.csv {
-        output::write_file(path, &memwall_report::ladder_csv(&ladder.points))?;
-    }
-    if let Some(path) = &args.markdown {
-        output::write_file(path, &markdown(&ladder))?;
-    }
-    if let Some(destination) = &args.json {
-        let mut report = Report::new(Source::Native, output::unix_now(), host);
-        report.ladder = Some(ladder);
-        output::write_report(destination, &report)?;
-    }
-    Ok(())
+    print_ladder(&mut *args.export.human(), &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
+    args.export.write(
+        || Report { ladder: Some(ladder.clone()), ..Report::new(Source::Native, output::unix_now(), host.clone()) },
+        || memwall_report::ladder_csv(&ladder.points),
+        || table(&ladder),
+    )
 }
 
 fn row(point: &LadderPoint) -> Vec<String> {
@@ -531,9 +513,13 @@ pub fn parallelism_summary(p: &Parallelism) -> String {
     )
 }
 
-pub fn markdown(ladder: &Ladder) -> String {
-    let rows: Vec<Vec<String>> = ladder.points.iter().map(row).collect();
-    output::markdown_table(&HEADER, &rows) + "\n" + &steps_summary(&ladder.steps) + "\n"
+/// The ladder's points as a table, the steps under it.
+pub fn table(ladder: &Ladder) -> Table {
+    Table {
+        header: HEADER.to_vec(),
+        rows: ladder.points.iter().map(row).collect(),
+        notes: vec![steps_summary(&ladder.steps)],
+    }
 }
 
 #[cfg(test)]

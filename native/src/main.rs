@@ -16,6 +16,7 @@ mod join_cmd;
 mod ladder_cmd;
 mod output;
 mod platform;
+mod race_args;
 mod run_cmd;
 mod serve;
 mod sweep_cmd;

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use clap::Args;
 use memwall_report::Report;
 
 use crate::{CliError, CliResult};
@@ -23,6 +24,82 @@ impl std::str::FromStr for Destination {
             "-" => Ok(Self::Stdout),
             path => Ok(Self::File(PathBuf::from(path))),
         }
+    }
+}
+
+/// Where a command's results go besides the table on the terminal: the same three flags, with the
+/// same meaning, on every command that writes results.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ExportArgs {
+    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<Destination>,
+    /// Write the results as CSV (the columns the page exports) to PATH, or to stdout with `-`.
+    #[arg(long, value_name = "PATH|-")]
+    pub csv: Option<Destination>,
+    /// Write the results as a Markdown table to PATH, or to stdout with `-`.
+    #[arg(long, value_name = "PATH|-")]
+    pub markdown: Option<Destination>,
+}
+
+impl ExportArgs {
+    /// Refuses more than one export to stdout (they would interleave).
+    pub fn check(&self) -> CliResult {
+        if self.to_stdout() > 1 {
+            return Err(CliError::usage("only one of --json, --csv and --markdown can write to stdout (-)"));
+        }
+        Ok(())
+    }
+
+    fn to_stdout(&self) -> usize {
+        [&self.json, &self.csv, &self.markdown].into_iter().filter(|d| *d == &Some(Destination::Stdout)).count()
+    }
+
+    /// Where the human output goes: stdout, unless an export took it.
+    pub fn human(&self) -> Box<dyn Write> {
+        human(self.to_stdout() > 0)
+    }
+
+    /// Writes each export asked for; each is made only when asked.
+    pub fn write(
+        &self,
+        report: impl FnOnce() -> Report,
+        csv: impl FnOnce() -> String,
+        table: impl FnOnce() -> Table,
+    ) -> CliResult {
+        if let Some(destination) = &self.csv {
+            write_text(destination, &csv())?;
+        }
+        if let Some(destination) = &self.markdown {
+            write_text(destination, &table().markdown())?;
+        }
+        if let Some(destination) = &self.json {
+            write_report(destination, &report())?;
+        }
+        Ok(())
+    }
+}
+
+/// A command's results as rows under a header: printed as text, exported as Markdown (with the
+/// notes that say what the rows mean under it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub header: Vec<&'static str>,
+    pub rows: Vec<Vec<String>>,
+    pub notes: Vec<String>,
+}
+
+impl Table {
+    pub fn text(&self) -> String {
+        table(&self.header, &self.rows)
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut out = markdown_table(&self.header, &self.rows);
+        for note in &self.notes {
+            out += &format!("\n{note}\n");
+        }
+        out
     }
 }
 

@@ -13,9 +13,10 @@ use memwall_report::{GroupBy, Report, Source, Sweep};
 
 use crate::arena::SCRATCH;
 use crate::dataset::DataArgs;
-use crate::groupby_cmd::{self, KernelList, RuleArgs, parse_kernels};
+use crate::groupby_cmd;
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
+use crate::race_args::{KernelList, RaceArgs, parse_kernels};
 use crate::threads::Threads;
 use crate::{CliError, CliResult};
 use memwall_core::size::parse_count;
@@ -60,8 +61,8 @@ pub struct BuildSizeArgs {
     #[arg(long, default_value_t = datagen::DEFAULT_SEED)]
     pub seed: u64,
     /// Join kernels to sweep: naive, partitioned, prefetch, tuned, adaptive, all, or a comma list.
-    #[arg(long, default_value = "all", value_parser = crate::join_cmd::parse_kernels)]
-    pub kernel: crate::join_cmd::JoinKernels,
+    #[arg(long, default_value = "all", value_parser = parse_kernels::<memwall_core::join::Kernel>)]
+    pub kernel: KernelList<memwall_core::join::Kernel>,
     /// How much slower than the fastest kernel prefetch may be (0 to 1, 0.1 = 10%) and still
     /// count as enough, for the verdict on where prefetching alone suffices.
     #[arg(long, default_value_t = memwall_core::join::sweep::DEFAULT_PREFETCH_TOLERANCE,
@@ -71,27 +72,14 @@ pub struct BuildSizeArgs {
     pub common: CommonArgs,
 }
 
-/// What both sweeps share.
+/// What every sweep shares.
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {
-    /// Threads for radix, tuned and adaptive.
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
-    /// Pin the first thread to this CPU (and further threads to the next CPUs).
-    #[arg(long, value_name = "CPU")]
-    pub pin: Option<u32>,
-    /// Timed runs per point (the point is the fastest: noise only ever adds time).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
+    #[command(flatten)]
+    pub race: RaceArgs,
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
-    #[command(flatten)]
-    pub rules: RuleArgs,
-    /// Size adaptive's limits by the caches the OS declares instead of measuring them first
-    /// with a short ladder (about a second).
-    #[arg(long)]
-    pub declared_caches: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -112,8 +100,8 @@ pub struct CardinalityArgs {
     #[arg(long, default_value_t = datagen::DEFAULT_SEED)]
     pub seed: u64,
     /// Kernels to sweep: naive, radix, tuned, prefetch, adaptive, all, or a comma list.
-    #[arg(long, default_value = "all", value_parser = parse_kernels)]
-    pub kernel: KernelList,
+    #[arg(long, default_value = "all", value_parser = parse_kernels::<Kernel>)]
+    pub kernel: KernelList<Kernel>,
     /// Partitions for radix and tuned.
     #[arg(long, default_value_t = groupby::DEFAULT_PARTITIONS)]
     pub partitions: u32,
@@ -185,8 +173,8 @@ pub struct PartitionsArgs {
     #[arg(long, default_value_t = 65536)]
     pub max: u32,
     /// Kernels to sweep (those that partition): radix, tuned, or both.
-    #[arg(long, default_value = "radix,tuned", value_parser = parse_kernels)]
-    pub kernel: KernelList,
+    #[arg(long, default_value = "radix,tuned", value_parser = parse_kernels::<Kernel>)]
+    pub kernel: KernelList<Kernel>,
     /// A larger state moves the best partition count (the values are those of --value-type,
     /// or --value-column of an --input file).
     #[command(flatten)]
@@ -236,9 +224,9 @@ fn sweep_error(e: SweepError) -> CliError {
 fn cardinality(args: CardinalityArgs) -> CliResult {
     let clock = NativeClock::new();
     let host = crate::ladder_cmd::measured_host(&clock);
-    let threads = Threads::new(args.common.threads, args.common.pin)?;
-    let config = groupby_cmd::groupby_config(args.partitions, &host, args.common.threads)?;
-    let budget = groupby_cmd::with_host_caches(config.budget, &args.kernel.0, args.common.declared_caches, &host);
+    let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
+    let config = groupby_cmd::groupby_config(args.partitions, &host, args.common.race.threads)?;
+    let budget = groupby_cmd::with_host_caches(config.budget, &args.kernel.0, args.common.race.declared_caches, &host);
     let config = groupby::GroupByConfig { budget, ..config };
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {
@@ -248,14 +236,14 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         )));
     }
     let most = *distinct.last().unwrap_or(&1);
-    let truth = args.common.rules.truth(args.rows, None);
+    let truth = args.common.race.rules.truth(args.rows, None);
     let states = args.states.configs(config);
     // The keys and values, the one pool's largest kernel at the largest state, and the
     // reference's sorted copy if it runs.
     let scratch = states
         .iter()
         .flat_map(|config| {
-            args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, config, args.common.threads))
+            args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, config, args.common.race.threads))
         })
         .max()
         .unwrap_or(0);
@@ -272,8 +260,8 @@ fn cardinality(args: CardinalityArgs) -> CliResult {
         let sweeper = Racer {
             kernels: &args.kernel.0,
             memory: &SCRATCH,
-            policy: args.common.rules.memory,
-            runs: args.common.runs,
+            policy: args.common.race.rules.memory,
+            runs: args.common.race.runs,
             work: memwall_core::groupby::race::GroupByWork {
                 config,
                 exec: &threads,
@@ -307,23 +295,25 @@ fn reference_bytes(reference: bool, rows: u64, states: &[GroupByConfig]) -> u64 
 fn partitions(args: PartitionsArgs) -> CliResult {
     let clock = NativeClock::new();
     let host = crate::ladder_cmd::measured_host(&clock);
-    let threads = Threads::new(args.common.threads, args.common.pin)?;
+    let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
     for (flag, p) in [("--min", args.min), ("--max", args.max)] {
         groupby::check_partitions(p).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
     }
     let counts: Vec<u32> =
         sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
-    let config = groupby_cmd::groupby_config(args.min, &host, args.common.threads)?;
+    let config = groupby_cmd::groupby_config(args.min, &host, args.common.race.threads)?;
     let states = args.states.configs(config);
     let kernels = &args.kernel.0;
-    let rules = &args.common.rules;
+    let rules = &args.common.race.rules;
     let scratch = |rows: u64, groups: u64| -> u64 {
         let most = counts
             .iter()
             .flat_map(|&p| {
                 states.iter().flat_map(move |&config| {
                     let config = GroupByConfig { partitions: p, ..config };
-                    kernels.iter().map(move |&k| groupby::scratch_bytes(k, rows, groups, &config, args.common.threads))
+                    kernels
+                        .iter()
+                        .map(move |&k| groupby::scratch_bytes(k, rows, groups, &config, args.common.race.threads))
                 })
             })
             .max()
@@ -339,7 +329,7 @@ fn partitions(args: PartitionsArgs) -> CliResult {
             kernels,
             memory: &SCRATCH,
             policy: rules.memory,
-            runs: args.common.runs,
+            runs: args.common.race.runs,
             work: memwall_core::groupby::race::GroupByWork {
                 config,
                 exec: &threads,
@@ -365,12 +355,12 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
     use memwall_core::join::{self, JoinConfig, race, sweep as join_sweep};
     let clock = NativeClock::new();
     let host = crate::ladder_cmd::measured_host(&clock);
-    let threads = Threads::new(args.common.threads, args.common.pin)?;
-    let declared = memwall_core::budget::CacheBudget::declared(&host.caches, args.common.threads);
+    let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
+    let declared = memwall_core::budget::CacheBudget::declared(&host.caches, args.common.race.threads);
     let config = JoinConfig::with_budget(groupby_cmd::with_host_caches(
         declared,
         &[Kernel::Adaptive],
-        args.common.declared_caches,
+        args.common.race.declared_caches,
         &host,
     ));
     let builds = join_sweep::doublings(args.min_keys, args.max_keys.min(args.probe_rows));
@@ -380,9 +370,9 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
             args.min_keys, args.max_keys, args.probe_rows
         )));
     };
-    let truth = race::Truth { known: None, reference: args.common.rules.truth(args.probe_rows, None).reference };
+    let truth = race::Truth { known: None, reference: args.common.race.rules.truth(args.probe_rows, None).reference };
     let scratch =
-        args.kernel.0.iter().map(|&k| join::scratch_bytes(k, most, args.probe_rows, &config, args.common.threads));
+        args.kernel.0.iter().map(|&k| join::scratch_bytes(k, most, args.probe_rows, &config, args.common.race.threads));
     // Both sides, the pool's largest kernel, and the reference's sorted copies of both.
     let sides = args.probe_rows.saturating_mul(8).saturating_add(most.saturating_mul(16));
     let reference = if truth.reference { sides } else { 0 };
@@ -391,8 +381,8 @@ fn build_size(args: BuildSizeArgs) -> CliResult {
     let sweeper = race::Racer {
         kernels: &args.kernel.0,
         memory: &SCRATCH,
-        policy: args.common.rules.memory,
-        runs: args.common.runs,
+        policy: args.common.race.rules.memory,
+        runs: args.common.race.runs,
         work: race::JoinWork { config, exec: &threads, clock: &clock, truth },
     };
     let bar = progress((builds.len() * args.kernel.0.len()) as u64);

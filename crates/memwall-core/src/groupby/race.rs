@@ -12,7 +12,7 @@ use super::phases::{Phase, PhaseClock, Phases};
 use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Rows, Values, reference_rows, run_timed_in};
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
-use crate::race::{self, Reference, Workload};
+use crate::race::{self, Named, Reference, Workload};
 pub use crate::race::{Check, REFERENCE_BY_DEFAULT_MAX_ROWS, Truth, median_sample};
 use crate::scratch::Scratch;
 
@@ -61,10 +61,6 @@ impl<'a> Workload for GroupByWork<'a> {
     type Outcome = Run;
     type Result = GroupResult;
     type Error = GroupByError;
-
-    fn kernel_name(kernel: Kernel) -> &'static str {
-        kernel.name()
-    }
 
     fn result(run: &Run) -> &GroupResult {
         &run.outcome.result
@@ -133,6 +129,14 @@ impl<'a> Workload for GroupByWork<'a> {
 
     fn differs(_result: &GroupResult, _agreed: &GroupResult, with: &'static str) -> String {
         format!("its result differs from {with}'s")
+    }
+}
+
+impl Named for Kernel {
+    const ALL: &'static [Self] = &Kernel::ALL;
+    const KIND: &'static str = "kernel";
+    fn name(self) -> &'static str {
+        Kernel::name(self)
     }
 }
 

@@ -8,7 +8,7 @@ use memwall_report::{Join, JoinDataset, JoinRun, Summary};
 use super::{BuildRow, JoinConfig, JoinError, JoinResult, Kernel, Outcome, reference, run_in};
 use crate::clock::Clock;
 use crate::exec::Executor;
-use crate::race::{self, Reference, Workload};
+use crate::race::{self, Named, Reference, Workload};
 pub use crate::race::{Check, REFERENCE_BY_DEFAULT_MAX_ROWS, Truth};
 use crate::scratch::Scratch;
 
@@ -49,10 +49,6 @@ impl<'a> Workload for JoinWork<'a> {
     type Outcome = Outcome;
     type Result = JoinResult;
     type Error = JoinError;
-
-    fn kernel_name(kernel: Kernel) -> &'static str {
-        kernel.name()
-    }
 
     fn result(outcome: &Outcome) -> &JoinResult {
         &outcome.result
@@ -109,6 +105,14 @@ impl<'a> Workload for JoinWork<'a> {
              sum {}, payload sum {}",
             r.matches, r.checksum, r.key_sum, r.payload_sum, a.matches, a.checksum, a.key_sum, a.payload_sum
         )
+    }
+}
+
+impl Named for Kernel {
+    const ALL: &'static [Self] = &Kernel::ALL;
+    const KIND: &'static str = "join kernel";
+    fn name(self) -> &'static str {
+        Kernel::name(self)
     }
 }
 

@@ -34,6 +34,38 @@ pub enum RaceEvent<K> {
     Timed { kernel: K, run: u32, seconds: f64 },
 }
 
+/// A kernel of a race, by the names the command line, the page and the reports give it.
+pub trait Named: Copy + PartialEq + core::fmt::Debug + 'static {
+    /// Every kernel, in the order a race runs them.
+    const ALL: &'static [Self];
+    /// What the command line calls this kind of kernel ("kernel", "join kernel").
+    const KIND: &'static str;
+    fn name(self) -> &'static str;
+}
+
+/// The kernels of a comma list ("all" for every one), in the order given, each once; an unknown
+/// name is refused with the names there are.
+pub fn parse_kernels<K: Named>(text: &str) -> Result<Vec<K>, String> {
+    let mut kernels = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        let more: &[K] = if name.eq_ignore_ascii_case("all") {
+            K::ALL
+        } else {
+            let found = K::ALL.iter().find(|k| k.name().eq_ignore_ascii_case(name)).ok_or_else(|| {
+                let names: Vec<&str> = K::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown {} '{name}': expected {} or all", K::KIND, names.join(", "))
+            })?;
+            core::slice::from_ref(found)
+        };
+        for &kernel in more {
+            if !kernels.contains(&kernel) {
+                kernels.push(kernel);
+            }
+        }
+    }
+    Ok(kernels)
+}
+
 /// What is known of the right answer before any kernel runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Truth {
@@ -126,7 +158,7 @@ pub enum RaceError<E> {
 
 /// A kind of race: what its kernels run on, how one run is made, and how a result is checked.
 pub trait Workload {
-    type Kernel: Copy + PartialEq + core::fmt::Debug;
+    type Kernel: Named;
     /// What every kernel runs on (the keys; the two sides of a join).
     type Input<'i>: Copy;
     /// What one run gives besides its time.
@@ -135,7 +167,6 @@ pub trait Workload {
     type Result: Clone + PartialEq;
     type Error;
 
-    fn kernel_name(kernel: Self::Kernel) -> &'static str;
     fn result(outcome: &Self::Outcome) -> &Self::Result;
     /// Refuses an input no kernel could run on, before anything else.
     fn check_input(&self, _input: Self::Input<'_>) -> Result<(), RaceError<Self::Error>> {
@@ -236,7 +267,7 @@ impl<W: Workload> Racer<'_, W> {
             || RaceError::Cancelled,
             |kernel| {
                 scratch.begin_run();
-                let name = W::kernel_name(kernel);
+                let name = kernel.name();
                 let (seconds, outcome) = self
                     .work
                     .run(kernel, input, &scratch)
@@ -249,7 +280,7 @@ impl<W: Workload> Racer<'_, W> {
                 })?;
                 if let Err(differs) = agreement.check(kernel, result) {
                     let check = if differs.same_kernel { Check::Repeatable } else { Check::CrossKernel };
-                    let detail = W::differs(result, differs.agreed, W::kernel_name(differs.with));
+                    let detail = W::differs(result, differs.agreed, differs.with.name());
                     return Err(RaceError::Wrong { kernel: name, check, detail });
                 }
                 Ok((seconds, (outcome, scratch.run_memory())))
@@ -290,9 +321,6 @@ impl<W: Workload> Workload for Spoiled<W> {
     type Result = W::Result;
     type Error = W::Error;
 
-    fn kernel_name(kernel: Self::Kernel) -> &'static str {
-        W::kernel_name(kernel)
-    }
     fn result(outcome: &Self::Outcome) -> &Self::Result {
         W::result(outcome)
     }
