@@ -104,127 +104,142 @@ impl Report {
     /// Checks that every figure is finite, in a physically possible range, and that no list is
     /// absurdly long.
     pub fn check(&self) -> Result<(), Implausible> {
-        let host = &self.host;
-        if let Some(ghz) = host.core_ghz {
-            finite_in("host core_ghz", ghz, MAX_GHZ)?;
-        }
-        if let Some(ns) = host.timer_resolution_ns {
-            finite_in("host timer_resolution_ns", ns, MAX_NS_PER_LOAD)?;
-        }
-        count_at_most("caches", host.caches.len())?;
-        if let Some(ladder) = &self.ladder {
-            count_at_most("ladder points", ladder.points.len())?;
-            count_at_most("ladder steps", ladder.steps.len())?;
-            if let Some(ghz) = ladder.ghz {
-                finite_in("ladder ghz", ghz, MAX_GHZ)?;
-            }
-            finite_in("ladder target_sample_ns", ladder.target_sample_ns, MAX_SECONDS * 1e9)?;
-            if let Some(s) = ladder.duration_s {
-                finite_in("ladder duration_s", s, MAX_SECONDS)?;
-            }
-            for point in &ladder.points {
-                let what = format!("ladder point {} B", point.bytes);
-                summary_in(&format!("{what} ns_per_load"), &point.ns_per_load, MAX_NS_PER_LOAD)?;
-                count_at_most("samples", point.samples_ns_per_load.len())?;
-                for &ns in &point.samples_ns_per_load {
-                    finite_in(&format!("{what} sample"), ns, MAX_NS_PER_LOAD)?;
-                }
-                if let Some(cycles) = point.cycles_per_load {
-                    finite_in(&format!("{what} cycles_per_load"), cycles, MAX_NS_PER_LOAD * MAX_GHZ)?;
-                }
-            }
-            for step in &ladder.steps {
-                finite_in("ladder step ns_per_load_before", step.ns_per_load_before, MAX_NS_PER_LOAD)?;
-                finite_in("ladder step ns_per_load_after", step.ns_per_load_after, MAX_NS_PER_LOAD)?;
-            }
-        }
-        if let Some(groupby) = &self.groupby {
-            count_at_most("GROUP BY runs", groupby.runs.len())?;
-            count_at_most("sweeps", groupby.sweeps.len())?;
-            for run in &groupby.runs {
-                let what = format!("GROUP BY run {}", run.kernel);
-                summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
-                finite_in(&format!("{what} ns_per_row"), run.ns_per_row, MAX_NS_PER_LOAD)?;
-                count_at_most("samples", run.samples_seconds.len())?;
-                for &s in &run.samples_seconds {
-                    finite_in(&format!("{what} sample"), s, MAX_SECONDS)?;
-                }
-                count_at_most("top keys", run.top.len())?;
-            }
-            for sweep in &groupby.sweeps {
-                count_at_most("sweep points", sweep.points.len())?;
-                for point in &sweep.points {
-                    finite_in("sweep point ns_per_row", point.ns_per_row, MAX_NS_PER_LOAD)?;
-                    finite_in("sweep point seconds", point.seconds, MAX_SECONDS)?;
-                }
-                count_at_most("sweep best partitions", sweep.best_partitions.len())?;
-                count_at_most("sweep crossovers", sweep.crossovers.len())?;
-                for best in &sweep.best_partitions {
-                    finite_in("sweep best partitions ns_per_row", best.ns_per_row, MAX_NS_PER_LOAD)?;
-                }
-            }
-        }
-        if let Some(join) = &self.join {
-            finite_in("join miss_rate", join.dataset.miss_rate, 1.0)?;
-            count_at_most("join runs", join.runs.len())?;
-            count_at_most("join sweeps", join.sweeps.len())?;
-            for run in &join.runs {
-                let what = format!("join run {}", run.kernel);
-                summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
-                summary_in(&format!("{what} build_seconds"), &run.build_seconds, MAX_SECONDS)?;
-                summary_in(&format!("{what} probe_seconds"), &run.probe_seconds, MAX_SECONDS)?;
-                finite_in(&format!("{what} ns_per_probe"), run.ns_per_probe, MAX_NS_PER_LOAD)?;
-                count_at_most("samples", run.samples_seconds.len())?;
-                for &s in &run.samples_seconds {
-                    finite_in(&format!("{what} sample"), s, MAX_SECONDS)?;
-                }
-                // Sums of at most 2^64 matched 64-bit values: a decimal integer within 128 bits.
-                if let Some(sum) = &run.key_sum
-                    && sum.parse::<i128>().is_err()
-                {
-                    return Err(Implausible(format!("{what}: key_sum {sum:?} is not a 128-bit integer")));
-                }
-                if let Some(sum) = &run.payload_sum
-                    && sum.parse::<u128>().is_err()
-                {
-                    return Err(Implausible(format!("{what}: payload_sum {sum:?} is not an unsigned 128-bit integer")));
-                }
-                if run.matches > join.dataset.probe_rows {
-                    return Err(Implausible(format!(
-                        "{what}: {} matches from {} probe rows over distinct build keys",
-                        run.matches, join.dataset.probe_rows
-                    )));
-                }
-            }
-            for sweep in &join.sweeps {
-                count_at_most("join sweep points", sweep.points.len())?;
-                for point in &sweep.points {
-                    finite_in("join sweep point ns_per_probe", point.ns_per_probe, MAX_NS_PER_LOAD)?;
-                    for (name, value) in
-                        [("seconds", point.seconds), ("build", point.build_seconds), ("probe", point.probe_seconds)]
-                    {
-                        finite_in(&format!("join sweep point {name}"), value, MAX_SECONDS)?;
-                    }
-                }
-                count_at_most("join sweep fastest", sweep.fastest.len())?;
-                count_at_most("join sweep crossovers", sweep.crossovers.len())?;
-                for fastest in &sweep.fastest {
-                    finite_in("join sweep fastest ns_per_probe", fastest.ns_per_probe, MAX_NS_PER_LOAD)?;
-                    // Prefetch is one of the kernels the fastest was picked from.
-                    if let Some(ratio) = fastest.prefetch_over_fastest
-                        && !(1.0..=MAX_NS_PER_LOAD).contains(&ratio)
-                    {
-                        return Err(Implausible(format!(
-                            "join sweep prefetch_over_fastest {ratio} at {} build keys: prefetch cannot beat the fastest",
-                            fastest.build_keys
-                        )));
-                    }
-                }
-                if let Some(share) = sweep.prefetch_tolerance_share {
-                    finite_in("join sweep prefetch_tolerance_share", share, 1.0)?;
-                }
-            }
-        }
-        Ok(())
+        check_host(&self.host)?;
+        self.ladder.as_ref().map_or(Ok(()), check_ladder)?;
+        self.groupby.as_ref().map_or(Ok(()), check_groupby)?;
+        self.join.as_ref().map_or(Ok(()), check_join)
     }
+}
+
+fn check_host(host: &crate::Host) -> Result<(), Implausible> {
+    if let Some(ghz) = host.core_ghz {
+        finite_in("host core_ghz", ghz, MAX_GHZ)?;
+    }
+    if let Some(ns) = host.timer_resolution_ns {
+        finite_in("host timer_resolution_ns", ns, MAX_NS_PER_LOAD)?;
+    }
+    count_at_most("caches", host.caches.len())
+}
+
+fn check_ladder(ladder: &crate::Ladder) -> Result<(), Implausible> {
+    count_at_most("ladder points", ladder.points.len())?;
+    count_at_most("ladder steps", ladder.steps.len())?;
+    if let Some(ghz) = ladder.ghz {
+        finite_in("ladder ghz", ghz, MAX_GHZ)?;
+    }
+    finite_in("ladder target_sample_ns", ladder.target_sample_ns, MAX_SECONDS * 1e9)?;
+    if let Some(s) = ladder.duration_s {
+        finite_in("ladder duration_s", s, MAX_SECONDS)?;
+    }
+    for point in &ladder.points {
+        let what = format!("ladder point {} B", point.bytes);
+        summary_in(&format!("{what} ns_per_load"), &point.ns_per_load, MAX_NS_PER_LOAD)?;
+        samples_in(&what, &point.samples_ns_per_load, MAX_NS_PER_LOAD)?;
+        if let Some(cycles) = point.cycles_per_load {
+            finite_in(&format!("{what} cycles_per_load"), cycles, MAX_NS_PER_LOAD * MAX_GHZ)?;
+        }
+    }
+    for step in &ladder.steps {
+        finite_in("ladder step ns_per_load_before", step.ns_per_load_before, MAX_NS_PER_LOAD)?;
+        finite_in("ladder step ns_per_load_after", step.ns_per_load_after, MAX_NS_PER_LOAD)?;
+    }
+    Ok(())
+}
+
+/// A list of samples: not absurdly long, every one finite and in range.
+fn samples_in(what: &str, samples: &[f64], max: f64) -> Result<(), Implausible> {
+    count_at_most("samples", samples.len())?;
+    samples.iter().try_for_each(|&s| finite_in(&format!("{what} sample"), s, max))
+}
+
+fn check_groupby(groupby: &crate::GroupBy) -> Result<(), Implausible> {
+    count_at_most("GROUP BY runs", groupby.runs.len())?;
+    count_at_most("sweeps", groupby.sweeps.len())?;
+    for run in &groupby.runs {
+        let what = format!("GROUP BY run {}", run.kernel);
+        summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
+        finite_in(&format!("{what} ns_per_row"), run.ns_per_row, MAX_NS_PER_LOAD)?;
+        samples_in(&what, &run.samples_seconds, MAX_SECONDS)?;
+        count_at_most("top keys", run.top.len())?;
+    }
+    for sweep in &groupby.sweeps {
+        count_at_most("sweep points", sweep.points.len())?;
+        for point in &sweep.points {
+            finite_in("sweep point ns_per_row", point.ns_per_row, MAX_NS_PER_LOAD)?;
+            finite_in("sweep point seconds", point.seconds, MAX_SECONDS)?;
+        }
+        count_at_most("sweep best partitions", sweep.best_partitions.len())?;
+        count_at_most("sweep crossovers", sweep.crossovers.len())?;
+        for best in &sweep.best_partitions {
+            finite_in("sweep best partitions ns_per_row", best.ns_per_row, MAX_NS_PER_LOAD)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_join(join: &crate::Join) -> Result<(), Implausible> {
+    finite_in("join miss_rate", join.dataset.miss_rate, 1.0)?;
+    count_at_most("join runs", join.runs.len())?;
+    count_at_most("join sweeps", join.sweeps.len())?;
+    for run in &join.runs {
+        check_join_run(run, join.dataset.probe_rows)?;
+    }
+    join.sweeps.iter().try_for_each(check_join_sweep)
+}
+
+fn check_join_run(run: &crate::JoinRun, probe_rows: u64) -> Result<(), Implausible> {
+    let what = format!("join run {}", run.kernel);
+    summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
+    summary_in(&format!("{what} build_seconds"), &run.build_seconds, MAX_SECONDS)?;
+    summary_in(&format!("{what} probe_seconds"), &run.probe_seconds, MAX_SECONDS)?;
+    finite_in(&format!("{what} ns_per_probe"), run.ns_per_probe, MAX_NS_PER_LOAD)?;
+    samples_in(&what, &run.samples_seconds, MAX_SECONDS)?;
+    // Sums of at most 2^64 matched 64-bit values: a decimal integer within 128 bits.
+    if let Some(sum) = &run.key_sum
+        && sum.parse::<i128>().is_err()
+    {
+        return Err(Implausible(format!("{what}: key_sum {sum:?} is not a 128-bit integer")));
+    }
+    if let Some(sum) = &run.payload_sum
+        && sum.parse::<u128>().is_err()
+    {
+        return Err(Implausible(format!("{what}: payload_sum {sum:?} is not an unsigned 128-bit integer")));
+    }
+    if run.matches > probe_rows {
+        return Err(Implausible(format!(
+            "{what}: {} matches from {probe_rows} probe rows over distinct build keys",
+            run.matches
+        )));
+    }
+    Ok(())
+}
+
+fn check_join_sweep(sweep: &crate::JoinSweep) -> Result<(), Implausible> {
+    count_at_most("join sweep points", sweep.points.len())?;
+    for point in &sweep.points {
+        finite_in("join sweep point ns_per_probe", point.ns_per_probe, MAX_NS_PER_LOAD)?;
+        for (name, value) in
+            [("seconds", point.seconds), ("build", point.build_seconds), ("probe", point.probe_seconds)]
+        {
+            finite_in(&format!("join sweep point {name}"), value, MAX_SECONDS)?;
+        }
+    }
+    count_at_most("join sweep fastest", sweep.fastest.len())?;
+    count_at_most("join sweep crossovers", sweep.crossovers.len())?;
+    for fastest in &sweep.fastest {
+        finite_in("join sweep fastest ns_per_probe", fastest.ns_per_probe, MAX_NS_PER_LOAD)?;
+        // Prefetch is one of the kernels the fastest was picked from.
+        if let Some(ratio) = fastest.prefetch_over_fastest
+            && !(1.0..=MAX_NS_PER_LOAD).contains(&ratio)
+        {
+            return Err(Implausible(format!(
+                "join sweep prefetch_over_fastest {ratio} at {} build keys: prefetch cannot beat the fastest",
+                fastest.build_keys
+            )));
+        }
+    }
+    if let Some(share) = sweep.prefetch_tolerance_share {
+        finite_in("join sweep prefetch_tolerance_share", share, 1.0)?;
+    }
+    Ok(())
 }
