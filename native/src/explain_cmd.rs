@@ -80,7 +80,7 @@ pub fn print_reading(out: &mut dyn Write, name: &str, report: &Report) -> std::i
     )?;
     writeln!(out, "levels:")?;
     for level in &ladder.levels {
-        writeln!(out, "  {}", crate::ladder_cmd::level_line(level))?;
+        writeln!(out, "  {}", crate::ladder_print::level_line(level))?;
         for placed in &level.evidence {
             writeln!(out, "      {placed}")?;
         }

@@ -14,6 +14,7 @@ mod host;
 mod input;
 mod join_cmd;
 mod ladder_cmd;
+mod ladder_print;
 mod output;
 mod platform;
 mod race_args;

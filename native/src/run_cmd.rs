@@ -81,7 +81,7 @@ pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
     )?;
     match (host.core_ghz, &host.core_ghz_unavailable) {
         (Some(ghz), _) => match &host.core_clock {
-            Some(estimate) => writeln!(out, "core clock:  {}", ladder_cmd::clock_summary(estimate))?,
+            Some(estimate) => writeln!(out, "core clock:  {}", crate::ladder_print::clock_summary(estimate))?,
             None => writeln!(out, "core clock:  {ghz:.2} GHz (dependent add chain)")?,
         },
         (None, why) => writeln!(out, "core clock:  unavailable: {}", why.as_deref().unwrap_or("unknown"))?,
@@ -143,7 +143,7 @@ pub fn run(args: RunArgs) -> CliResult {
         ladder_args.extra_curves = vec![(PatternArg::PageLocal, if thp { HugePages::Thp } else { HugePages::Off })];
     }
     let ladder = ladder_cmd::measure(&ladder_args, &host, &clock)?;
-    ladder_cmd::print_ladder(&mut out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
+    crate::ladder_print::print_ladder(&mut out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out).ok();
     let bandwidth = run_bandwidth(&args, &host, &clock)?;
     crate::bandwidth_cmd::print_bandwidth(&mut out, &bandwidth).map_err(|e| CliError::runtime(e.to_string()))?;
