@@ -1,0 +1,181 @@
+//! The GROUP BY sweeps, by distinct keys and by partition count, each repeated per aggregate list.
+
+use super::*;
+
+/// The aggregate lists a GROUP BY sweep is repeated for, each a state size per group.
+#[derive(Debug, Clone, Args)]
+pub struct StateArgs {
+    /// What each group computes, as for `groupby --agg` (a comma list of count, sum, min, max,
+    /// avg; all but count read the value column). Repeat the flag to sweep several states in one
+    /// run, e.g. `--agg count --agg sum --agg sum,min,max,count`: one sweep per list, then one
+    /// table of how the result moves with the state's bytes per group.
+    #[arg(long = "agg", value_name = "LIST", default_value = "count", value_parser = Aggregates::parse,
+          action = clap::ArgAction::Append)]
+    pub lists: Vec<Aggregates>,
+}
+
+impl StateArgs {
+    fn need_values(&self) -> bool {
+        self.lists.iter().any(|a| a.needs_values())
+    }
+
+    /// The configs of the sweeps, one per list, in the order given.
+    fn configs(&self, config: GroupByConfig) -> Vec<GroupByConfig> {
+        self.lists.iter().map(|&aggregates| GroupByConfig { aggregates, ..config }).collect()
+    }
+}
+
+/// Runs `one` per aggregate list, giving it the list's config and value column (none for a count,
+/// which reads no values); an error names the list when there are several.
+pub(super) fn per_state(
+    states: &StateArgs,
+    config: GroupByConfig,
+    values: Option<&ValueColumn>,
+    one: &mut dyn FnMut(GroupByConfig, Values<'_>) -> Result<Sweep, SweepError>,
+) -> CliResult<Vec<Sweep>> {
+    let several = states.lists.len() > 1;
+    states
+        .configs(config)
+        .into_iter()
+        .map(|config| {
+            let values = match values {
+                Some(column) if config.aggregates.needs_values() => column.values(),
+                _ => Values::None,
+            };
+            one(config, values).map_err(|e| {
+                let e = sweep_error(e);
+                if several { e.context(&format!("--agg {}", config.aggregates.describe())) } else { e }
+            })
+        })
+        .collect()
+}
+
+pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
+    let clock = NativeClock::new();
+    let host = crate::ladder_cmd::measured_host(&clock);
+    let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
+    let config = groupby_cmd::groupby_config(args.partitions, &host, args.common.race.threads)?;
+    let budget = groupby_cmd::with_host_caches(config.budget, &args.kernel.0, args.common.race.declared_caches, &host);
+    let config = groupby::GroupByConfig { budget, ..config };
+    let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
+    if distinct.is_empty() {
+        return Err(CliError::usage(format!(
+            "no power of two between --min-keys {} and --max-keys {} (at most --rows {})",
+            args.min_keys, args.max_keys, args.rows
+        )));
+    }
+    let most = *distinct.last().unwrap_or(&1);
+    let truth = args.common.race.rules.truth(args.rows, None);
+    let states = args.states.configs(config);
+    // The keys and values, the one pool's largest kernel at the largest state, and the
+    // reference's sorted copy if it runs.
+    let scratch = states
+        .iter()
+        .flat_map(|config| {
+            args.kernel.0.iter().map(|&k| groupby::scratch_bytes(k, args.rows, most, config, args.common.race.threads))
+        })
+        .max()
+        .unwrap_or(0);
+    let input = states.iter().map(|c| groupby::input_bytes(args.rows, c.aggregates)).max().unwrap_or(0);
+    let needed = input.saturating_add(scratch).saturating_add(reference_bytes(truth.reference, args.rows, &states));
+    platform::check_fits_in_memory(needed, &format!("--rows {} with --max-keys {most}", args.rows))?;
+    // The values depend on the row and the seed, not on the keys: one column serves every point.
+    let values = args.states.need_values().then(|| {
+        let spec = datagen::DataSpec { rows: args.rows, keys: 1, skew: args.skew, seed: args.seed };
+        memwall_core::groupby::values::generate_values(&spec, args.value_type, &threads)
+    });
+    let bar = progress((states.len() * distinct.len() * args.kernel.0.len()) as u64);
+    let result = per_state(&args.states, config, values.as_ref(), &mut |config, values| {
+        let sweeper = Racer {
+            kernels: &args.kernel.0,
+            memory: &SCRATCH,
+            policy: args.common.race.rules.memory,
+            runs: args.common.race.runs,
+            work: memwall_core::groupby::race::GroupByWork {
+                config,
+                exec: &threads,
+                clock: &clock,
+                truth,
+                phases: None,
+                values,
+            },
+        };
+        sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar))
+    });
+    bar.finish_and_clear();
+    let sweeps = result?;
+    let dataset = memwall_report::Dataset {
+        rows: args.rows,
+        distinct_keys: most,
+        generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name() }),
+        input: None,
+        seed: Some(args.seed),
+        max_rows_per_key: None,
+    };
+    finish(&args.common, host, dataset, sweeps, "distinct keys")
+}
+
+/// Bytes the reference takes beside the data, when it runs, at the largest of the states.
+pub(super) fn reference_bytes(reference: bool, rows: u64, states: &[GroupByConfig]) -> u64 {
+    let most = states.iter().map(|c| groupby::reference_bytes(rows, c.aggregates)).max().unwrap_or(0);
+    if reference { most } else { 0 }
+}
+
+pub(super) fn partitions(args: PartitionsArgs) -> CliResult {
+    let clock = NativeClock::new();
+    let host = crate::ladder_cmd::measured_host(&clock);
+    let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
+    for (flag, p) in [("--min", args.min), ("--max", args.max)] {
+        groupby::check_partitions(p).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
+    }
+    let counts: Vec<u32> =
+        sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
+    let config = groupby_cmd::groupby_config(args.min, &host, args.common.race.threads)?;
+    let states = args.states.configs(config);
+    let kernels = &args.kernel.0;
+    let rules = &args.common.race.rules;
+    let scratch = |rows: u64, groups: u64| -> u64 {
+        let most = counts
+            .iter()
+            .flat_map(|&p| {
+                states.iter().flat_map(move |&config| {
+                    let config = GroupByConfig { partitions: p, ..config };
+                    kernels
+                        .iter()
+                        .map(move |&k| groupby::scratch_bytes(k, rows, groups, &config, args.common.race.threads))
+                })
+            })
+            .max()
+            .unwrap_or(0);
+        most.saturating_add(reference_bytes(rules.truth(rows, None).reference, rows, &states))
+    };
+    let data = crate::dataset::load(&args.data, &threads, &scratch, args.states.need_values())?;
+    let partitioning = kernels.iter().filter(|k| k.uses_partitions()).count();
+    let bar = progress((states.len() * counts.len() * partitioning) as u64);
+    let truth = groupby_cmd::truth(rules, &data.dataset);
+    let result = per_state(&args.states, config, data.values.as_ref(), &mut |config, values| {
+        let sweeper = Racer {
+            kernels,
+            memory: &SCRATCH,
+            policy: rules.memory,
+            runs: args.common.race.runs,
+            work: memwall_core::groupby::race::GroupByWork {
+                config,
+                exec: &threads,
+                clock: &clock,
+                truth,
+                phases: None,
+                values,
+            },
+        };
+        let mut sweep = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar))?;
+        if let Some(query) = sweep.query.as_mut()
+            && values != Values::None
+        {
+            query.value_column.clone_from(&data.value_column);
+        }
+        Ok(sweep)
+    });
+    bar.finish_and_clear();
+    finish(&args.common, host, data.dataset, result?, "partitions")
+}
