@@ -1,0 +1,189 @@
+//! Aggregating the partitions: one flat table reused from partition to partition, split further
+//! in cache where a partition holds more groups than it fits.
+
+use super::*;
+
+/// Aggregates every row of `block` (rows of `S::WORDS` words) into `slots`, listing in
+/// `touched` (from index `groups` on) the slot of each key seen for the first time. Returns the
+/// number of new keys.
+pub(super) fn count_block<S: State>(slots: &mut [Slot<S>], block: &[u64], touched: &mut [u32], groups: usize) -> usize {
+    let mut fresh = groups;
+    let mut row = |key: u64, v: S::Value| {
+        let i = find(slots, key, hash(key as i64));
+        let slot = &mut slots[i];
+        let new = slot.1.count() == 0;
+        slot.0 = key;
+        slot.1.update(v);
+        // Written always, kept only for a new key: no branch on whether the key is new.
+        touched[fresh] = i as u32;
+        fresh += usize::from(new);
+    };
+    if S::WORDS == 1 {
+        block.iter().for_each(|&key| row(key, S::value_from_bits(0)));
+    } else {
+        block.as_chunks::<2>().0.iter().for_each(|&[key, bits]| row(key, S::value_from_bits(bits)));
+    }
+    fresh - groups
+}
+
+/// One task's table, reused partition after partition, and the groups it has found.
+pub(super) struct Aggregator<'a, 's, S: State> {
+    pub(super) scratch: &'a Scratch<'s>,
+    /// All empty outside of `aggregate`; its length only grows.
+    pub(super) table: Table<'a, 's, S>,
+    /// The slots of `table` in use, in the order they filled: room for a quarter of the table.
+    pub(super) touched: Scratched<'a, 's, u32>,
+    /// Groups per row of the last partition: the next partition's table is sized by it.
+    pub(super) groups_per_row: Option<f64>,
+    /// The most groups a table is sized for up front (it grows past that if it must)...
+    pub(super) cache_table_groups: usize,
+    /// ...unless a partition already had more.
+    pub(super) most_groups: usize,
+    /// Rows of one partition, split further by the next hash bits.
+    pub(super) split: Scratched<'a, 's, u64>,
+    pub(super) groups: Groups,
+    pub(super) phases: Phases<'a>,
+}
+
+impl<'a, 's, S: State> Aggregator<'a, 's, S> {
+    pub(super) fn new(scratch: &'a Scratch<'s>, cache_table_groups: usize, phases: Phases<'a>) -> Self {
+        Self {
+            scratch,
+            table: ScratchVec::new_in(scratch.alloc()),
+            touched: ScratchVec::new_in(scratch.alloc()),
+            groups_per_row: None,
+            cache_table_groups,
+            most_groups: 0,
+            split: ScratchVec::new_in(scratch.alloc()),
+            groups: Groups::default(),
+            phases,
+        }
+    }
+
+    /// Makes `table` at least `capacity` slots and `touched` room for a quarter of them.
+    pub(super) fn reserve(&mut self, capacity: usize) -> Result<(), GroupByError> {
+        if self.table.len() < capacity {
+            let more = capacity - self.table.len();
+            let bytes = capacity * size_of::<Slot<S>>();
+            self.table.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, bytes))?;
+            self.table.resize(capacity, (0, S::EMPTY));
+        }
+        let touched = capacity / LOAD_INVERSE;
+        if self.touched.len() < touched {
+            let more = touched - self.touched.len();
+            self.touched.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, touched * 4))?;
+            self.touched.resize(touched, 0);
+        }
+        Ok(())
+    }
+
+    /// Aggregates the rows of one partition, given as slices of words, `rows` rows in all.
+    pub(super) fn aggregate<'k>(
+        &mut self,
+        shares: impl IntoIterator<Item = &'k [u64]>,
+        rows: usize,
+    ) -> Result<(), GroupByError> {
+        if rows == 0 {
+            return Ok(());
+        }
+        // Partitions of one input are alike, so the last one predicts this one's groups. A wrong
+        // guess only costs a rehash.
+        // Never sized past the cache up front, nor past what a partition has needed so far: a
+        // partition that needs more grows into it.
+        let expected = match self.groups_per_row {
+            Some(ratio) => ((rows as f64 * ratio * 1.1) as usize + 16).min(rows),
+            None => rows,
+        }
+        .min(self.cache_table_groups.max(self.most_groups + self.most_groups / 8));
+        let mut capacity = capacity_for(expected, LOAD_INVERSE).max(MIN_TABLE_SLOTS);
+        self.reserve(capacity)?;
+        let mut groups = 0usize;
+        let phases = self.phases;
+        phases.time(Phase::Aggregate, || -> Result<(), GroupByError> {
+            for mut share in shares {
+                while !share.is_empty() {
+                    // Each row adds at most one group: check the load once per block, not per row.
+                    let room = capacity / LOAD_INVERSE - groups;
+                    if room == 0 {
+                        capacity *= 2;
+                        self.grow(capacity, groups)?;
+                        continue;
+                    }
+                    let (block, tail) = share.split_at(room.min(share.len() / S::WORDS) * S::WORDS);
+                    groups += count_block::<S>(&mut self.table[..capacity], block, &mut self.touched, groups);
+                    share = tail;
+                }
+            }
+            Ok(())
+        })?;
+        phases.time(Phase::Emit, || {
+            for &i in &self.touched[..groups] {
+                let slot = &mut self.table[i as usize];
+                slot.1.fold(slot.0 as i64, &mut self.groups);
+                *slot = (0, S::EMPTY);
+            }
+        });
+        self.groups_per_row = Some(groups as f64 / rows as f64);
+        self.most_groups = self.most_groups.max(groups);
+        Ok(())
+    }
+
+    /// Moves the `groups` groups of the first `capacity / 2` slots into a table of `capacity`
+    /// slots, and lists where they went.
+    #[cold]
+    pub(super) fn grow(&mut self, capacity: usize, groups: usize) -> Result<(), GroupByError> {
+        let mut bigger = filled(self.scratch, capacity.max(self.table.len()), (0u64, S::EMPTY))?;
+        rehash(&mut self.table[..capacity / 2], &mut bigger[..capacity]);
+        self.table = bigger;
+        self.reserve(capacity)?;
+        let filled = self.table[..capacity].iter().enumerate().filter(|(_, s)| s.1.count() != 0).map(|(i, _)| i as u32);
+        for (slot, i) in self.touched.iter_mut().zip(filled) {
+            *slot = i;
+        }
+        debug_assert_eq!(self.table[..capacity].iter().filter(|s| s.1.count() != 0).count(), groups);
+        Ok(())
+    }
+
+    /// Splits one scatter partition by the next `split_bits` hash bits into `self.split` (in
+    /// cache: one partition is a small fraction of the input), then aggregates each piece.
+    pub(super) fn split_and_aggregate<'k>(
+        &mut self,
+        shares: impl Iterator<Item = &'k [u64]> + Clone,
+        rows: usize,
+        scatter_bits: u32,
+        split_bits: u32,
+    ) -> Result<(), GroupByError> {
+        let pieces = 1usize << split_bits;
+        let piece_of = |key: u64| partition_of_hash(hash(key as i64) << scatter_bits, split_bits);
+        let phases = self.phases;
+        let split_start = phases.start();
+        let mut starts = vec![0usize; pieces + 1];
+        let rows_of = |share: &'k [u64]| share.chunks_exact(S::WORDS);
+        for row in shares.clone().flat_map(rows_of) {
+            starts[piece_of(row[0]) + 1] += S::WORDS;
+        }
+        for p in 0..pieces {
+            starts[p + 1] += starts[p];
+        }
+        let mut split = core::mem::replace(&mut self.split, ScratchVec::new_in(self.scratch.alloc()));
+        let words = rows * S::WORDS;
+        if split.len() < words {
+            // Doubling, not exact: partitions of slowly growing sizes would otherwise leave a
+            // trail of blocks one size class apart.
+            split.try_reserve(words - split.len()).map_err(|_| out_of_scratch(self.scratch, words * 8))?;
+            split.resize(words, 0);
+        }
+        let mut next = starts.clone();
+        for row in shares.flat_map(rows_of) {
+            let piece = piece_of(row[0]);
+            split[next[piece]..next[piece] + S::WORDS].copy_from_slice(row);
+            next[piece] += S::WORDS;
+        }
+        phases.stop(Phase::Split, split_start);
+        for piece in starts.windows(2) {
+            self.aggregate([&split[piece[0]..piece[1]]], (piece[1] - piece[0]) / S::WORDS)?;
+        }
+        self.split = split;
+        Ok(())
+    }
+}
