@@ -1,0 +1,321 @@
+//! Aggregates beyond a count: `count`, `sum`, `min`, `max` and `avg` over a value column of
+//! `i64` or `f64`, and the per-group state each kernel keeps for them.
+//!
+//! Every kernel is generic over a [`State`], monomorphized per state, so the count-only path
+//! is the code it was (a `u64` per group) and a query pays only for the state it asks for:
+//! 8 bytes a group for `count`, 24 for `sum` of `i64`, 40 for `sum,min,max` of `i64`.
+//!
+//! Semantics, the same in every kernel and in [`super::reference`]:
+//! * **Integer sums widen**: a group's `i64` values are summed exactly in 128 bits (two words,
+//!   add with carry), which no count of rows below 2^64 can overflow; totals over groups are
+//!   exact `i128`. Nothing wraps.
+//! * **Float sums** add a group's values in row order, starting from `+0.0`, in `f64`: every
+//!   kernel keeps each group's rows in input order (scatters are stable, partitions are read
+//!   chunk by chunk), so a group's sum is bit-for-bit the same in every kernel and the
+//!   reference, and kernels are checked exactly. Against the exact sum (or another engine,
+//!   which adds in its own order) a group's sum is within the recursive-summation bound
+//!   `(n - 1) * f64::EPSILON * sum(|v|)` for its `n` rows (a test holds it to that bound);
+//!   compare another engine's float totals within that bound, not bit for bit.
+//!   NaN and infinities follow IEEE 754: a NaN value makes its group's sum and avg NaN, `+inf`
+//!   and `-inf` in one group make it NaN.
+//! * **Float min and max** follow IEEE 754's total order (`f64::total_cmp`): `-NaN < -inf <
+//!   ... < -0.0 < +0.0 < ... < +inf < +NaN`. So they are exact and order-independent: a
+//!   (positive) NaN is the max of its group and never its min unless all its values are NaN,
+//!   and `-0.0` is below `+0.0`.
+//! * **avg** is `sum / count` in `f64` (an integer sum rounded once to `f64` first).
+//! * **Totals** (`runs[].totals`) are the sums over all groups of each aggregate's per-group
+//!   value: exact in `i128` for integers, and for floats the exact sum of the per-group `f64`
+//!   results ([`ExactSum`], order-independent) rounded to `f64` by one fixed procedure, so
+//!   kernels agree on them bit for bit.
+
+mod exact;
+mod states;
+
+pub(crate) use exact::ExactSum;
+pub(crate) use states::{Count, Field, Full, MinMax, State, Sum};
+
+use crate::groupby::result::Groups;
+
+/// Which aggregates a query asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Aggregates(u8);
+
+impl Default for Aggregates {
+    fn default() -> Self {
+        Self::COUNT
+    }
+}
+
+impl Aggregates {
+    pub const COUNT: Self = Self(1);
+    pub const SUM: Self = Self(2);
+    pub const MIN: Self = Self(4);
+    pub const MAX: Self = Self(8);
+    pub const AVG: Self = Self(16);
+    const NAMED: [(Self, &'static str); 5] =
+        [(Self::COUNT, "count"), (Self::SUM, "sum"), (Self::MIN, "min"), (Self::MAX, "max"), (Self::AVG, "avg")];
+
+    pub fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// A comma list of `count`, `sum`, `min`, `max`, `avg` (any order, repeats ignored).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut all = Self(0);
+        for name in text.split(',').map(str::trim) {
+            let (one, _) = Self::NAMED.iter().find(|(_, n)| n.eq_ignore_ascii_case(name)).ok_or_else(|| {
+                format!("unknown aggregate '{name}': expected a comma list of count, sum, min, max, avg")
+            })?;
+            all = all.union(*one);
+        }
+        Ok(all)
+    }
+
+    /// The aggregates by name, in a fixed order.
+    pub fn names(self) -> Vec<&'static str> {
+        Self::NAMED.iter().filter(|(a, _)| self.contains(*a)).map(|(_, n)| *n).collect()
+    }
+
+    /// `count,sum`, as parsed.
+    pub fn describe(self) -> String {
+        self.names().join(",")
+    }
+
+    /// Whether any aggregate reads the value column.
+    pub fn needs_values(self) -> bool {
+        self.0 & !Self::COUNT.0 != 0
+    }
+
+    /// The smallest state that holds these aggregates.
+    pub(crate) fn kind(self) -> StateKind {
+        let sum = self.contains(Self::SUM) || self.contains(Self::AVG);
+        let minmax = self.contains(Self::MIN) || self.contains(Self::MAX);
+        match (sum, minmax) {
+            (false, false) => StateKind::Count,
+            (true, false) => StateKind::Sum,
+            (false, true) => StateKind::MinMax,
+            (true, true) => StateKind::Full,
+        }
+    }
+
+    /// Bytes of a row the partitioning kernels move: its key, and its value when an aggregate
+    /// reads one.
+    pub fn row_bytes(self) -> u64 {
+        if self.needs_values() { 16 } else { 8 }
+    }
+
+    /// Bytes of aggregate state a group takes in the flat tables, for a value column of `value`
+    /// (the key's 8 bytes not included): 8 for a count, up to 40 for `sum,min,max` of `i64`.
+    pub fn state_bytes(self, value: ValueType) -> u64 {
+        match (self.kind(), value) {
+            (StateKind::Count, _) => 8,
+            (StateKind::Sum, ValueType::I64) => 24,
+            (StateKind::Sum, ValueType::F64) => 16,
+            (StateKind::MinMax, _) => 24,
+            (StateKind::Full, ValueType::I64) => 40,
+            (StateKind::Full, ValueType::F64) => 32,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StateKind {
+    Count,
+    Sum,
+    MinMax,
+    Full,
+}
+
+/// The type of a value column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ValueType {
+    I64,
+    F64,
+}
+
+impl ValueType {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::I64 => "i64",
+            Self::F64 => "f64",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "i64" | "int64" => Ok(Self::I64),
+            "f64" | "float64" | "double" => Ok(Self::F64),
+            other => Err(format!("unknown value type '{other}': expected i64 or f64")),
+        }
+    }
+}
+
+/// The value column of a query, if it has one.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Values<'a> {
+    #[default]
+    None,
+    I64(&'a [i64]),
+    F64(&'a [f64]),
+}
+
+impl Values<'_> {
+    pub fn rows(&self) -> Option<usize> {
+        match self {
+            Self::None => None,
+            Self::I64(v) => Some(v.len()),
+            Self::F64(v) => Some(v.len()),
+        }
+    }
+
+    pub fn value_type(&self) -> Option<ValueType> {
+        match self {
+            Self::None => None,
+            Self::I64(_) => Some(ValueType::I64),
+            Self::F64(_) => Some(ValueType::F64),
+        }
+    }
+}
+
+/// A value column held in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueColumn {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+impl ValueColumn {
+    pub fn values(&self) -> Values<'_> {
+        match self {
+            Self::I64(v) => Values::I64(v),
+            Self::F64(v) => Values::F64(v),
+        }
+    }
+
+    pub fn value_type(&self) -> ValueType {
+        match self {
+            Self::I64(_) => ValueType::I64,
+            Self::F64(_) => ValueType::F64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Self::I64(v) => v.len(),
+            Self::F64(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::states::Num;
+    use super::*;
+
+    #[test]
+    fn aggregates_parse_and_name() {
+        let all = Aggregates::parse("avg, count,SUM,min,max,sum").unwrap();
+        assert_eq!(all.names(), ["count", "sum", "min", "max", "avg"]);
+        assert_eq!(all.kind(), StateKind::Full);
+        assert_eq!(Aggregates::parse("count").unwrap(), Aggregates::COUNT);
+        assert!(!Aggregates::COUNT.needs_values());
+        assert_eq!(Aggregates::parse("avg").unwrap().kind(), StateKind::Sum);
+        assert_eq!(Aggregates::parse("max,count").unwrap().kind(), StateKind::MinMax);
+        assert!(Aggregates::parse("count,median").unwrap_err().contains("median"));
+        assert!(Aggregates::parse("").is_err());
+        assert_eq!(ValueType::parse("F64"), Ok(ValueType::F64));
+        assert!(ValueType::parse("u8").is_err());
+    }
+
+    #[test]
+    fn state_sizes_are_what_they_claim() {
+        assert_eq!(size_of::<Count>() as u64, Aggregates::COUNT.state_bytes(ValueType::I64));
+        assert_eq!(size_of::<Sum<i64>>() as u64, Aggregates::SUM.state_bytes(ValueType::I64));
+        assert_eq!(size_of::<Sum<f64>>() as u64, Aggregates::SUM.state_bytes(ValueType::F64));
+        assert_eq!(size_of::<MinMax<i64>>() as u64, Aggregates::MIN.state_bytes(ValueType::I64));
+        assert_eq!(size_of::<Full<i64>>() as u64, Aggregates::parse("sum,min").unwrap().state_bytes(ValueType::I64));
+        assert_eq!(size_of::<Full<f64>>() as u64, Aggregates::parse("avg,max").unwrap().state_bytes(ValueType::F64));
+    }
+
+    #[test]
+    fn integer_sums_widen_past_i64() {
+        let mut sum = [0u64; 2];
+        for v in [i64::MAX, i64::MAX, 1, i64::MIN, -5] {
+            i64::add(&mut sum, v);
+        }
+        let exact = (i128::from(sum[1] as i64) << 64) | i128::from(sum[0]);
+        assert_eq!(exact, 2 * i128::from(i64::MAX) + 1 + i128::from(i64::MIN) - 5);
+        let mut low = [0u64; 2];
+        (0..3).for_each(|_| i64::add(&mut low, i64::MIN));
+        assert_eq!((i128::from(low[1] as i64) << 64) | i128::from(low[0]), 3 * i128::from(i64::MIN));
+    }
+
+    #[test]
+    fn float_min_max_follow_the_total_order() {
+        let mut state = MinMax::<f64>::EMPTY;
+        for v in [0.0, f64::NAN, -0.0, 3.5, f64::NEG_INFINITY] {
+            state.update(v);
+        }
+        assert!(state.max.is_nan());
+        assert_eq!(state.min, f64::NEG_INFINITY);
+        let mut zeros = MinMax::<f64>::EMPTY;
+        [0.0, -0.0].into_iter().for_each(|v| zeros.update(v));
+        assert!(zeros.min.is_sign_negative() && zeros.max.is_sign_positive());
+        let mut ints = Full::<i64>::EMPTY;
+        [5, i64::MIN, i64::MAX].into_iter().for_each(|v| ints.update(v));
+        assert_eq!((ints.min, ints.max, ints.count), (i64::MIN, i64::MAX, 3));
+    }
+
+    #[test]
+    fn exact_sums_ignore_order_and_keep_tiny_terms() {
+        let values = [1e308, 1.0, -1e308, 5e-324, f64::MIN_POSITIVE, -3.25, 1e-300, 7.0];
+        let mut forward = ExactSum::default();
+        values.iter().for_each(|&v| forward.add(v));
+        let mut backward = ExactSum::default();
+        values.iter().rev().for_each(|&v| backward.add(v));
+        assert_eq!(forward.value().to_bits(), backward.value().to_bits());
+        // Naive addition loses the 1.0 to 1e308; the exact sum does not.
+        assert_eq!(forward.value(), 1.0 - 3.25 + 7.0 + 1e-300);
+        let mut split = ExactSum::default();
+        let mut rest = ExactSum::default();
+        values[..3].iter().for_each(|&v| split.add(v));
+        values[3..].iter().for_each(|&v| rest.add(v));
+        split.merge(&rest);
+        assert_eq!(split.value().to_bits(), forward.value().to_bits());
+        let mut special = ExactSum::default();
+        special.add(f64::INFINITY);
+        assert_eq!(special.value(), f64::INFINITY);
+        special.add(f64::NEG_INFINITY);
+        assert!(special.value().is_nan());
+        assert_eq!(ExactSum::default().value(), 0.0);
+        let mut max = ExactSum::default();
+        max.add(f64::MAX);
+        max.add(f64::MAX);
+        assert_eq!(max.value(), f64::INFINITY, "beyond f64: rounds to infinity");
+    }
+
+    #[test]
+    fn a_row_order_float_sum_stays_within_the_stated_bound() {
+        // Magnitudes 1e-3 to 1e12, both signs: the f64 sum in row order against the exact one.
+        let mut rng = fastrand::Rng::with_seed(12);
+        for n in [10usize, 1000, 100_000] {
+            let values: Vec<f64> = (0..n).map(|_| (rng.f64() - 0.5) * 10f64.powi(rng.i32(-3..=12))).collect();
+            let mut state = Sum::<f64>::EMPTY;
+            let mut exact = ExactSum::default();
+            values.iter().for_each(|&v| {
+                state.update(v);
+                exact.add(v);
+            });
+            let bound = (n - 1) as f64 * f64::EPSILON * values.iter().map(|v| v.abs()).sum::<f64>();
+            assert!((state.sum - exact.value()).abs() <= bound, "{n}: {} vs {}", state.sum, exact.value());
+        }
+    }
+}
