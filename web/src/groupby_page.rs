@@ -48,7 +48,7 @@ pub enum Msg {
     Race,
     Sweep,
     Cancel,
-    Worker(u32, WorkerEvent),
+    Worker(u32, Box<WorkerEvent>),
     SaveJson,
     AddToReports,
     ExportSvg(&'static str, &'static str),
@@ -172,7 +172,7 @@ impl Component for GroupByPage {
                 if run_id != self.run_id || self.worker.is_none() {
                     return false;
                 }
-                match event {
+                match *event {
                     WorkerEvent::GroupBy(event) => self.on_event(event),
                     WorkerEvent::Failed { message } => {
                         self.error = Some(message);
@@ -379,7 +379,7 @@ impl GroupByPage {
         self.error = None;
         self.notice = None;
         self.phase = "Starting…".into();
-        let on_event = ctx.link().callback(move |e| Msg::Worker(run_id, e));
+        let on_event = ctx.link().callback(move |e| Msg::Worker(run_id, Box::new(e)));
         match worker::spawn(&Job::GroupBy(GroupByJob { data, task }), on_event) {
             Ok(handle) => {
                 self.worker = Some((handle, running));

@@ -41,7 +41,7 @@ pub enum Msg {
     ToggleKernel(Kernel),
     Run,
     Cancel,
-    Worker(u32, WorkerEvent),
+    Worker(u32, Box<WorkerEvent>),
     ExportSvg,
     SaveJson,
     AddToReports,
@@ -155,7 +155,7 @@ impl Component for JoinPage {
                 if run_id != self.run_id || self.worker.is_none() {
                     return false;
                 }
-                match event {
+                match *event {
                     WorkerEvent::Join(event) => self.on_event(event),
                     WorkerEvent::Failed { message } => {
                         self.error = Some(message);
@@ -293,7 +293,7 @@ impl JoinPage {
         self.error = None;
         self.notice = None;
         self.phase = "Starting…".into();
-        let on_event = ctx.link().callback(move |e| Msg::Worker(run_id, e));
+        let on_event = ctx.link().callback(move |e| Msg::Worker(run_id, Box::new(e)));
         match worker::spawn(&Job::Join(job), on_event) {
             Ok(handle) => self.worker = Some(handle),
             Err(e) => self.error = Some(format!("could not start the measuring worker: {e}")),

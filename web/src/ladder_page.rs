@@ -40,7 +40,7 @@ pub enum Msg {
     ToggleChains,
     Run,
     Cancel,
-    Worker(u32, WorkerEvent),
+    Worker(u32, Box<WorkerEvent>),
     ToggleOverlay(u32),
     CachesFrom(String),
     ToggleLogY,
@@ -180,7 +180,7 @@ impl Component for LadderPage {
                 self.notice = None;
                 self.calibration = None;
                 self.measuring = None;
-                let on_event = ctx.link().callback(move |event| Msg::Worker(run_id, event));
+                let on_event = ctx.link().callback(move |event| Msg::Worker(run_id, Box::new(event)));
                 match worker::spawn(&Job::Ladder(job), on_event) {
                     Ok(handle) => self.worker = Some(handle),
                     Err(e) => self.error = Some(format!("could not start the measuring worker: {e}")),
@@ -196,7 +196,7 @@ impl Component for LadderPage {
                 if run_id != self.run_id || self.worker.is_none() {
                     return false;
                 }
-                match event {
+                match *event {
                     WorkerEvent::Ladder(LadderEvent::Started {
                         timer_resolution_ns,
                         target_sample_ns,
