@@ -2,8 +2,8 @@
 
 use std::rc::Rc;
 
+use memwall_report::index::{INDEX_PATH, ReportsIndex};
 use memwall_report::{Report, Untrusted};
-use serde::Deserialize;
 use yew::prelude::*;
 
 use crate::groupby_page::GroupByPage;
@@ -107,18 +107,6 @@ pub struct App {
     embed: Option<Embed>,
 }
 
-/// `reports/index.json`, as `memwall serve` lists the reports it was given.
-#[derive(Debug, Deserialize)]
-struct ServedIndex {
-    reports: Vec<ServedReport>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ServedReport {
-    name: String,
-    url: String,
-}
-
 impl Component for App {
     type Message = Msg;
     type Properties = ();
@@ -154,10 +142,10 @@ impl Component for App {
             let link = link.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 // Only `memwall serve` has this; on a static host it is simply not there.
-                let Ok(text) = util::fetch_text("reports/index.json").await else { return };
-                let index = match serde_json::from_str::<ServedIndex>(&text) {
+                let Ok(text) = util::fetch_text(INDEX_PATH).await else { return };
+                let index = match ReportsIndex::from_json(&text) {
                     Ok(index) => index,
-                    Err(e) => return link.send_message(Msg::Error(format!("reports/index.json: {e}"))),
+                    Err(e) => return link.send_message(Msg::Error(format!("{INDEX_PATH}: {e}"))),
                 };
                 for served in index.reports {
                     let message = match util::fetch_text(&served.url).await {

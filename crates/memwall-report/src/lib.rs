@@ -16,6 +16,7 @@ pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES, Untrusted, check_size,
 mod explain;
 mod groupby;
 mod host;
+pub mod index;
 mod join;
 mod ladder;
 pub use bandwidth::{Bandwidth, BandwidthPoint, LoadedLatency};
