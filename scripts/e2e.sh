@@ -2,7 +2,8 @@
 # End-to-end test of the web front end in a real, headless Chromium:
 #   1. trunk builds dist/ (offline: the wasm-bindgen-cli and wasm-opt it needs are local),
 #   2. cargo builds the native memwall (a no-op when it is up to date),
-#   3. e2e/run.mjs serves dist/ with `memwall serve` and drives the pages with playwright-core.
+#   3. e2e/run.mjs serves dist/ with `memwall serve` and drives the pages with playwright-core,
+#   4. e2e/serve.mjs checks what the server sends: compressed bytes, 304s on a reload.
 # Screenshots of every page land in e2e/artifacts/. Exits non-zero when a check fails.
 #
 # Needs what `scripts/setup.sh --test` installs: trunk and wasm-bindgen in .tools/bin, npm's
@@ -28,4 +29,7 @@ echo "e2e: building the web front end (trunk build --release)" >&2
 trunk build --release
 echo "e2e: building the native memwall" >&2
 cargo build --release --locked --quiet -p memwall
-MEMWALL_BIN="$TARGET_DIR/release/memwall" MEMWALL_DIST="$ROOT/dist" node e2e/run.mjs
+export MEMWALL_BIN="$TARGET_DIR/release/memwall" MEMWALL_DIST="$ROOT/dist"
+node e2e/run.mjs
+# What the server sends: the compressed wasm's bytes on the wire, and 304s on a second load.
+node e2e/serve.mjs

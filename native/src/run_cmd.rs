@@ -120,7 +120,7 @@ fn run_bandwidth(args: &RunArgs, host: &Host, clock: &NativeClock) -> CliResult<
 pub fn run(args: RunArgs) -> CliResult {
     if args.serve {
         // Fail now, not after the measurements, if there is no front end to serve.
-        crate::serve::find_dist(None)?;
+        crate::serve::Assets::find(None)?;
     }
     let clock = NativeClock::new();
     let host = ladder_cmd::measured_host(&clock);

@@ -1,0 +1,155 @@
+//! The reports: the `--report` files and the `--reports` folders, their index, and the files.
+//!
+//! URLs, relative to the page: `reports/index.json` ([`memwall_report::index`]), then
+//! `reports/<i>/<name>` for the i-th `--report` file (the name is only for people reading the
+//! URL) and `reports/dir/<j>/<name>` for a file in the j-th `--reports` folder. A folder is
+//! listed when the index is asked for, so a report written there while the server runs appears
+//! on the next reload; only `*.json` files directly inside it count, not hidden ones (memwall
+//! writes a report as a hidden temporary file, then renames it into place).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::UNIX_EPOCH;
+
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+use memwall_report::index::{IndexedReport, ReportsIndex};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use tower_http::services::ServeFile;
+
+use super::assets::{self, Refusal};
+use super::routes::{Body, page};
+use crate::{CliError, CliResult};
+
+/// What a file name keeps unescaped in a URL: RFC 3986's unreserved characters.
+const NAME: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+
+#[derive(Debug, Clone)]
+pub struct Reports {
+    files: Arc<Vec<PathBuf>>,
+    dirs: Arc<Vec<PathBuf>>,
+}
+
+impl Reports {
+    /// Checks every `--report` file (a wrong one is a usage error before listening) and that
+    /// every `--reports` folder can be listed.
+    pub fn new(files: &[PathBuf], dirs: &[PathBuf]) -> CliResult<Self> {
+        for file in files {
+            crate::output::read_report(file).map_err(|e| e.context(&format!("--report {}", file.display())))?;
+        }
+        for dir in dirs {
+            std::fs::read_dir(dir).map_err(|e| {
+                CliError::usage(format!("--reports {}: not a folder that can be listed ({e})", dir.display()))
+            })?;
+        }
+        Ok(Self { files: Arc::new(files.to_vec()), dirs: Arc::new(dirs.to_vec()) })
+    }
+
+    /// The lines `memwall serve` prints about what it serves.
+    pub fn describe(&self) -> Vec<String> {
+        let files = self.files.iter().enumerate().map(|(i, file)| format!("report {i}: {}", file.display()));
+        let dirs = self.dirs.iter().map(|dir| format!("reports: every *.json in {}", dir.display()));
+        files.chain(dirs).collect()
+    }
+
+    /// The index as it is now: the folders are listed again on every call.
+    pub async fn index(&self) -> ReportsIndex {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.index_now()).await.unwrap_or_default()
+    }
+
+    fn index_now(&self) -> ReportsIndex {
+        let mut reports = Vec::new();
+        for (i, file) in self.files.iter().enumerate() {
+            let name =
+                file.file_name().map_or_else(|| format!("report-{i}.json"), |n| n.to_string_lossy().into_owned());
+            reports.push(entry(&name, format!("reports/{i}/{}", utf8_percent_encode(&name, NAME)), file));
+        }
+        for (j, dir) in self.dirs.iter().enumerate() {
+            for name in listed(dir) {
+                let url = format!("reports/dir/{j}/{}", utf8_percent_encode(&name, NAME));
+                reports.push(entry(&name, url, &dir.join(&name)));
+            }
+        }
+        ReportsIndex { reports }
+    }
+
+    /// Answers `reports/<rest>`.
+    pub async fn serve(&self, rest: &str, request: Request<Incoming>) -> Response<Body> {
+        let file = match self.locate(rest).await {
+            Ok(file) => file,
+            Err(response) => return response,
+        };
+        let request = request.map(|_| http_body_util::Empty::<bytes::Bytes>::new());
+        let mut response = assets::finish(ServeFile::new(&file).try_call(request).await);
+        if response.status() == StatusCode::NOT_FOUND {
+            eprintln!("memwall: report {} can no longer be read", file.display());
+            return page(StatusCode::NOT_FOUND, "this report can no longer be read");
+        }
+        // Whatever the file is called, it is read as a report.
+        if response.status().is_success() {
+            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        }
+        response
+    }
+
+    /// The file `reports/<rest>` names, or the page that says why there is none.
+    async fn locate(&self, rest: &str) -> Result<PathBuf, Response<Body>> {
+        let segments = assets::clean(rest).map_err(|refusal| match refusal {
+            Refusal::NotFound => page(StatusCode::NOT_FOUND, "no such report"),
+            Refusal::Traversal | Refusal::BadPath => page(StatusCode::BAD_REQUEST, "refused: malformed report path"),
+        })?;
+        let not_found = || page(StatusCode::NOT_FOUND, "no such report");
+        match segments.as_slice() {
+            [i, ..] if i.bytes().all(|b| b.is_ascii_digit()) => {
+                i.parse::<usize>().ok().and_then(|i| self.files.get(i)).cloned().ok_or_else(not_found)
+            }
+            [dir, j, name] if dir == "dir" => {
+                let dir = j.parse::<usize>().ok().and_then(|j| self.dirs.get(j)).cloned().ok_or_else(not_found)?;
+                if !is_listed_name(name) {
+                    return Err(not_found());
+                }
+                let segments = vec![name.clone()];
+                match tokio::task::spawn_blocking(move || assets::resolve_segments(&dir, &segments)).await {
+                    Ok(Ok(file)) => Ok(file),
+                    Ok(Err(Refusal::Traversal)) => {
+                        Err(page(StatusCode::BAD_REQUEST, "refused: the report leaves its folder"))
+                    }
+                    _ => Err(not_found()),
+                }
+            }
+            _ => Err(not_found()),
+        }
+    }
+}
+
+fn entry(name: &str, url: String, file: &Path) -> IndexedReport {
+    let meta = std::fs::metadata(file).ok();
+    IndexedReport {
+        name: name.to_string(),
+        url,
+        bytes: meta.as_ref().map(std::fs::Metadata::len),
+        modified_unix_s: meta
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_secs()),
+    }
+}
+
+/// Whether a file name in a `--reports` folder is a report to list.
+fn is_listed_name(name: &str) -> bool {
+    !name.starts_with('.') && name.len() > ".json".len() && name.to_ascii_lowercase().ends_with(".json")
+}
+
+/// The report files in `dir` now, by name. A folder that can no longer be read lists nothing.
+fn listed(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| is_listed_name(name) && dir.join(name).is_file())
+        .collect();
+    names.sort();
+    names
+}
