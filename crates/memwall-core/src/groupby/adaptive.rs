@@ -12,7 +12,7 @@ use super::agg::{Count, State};
 use super::flat::{Slot, capacity_for, upsert};
 use super::hash::hash;
 use super::phases::{Phase, Phases};
-use super::{GroupByConfig, GroupByError, Kernel, Outcome, prefetch, tuned};
+use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, prefetch, tuned};
 use crate::exec::Executor;
 use crate::scratch::Scratch;
 
@@ -145,35 +145,17 @@ pub(super) fn aggregate<S: State>(
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
 ) -> Result<Outcome, GroupByError> {
-    // With more threads partitioning gets faster and the single-threaded tables do not: their
-    // ranges shrink accordingly.
-    let limits = {
-        let full = thresholds(config);
-        let threads = exec.threads().max(1) as u64;
-        Thresholds {
-            naive_groups: full.naive_groups / threads,
-            single_table_groups: full.single_table_groups / threads,
-        }
-    };
+    let limits = thresholds_per_thread(config, exec.threads());
     let caches = config.budget.describe();
-    let choice = |kernel: Kernel, estimated_groups: u64, sampled_rows: u64, reason: String| AdaptiveChoice {
-        kernel: kernel.name().into(),
-        estimated_groups,
-        sampled_rows,
-        reason,
-    };
+    let rows = keys.len() as u64;
     let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
     if let Some(groups) =
         phases.attempt(|| super::naive::aggregate_bounded::<S>(keys, values, naive_limit, scratch, phases))?
     {
         let exact = groups.len();
         let reason = format!("all {exact} groups fit one hashbrown table in the per-core cache (caches: {caches})");
-        return Ok(Outcome {
-            result: groups.finish_with(config.aggregates, S::VALUE_TYPE),
-            choice: Some(choice(Kernel::Naive, exact, keys.len() as u64, reason)),
-            partitions: None,
-            threads: 1,
-        });
+        let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);
+        return Ok(single_table(result, choice(Kernel::Naive, exact, rows, reason)));
     }
     let estimate = phases.time(Phase::Sample, || estimate_groups(keys));
     let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
@@ -187,12 +169,8 @@ pub(super) fn aggregate<S: State>(
             "{exact} groups: more than fit the per-core cache, few enough ({} at most) for one prefetched table in the last-level cache (caches: {caches})",
             limits.single_table_groups,
         );
-        return Ok(Outcome {
-            result: groups.finish_with(config.aggregates, S::VALUE_TYPE),
-            choice: Some(choice(Kernel::Prefetch, exact, keys.len() as u64, reason)),
-            partitions: None,
-            threads: 1,
-        });
+        let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);
+        return Ok(single_table(result, choice(Kernel::Prefetch, exact, rows, reason)));
     }
     // Too few partitions (tables spilling out of cache) cost more than too many, so the count
     // follows the estimate that skew cannot pull down.
@@ -201,20 +179,7 @@ pub(super) fn aggregate<S: State>(
         "more than {} groups (a sample of {} rows suggests ~{}, at most ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half the last-level cache (caches: {caches})",
         limits.single_table_groups, estimate.sampled_rows, estimate.groups, estimate.upper_groups
     );
-    // The estimate sets how far to scatter; each partition is then split further in cache if it
-    // turns out to hold more groups than half the last-level cache takes, so a low estimate
-    // (skew) costs an extra pass over cache rather than tables in DRAM. Not the L2: a table in
-    // L3 costs less per row than the pass that would split it (measured: splitting to fit a
-    // 256 KiB L2 made adaptive 50% slower than tuned at 8Mi groups).
-    let fit = tuned::Fit {
-        groups_per_table: usize::try_from(
-            config.budget.last_level_bytes.max(config.budget.per_core_bytes).max(1 << 16)
-                / 2
-                / tuned::table_bytes_per_group(group_bytes(config) - 8),
-        )
-        .unwrap_or(usize::MAX),
-        groups_per_row: estimate.upper_groups as f64 / keys.len().max(1) as f64,
-    };
+    let fit = split_in_cache(config, &estimate, rows);
     let groups = tuned::aggregate::<S>(keys, values, partitions, config, Some(fit), exec, scratch, phases)?;
     Ok(Outcome {
         result: groups.finish_with(config.aggregates, S::VALUE_TYPE),
@@ -222,6 +187,36 @@ pub(super) fn aggregate<S: State>(
         partitions: Some(partitions),
         threads: exec.threads(),
     })
+}
+
+/// With more threads partitioning gets faster and the single-threaded tables do not: their
+/// ranges shrink accordingly.
+fn thresholds_per_thread(config: &GroupByConfig, threads: usize) -> Thresholds {
+    let full = thresholds(config);
+    let threads = threads.max(1) as u64;
+    Thresholds { naive_groups: full.naive_groups / threads, single_table_groups: full.single_table_groups / threads }
+}
+
+fn choice(kernel: Kernel, estimated_groups: u64, sampled_rows: u64, reason: String) -> AdaptiveChoice {
+    AdaptiveChoice { kernel: kernel.name().into(), estimated_groups, sampled_rows, reason }
+}
+
+fn single_table(result: GroupResult, choice: AdaptiveChoice) -> Outcome {
+    Outcome { result, choice: Some(choice), partitions: None, threads: 1 }
+}
+
+/// The estimate sets how far to scatter; each partition is then split further in cache if it
+/// turns out to hold more groups than half the last-level cache takes, so a low estimate
+/// (skew) costs an extra pass over cache rather than tables in DRAM. Not the L2: a table in
+/// L3 costs less per row than the pass that would split it (measured: splitting to fit a
+/// 256 KiB L2 made adaptive 50% slower than tuned at 8Mi groups).
+fn split_in_cache(config: &GroupByConfig, estimate: &Estimate, rows: u64) -> tuned::Fit {
+    let cache = config.budget.last_level_bytes.max(config.budget.per_core_bytes).max(1 << 16);
+    tuned::Fit {
+        groups_per_table: usize::try_from(cache / 2 / tuned::table_bytes_per_group(group_bytes(config) - 8))
+            .unwrap_or(usize::MAX),
+        groups_per_row: estimate.upper_groups as f64 / rows.max(1) as f64,
+    }
 }
 
 #[cfg(test)]
