@@ -32,6 +32,9 @@
 //! `hashed-sort BITS`: each partition counting-sorted by the next hash bits into buckets of
 //! about two groups, each bucket then counted by comparing keys (see `wide.rs`).
 
+mod bucket;
+mod floors;
+mod split;
 mod wide;
 
 use memwall_core::arch::{Line, mix64, prefetch, stream_fence, stream_line};
@@ -293,388 +296,84 @@ fn main() {
     let number = |i: usize| -> usize { args.get(i).and_then(|a| a.parse().ok()).unwrap_or_else(|| panic!("{usage}")) };
     let bytes = std::fs::read(args.first().expect(usage)).expect("read KEYS.bin");
     let keys: Vec<u64> = bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap())).collect();
-    let rows = keys.len() as f64;
     let bits = number(2) as u32;
     assert!((1..=16).contains(&bits), "BITS from 1 to 16");
     let mut partitions = Partitions::new(keys.len(), bits);
     match args.get(1).map(String::as_str) {
-        Some("scatter") => {
-            let variants: [(usize, Scatter); 4] = [
-                (1, Partitions::scatter::<1>),
-                (2, Partitions::scatter::<2>),
-                (4, Partitions::scatter::<4>),
-                (8, Partitions::scatter::<8>),
-            ];
-            let mut samples = vec![Vec::new(); variants.len()];
-            for _ in 0..3 {
-                for ((_, scatter), samples) in variants.iter().zip(&mut samples) {
-                    let start = cpu_ns();
-                    scatter(&mut partitions, &keys, bits);
-                    samples.push((cpu_ns() - start) / rows);
-                }
-            }
-            for ((lines, _), samples) in variants.iter().zip(samples) {
-                println!(
-                    "scatter into 2^{bits} partitions, {lines} lines of buffer each: {:.2} ns/row",
-                    median(samples)
-                );
-            }
-        }
-        Some("aggregate") => {
-            let load_inverse = number(3);
-            let most = scatter_for_counting(&mut partitions, &keys, bits);
-            let groups = expected_groups(bits);
-            let slots = huge((groups * load_inverse).next_power_of_two().max(1024), (0u64, 0u64));
-            let filled = huge(most, 0u32);
-            let variants: [(&str, Variant); 6] = [
-                ("linear probe (tuned.rs)", linear_probe),
-                ("home slot first, probe out of line", home_first),
-                ("no probe loop (wrong on collisions: a floor)", no_probe_loop),
-                ("prefetch 8 rows ahead", prefetched::<8>),
-                ("prefetch 16 rows ahead", prefetched::<16>),
-                ("two-choice cuckoo", cuckoo),
-            ];
-            let mut samples = vec![Vec::new(); variants.len()];
-            let mut totals: Vec<Total> = variants.iter().map(|_| Total::default()).collect();
-            for _ in 0..3 {
-                for (v, (_, count)) in variants.iter().enumerate() {
-                    let mut total = Total::default();
-                    let start = cpu_ns();
-                    for p in 0..1 << bits {
-                        match count(slots, partitions.rows(p), filled) {
-                            Some(fresh) => filled[..fresh].iter().for_each(|&i| {
-                                total.add(std::mem::take(&mut slots[i as usize]));
-                            }),
-                            None => slots.iter_mut().filter(|s| s.1 != 0).for_each(|s| total.add(std::mem::take(s))),
-                        }
-                    }
-                    samples[v].push((cpu_ns() - start) / rows);
-                    totals[v] = total;
-                }
-            }
-            println!(
-                "2^{bits} partitions, tables of {} KiB ({load_inverse}x the mean groups), count and emit:",
-                (slots.len() * 16) >> 10
-            );
-            for (v, ((name, _), samples)) in variants.iter().zip(samples).enumerate() {
-                let agrees = if totals[v] == totals[0] { "agrees" } else { "DIFFERS from the linear probe" };
-                println!("  {name}: {:.2} ns/row ({agrees})", median(samples));
-            }
-        }
-        Some("scatter-floors") => scatter_floors(&mut partitions, &keys, bits),
-        Some("floors") => floors(&mut partitions, &keys, bits),
-        Some("bucket") => bucketed_table(&mut partitions, &keys, bits, number(3)),
-        Some("split") => split_then_count(&mut partitions, &keys, bits, number(3) as u32, number(4)),
+        Some("scatter") => scatter_lines(&mut partitions, &keys, bits),
+        Some("aggregate") => probe_variants(&mut partitions, &keys, bits, number(3)),
+        Some("scatter-floors") => floors::scatter_floors(&mut partitions, &keys, bits),
+        Some("floors") => floors::floors(&mut partitions, &keys, bits),
+        Some("bucket") => bucket::bucketed_table(&mut partitions, &keys, bits, number(3)),
+        Some("split") => split::split_then_count(&mut partitions, &keys, bits, number(3) as u32, number(4)),
         Some("simd") => wide::simd(&mut partitions, &keys, bits, number(3)),
         Some("hashed-sort") => wide::hashed_sort(&mut partitions, &keys, bits),
         _ => panic!("{usage}"),
     }
 }
 
-/// Splits one partition's rows by the `split` hash bits below the partition's `bits` into
-/// `out` (pieces back to back), in two passes over the partition: the first hashes each row
-/// once, noting its piece and counting the pieces; the second copies. Returns the pieces' ends.
-fn split_partition(rows: &[u64], bits: u32, split: u32, piece_of: &mut [u16], out: &mut [u64], ends: &mut Vec<usize>) {
-    let pieces = 1usize << split;
-    let mut starts = vec![0usize; pieces + 1];
-    for (&key, piece) in rows.iter().zip(piece_of.iter_mut()) {
-        let p = ((hash(key) << bits) >> (64 - split)) as usize;
-        *piece = p as u16;
-        starts[p + 1] += 1;
-    }
-    for p in 0..pieces {
-        starts[p + 1] += starts[p];
-    }
-    ends.clear();
-    ends.extend_from_slice(&starts[1..]);
-    for (&key, &p) in rows.iter().zip(piece_of.iter()) {
-        out[starts[p as usize]] = key;
-        starts[p as usize] += 1;
-    }
-}
-
-/// The route of a second partitioning pass in cache: each scattered partition split further by
-/// `split` bits, so that every piece's table fits L1, then counted; against counting the whole
-/// partition in one L2-sized table (tuned.rs today).
-fn split_then_count(partitions: &mut Partitions, keys: &[u64], bits: u32, split: u32, load_inverse: usize) {
-    assert!((1..=8).contains(&split), "SPLIT_BITS from 1 to 8");
+/// `scatter BITS`: the scatter with 1, 2, 4 and 8 lines of buffer per partition.
+fn scatter_lines(partitions: &mut Partitions, keys: &[u64], bits: u32) {
     let rows = keys.len() as f64;
-    let most = scatter_for_counting(partitions, keys, bits);
-    let piece_groups = expected_groups(bits + split);
-    let mut baseline = Baseline::new(bits, most);
-    let small = huge((piece_groups * load_inverse).next_power_of_two().max(64), (0u64, 0u64));
-    let filled = huge(most, 0u32);
-    let piece_of = huge(most, 0u16);
-    let out = huge(most, 0u64);
-    let mut ends = Vec::new();
-    let mut samples = [Vec::new(), Vec::new(), Vec::new()];
-    let mut totals = [Total::default(), Total::default(), Total::default()];
-    for _ in 0..3 {
-        let (ns_per_row, total) = baseline.time(partitions, bits);
-        samples[0].push(ns_per_row);
-        totals[0] = total;
-
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            let part = partitions.rows(p);
-            split_partition(part, bits, split, piece_of, out, &mut ends);
-        }
-        samples[1].push((cpu_ns() - start) / rows);
-
-        let mut total = Total::default();
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            let part = partitions.rows(p);
-            split_partition(part, bits, split, piece_of, out, &mut ends);
-            let mut from = 0;
-            for &end in &ends {
-                let fresh = linear_probe(small, &out[from..end], filled).unwrap_or(0);
-                filled[..fresh].iter().for_each(|&i| total.add(std::mem::take(&mut small[i as usize])));
-                from = end;
-            }
-        }
-        samples[2].push((cpu_ns() - start) / rows);
-        totals[2] = total;
-    }
-    let [whole, split_only, both] = samples.map(median);
-    println!("2^{bits} partitions, count and emit:");
-    println!("  one table a partition ({} KiB, 4x its groups): {whole:.2} ns/row", (baseline.slots.len() * 16) >> 10);
-    println!(
-        "  split by {split} more bits in cache, then a table a piece ({} KiB, {load_inverse}x its groups): {both:.2} ns/row \
-         (the split alone {split_only:.2}; {})",
-        (small.len() * 16) >> 10,
-        if totals[2] == totals[0] { "agrees" } else { "DIFFERS" }
-    );
-}
-
-/// What each step of counting a partition costs, by taking steps away: reading and hashing
-/// every row only; adding one to a counter per row (no keys); tuned's slot update without the
-/// probe loop; the whole linear probe.
-fn floors(partitions: &mut Partitions, keys: &[u64], bits: u32) {
-    let rows = keys.len() as f64;
-    let most = scatter_for_counting(partitions, keys, bits);
-    let groups = expected_groups(bits);
-    let slots = huge((groups * 4).next_power_of_two().max(1024), (0u64, 0u64));
-    let counters = huge(slots.len(), 0u32);
-    let filled = huge(most, 0u32);
-    let mask = slots.len() - 1;
-    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
-    let mut sink = 0u64;
-    for _ in 0..3 {
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            sink = partitions.rows(p).iter().fold(sink, |acc, &key| acc ^ hash(key));
-        }
-        samples[0].push((cpu_ns() - start) / rows);
-
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            for &key in partitions.rows(p) {
-                counters[hash(key) as usize & mask] += 1;
-            }
-        }
-        samples[1].push((cpu_ns() - start) / rows);
-        counters.fill(0);
-
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            let fresh = no_probe_loop(slots, partitions.rows(p), filled).unwrap_or(0);
-            filled[..fresh].iter().for_each(|&i| slots[i as usize] = (0, 0));
-        }
-        samples[2].push((cpu_ns() - start) / rows);
-
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            let fresh = linear_probe(slots, partitions.rows(p), filled).unwrap_or(0);
-            filled[..fresh].iter().for_each(|&i| slots[i as usize] = (0, 0));
-        }
-        samples[3].push((cpu_ns() - start) / rows);
-    }
-    println!("2^{bits} partitions, tables of {} KiB (sink {sink}):", (slots.len() * 16) >> 10);
-    let names = [
-        "read and hash",
-        "+1 on a u32 counter by hash",
-        "slot update, no probe loop",
-        "linear probe",
-        "linear probe again",
+    let variants: [(usize, Scatter); 4] = [
+        (1, Partitions::scatter::<1>),
+        (2, Partitions::scatter::<2>),
+        (4, Partitions::scatter::<4>),
+        (8, Partitions::scatter::<8>),
     ];
-    for (name, samples) in names.iter().zip(samples) {
-        println!("  {name}: {:.2} ns/row", median(samples));
-    }
-}
-
-/// The key no row is taken to have in a bucketed table: its empty lanes hold it. A row that does
-/// have it is counted apart (a branch that is predicted right unless such rows are mixed in).
-const VACANT: u64 = 0x8000_0000_0000_0001;
-const LANES: usize = 4;
-
-/// Counts `rows` in a table of buckets of [`LANES`] keys (`keys`, `counts` beside them), lanes
-/// filling in order: a row's lane is the first holding its key or vacant, found by comparing
-/// all lanes at once with no branch; only a full bucket (rare) moves on to the next one.
-fn bucketed(keys: &mut [u64], counts: &mut [u64], rows: &[u64], filled: &mut [u32], vacant_rows: &mut u64) -> usize {
-    let mask = keys.len() / LANES - 1;
-    let mut fresh = 0;
-    for &key in rows {
-        if key == VACANT {
-            *vacant_rows += 1;
-            continue;
+    let mut samples = vec![Vec::new(); variants.len()];
+    for _ in 0..3 {
+        for ((_, scatter), samples) in variants.iter().zip(&mut samples) {
+            let start = cpu_ns();
+            scatter(partitions, keys, bits);
+            samples.push((cpu_ns() - start) / rows);
         }
-        let mut bucket = hash(key) as usize & mask;
-        let (lane, at) = loop {
-            let lanes: &[u64; LANES] = keys[bucket * LANES..][..LANES].try_into().unwrap();
-            let mut hits = 0u32;
-            for (l, &k) in lanes.iter().enumerate() {
-                hits |= u32::from((k == key) | (k == VACANT)) << l;
-            }
-            if hits != 0 {
-                break (hits.trailing_zeros() as usize, bucket * LANES);
-            }
-            bucket = (bucket + 1) & mask;
-        };
-        let i = at + lane;
-        let new = keys[i] == VACANT;
-        keys[i] = key;
-        counts[i] += 1;
-        filled[fresh] = i as u32;
-        fresh += usize::from(new);
     }
-    fresh
+    for ((lines, _), samples) in variants.iter().zip(samples) {
+        println!("scatter into 2^{bits} partitions, {lines} lines of buffer each: {:.2} ns/row", median(samples));
+    }
 }
 
-fn bucketed_table(partitions: &mut Partitions, keys: &[u64], bits: u32, load_inverse: usize) {
+/// `aggregate BITS LOAD_INVERSE`: each partition counted by every probe variant, checked against
+/// the linear probe.
+fn probe_variants(partitions: &mut Partitions, keys: &[u64], bits: u32, load_inverse: usize) {
     let rows = keys.len() as f64;
     let most = scatter_for_counting(partitions, keys, bits);
     let groups = expected_groups(bits);
-    let mut baseline = Baseline::new(bits, most);
-    let lanes = (groups * load_inverse).next_power_of_two().max(64);
-    let table_keys = huge(lanes, VACANT);
-    let counts = huge(lanes, 0u64);
+    let slots = huge((groups * load_inverse).next_power_of_two().max(1024), (0u64, 0u64));
     let filled = huge(most, 0u32);
-    let mut samples = [Vec::new(), Vec::new()];
-    let mut totals = [Total::default(), Total::default()];
+    let variants: [(&str, Variant); 6] = [
+        ("linear probe (tuned.rs)", linear_probe),
+        ("home slot first, probe out of line", home_first),
+        ("no probe loop (wrong on collisions: a floor)", no_probe_loop),
+        ("prefetch 8 rows ahead", prefetched::<8>),
+        ("prefetch 16 rows ahead", prefetched::<16>),
+        ("two-choice cuckoo", cuckoo),
+    ];
+    let mut samples = vec![Vec::new(); variants.len()];
+    let mut totals: Vec<Total> = variants.iter().map(|_| Total::default()).collect();
     for _ in 0..3 {
-        let (ns_per_row, total) = baseline.time(partitions, bits);
-        samples[0].push(ns_per_row);
-        totals[0] = total;
-
-        let mut total = Total::default();
-        let mut vacant_rows = 0;
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            let fresh = bucketed(table_keys, counts, partitions.rows(p), filled, &mut vacant_rows);
-            for &i in &filled[..fresh] {
-                let i = i as usize;
-                total.add((std::mem::replace(&mut table_keys[i], VACANT), std::mem::take(&mut counts[i])));
+        for (v, (_, count)) in variants.iter().enumerate() {
+            let mut total = Total::default();
+            let start = cpu_ns();
+            for p in 0..1 << bits {
+                match count(slots, partitions.rows(p), filled) {
+                    Some(fresh) => filled[..fresh].iter().for_each(|&i| {
+                        total.add(std::mem::take(&mut slots[i as usize]));
+                    }),
+                    None => slots.iter_mut().filter(|s| s.1 != 0).for_each(|s| total.add(std::mem::take(s))),
+                }
             }
+            samples[v].push((cpu_ns() - start) / rows);
+            totals[v] = total;
         }
-        if vacant_rows > 0 {
-            total.add((VACANT, vacant_rows));
-        }
-        samples[1].push((cpu_ns() - start) / rows);
-        totals[1] = total;
     }
-    let mut lined_samples = Vec::new();
-    let lines = huge(lanes / LANES, [VACANT, VACANT, VACANT, VACANT, 0, 0, 0, 0]);
-    for _ in 0..3 {
-        let mut total = Total::default();
-        let mut vacant_rows = 0;
-        let start = cpu_ns();
-        for p in 0..1 << bits {
-            let fresh = bucket_lines(lines, partitions.rows(p), filled, &mut vacant_rows);
-            for &i in &filled[..fresh] {
-                let line = &mut lines[i as usize / LANES];
-                let lane = i as usize % LANES;
-                total.add((std::mem::replace(&mut line[lane], VACANT), std::mem::take(&mut line[LANES + lane])));
-            }
-        }
-        if vacant_rows > 0 {
-            total.add((VACANT, vacant_rows));
-        }
-        lined_samples.push((cpu_ns() - start) / rows);
-        assert_eq!(total, totals[0], "bucket lines differ");
-    }
-    println!("  buckets of {LANES} keys and their counts in one line: {:.2} ns/row (agrees)", median(lined_samples));
-    let [linear, bucketed] = samples.map(median);
-    println!("2^{bits} partitions, count and emit:");
     println!(
-        "  linear probe, 16-byte slots ({} KiB, 4x the groups): {linear:.2} ns/row",
-        (baseline.slots.len() * 16) >> 10
+        "2^{bits} partitions, tables of {} KiB ({load_inverse}x the mean groups), count and emit:",
+        (slots.len() * 16) >> 10
     );
-    println!(
-        "  buckets of {LANES} keys, counts beside ({} KiB, {load_inverse}x the groups): {bucketed:.2} ns/row ({})",
-        (lanes * 16) >> 10,
-        if totals[1] == totals[0] { "agrees" } else { "DIFFERS" }
-    );
-}
-
-/// As [`bucketed`], with each bucket's keys and counts in one cache line.
-fn bucket_lines(lines: &mut [[u64; 8]], rows: &[u64], filled: &mut [u32], vacant_rows: &mut u64) -> usize {
-    let mask = lines.len() - 1;
-    let mut fresh = 0;
-    for &key in rows {
-        if key == VACANT {
-            *vacant_rows += 1;
-            continue;
-        }
-        let mut bucket = hash(key) as usize & mask;
-        let lane = loop {
-            let line = &lines[bucket];
-            let hits = u32::from((line[0] == key) | (line[0] == VACANT))
-                | u32::from((line[1] == key) | (line[1] == VACANT)) << 1
-                | u32::from((line[2] == key) | (line[2] == VACANT)) << 2
-                | u32::from((line[3] == key) | (line[3] == VACANT)) << 3;
-            if hits != 0 {
-                break hits.trailing_zeros() as usize;
-            }
-            bucket = (bucket + 1) & mask;
-        };
-        let line = &mut lines[bucket];
-        let new = line[lane & 3] == VACANT;
-        line[lane & 3] = key;
-        line[LANES + (lane & 3)] += 1;
-        filled[fresh] = (bucket * LANES + (lane & 3)) as u32;
-        fresh += usize::from(new);
-    }
-    fresh
-}
-
-/// What each step of the scatter costs, by taking steps away: a histogram of the partitions
-/// (read, hash, one counter a row); rows written to their partition's write-combining buffer
-/// that is never flushed (it wraps: a floor, not a scatter); the whole scatter with 4 lines.
-fn scatter_floors(partitions: &mut Partitions, keys: &[u64], bits: u32) {
-    const L: usize = 4;
-    let rows = keys.len() as f64;
-    let fanout = 1usize << bits;
-    let mut counts = vec![0u32; fanout];
-    let mut pending = vec![[Line::ZERO; L]; fanout];
-    let mut samples = [Vec::new(), Vec::new(), Vec::new()];
-    for _ in 0..3 {
-        counts.fill(0);
-        let start = cpu_ns();
-        for &key in keys {
-            counts[(hash(key) >> (64 - bits)) as usize] += 1;
-        }
-        samples[0].push((cpu_ns() - start) / rows);
-
-        counts.fill(0);
-        let start = cpu_ns();
-        for &key in keys {
-            let p = (hash(key) >> (64 - bits)) as usize;
-            let at = counts[p] as usize;
-            let word = at % (L * 8);
-            pending[p][word / 8].0[word % 8] = key;
-            counts[p] += 1;
-        }
-        samples[1].push((cpu_ns() - start) / rows);
-
-        let start = cpu_ns();
-        partitions.scatter::<L>(keys, bits);
-        samples[2].push((cpu_ns() - start) / rows);
-    }
-    let sink: u64 = pending.iter().map(|lines| lines[0].0[0]).fold(0, u64::wrapping_add);
-    println!("scatter into 2^{bits} partitions (sink {sink}):");
-    let names = ["histogram only", "into the buffers, never flushed", "the whole scatter, 4 lines"];
-    for (name, samples) in names.iter().zip(samples) {
-        println!("  {name}: {:.2} ns/row", median(samples));
+    for (v, ((name, _), samples)) in variants.iter().zip(samples).enumerate() {
+        let agrees = if totals[v] == totals[0] { "agrees" } else { "DIFFERS from the linear probe" };
+        println!("  {name}: {:.2} ns/row ({agrees})", median(samples));
     }
 }

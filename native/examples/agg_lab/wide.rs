@@ -3,7 +3,7 @@
 //! groups, timed against tuned's linear probe in the same run.
 
 use super::{
-    Baseline, Partitions, Total, VACANT, cpu_ns, expected_groups, hash, huge, linear_probe, median,
+    Baseline, Partitions, Total, bucket::VACANT, cpu_ns, expected_groups, hash, huge, linear_probe, median,
     scatter_for_counting,
 };
 
