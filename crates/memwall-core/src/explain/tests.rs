@@ -105,7 +105,7 @@ fn noisy_steps_read_the_same() {
     }
 }
 
-/// The Zen 5 guest of HOSTS.md on its random curve: 48 KiB L1d declared (the step shows at
+/// A Zen 5 guest measured before (2 vCPUs, KVM) on its random curve: 48 KiB L1d declared (the step shows at
 /// 32 -> 48 KiB), L2 1 MiB, ~8 MiB of the declared 32 MiB L3, DRAM 145-200 ns to 256 MiB and
 /// 250 at 1 GiB as page walks miss too.
 fn zen5(bytes: u64) -> f64 {

@@ -261,7 +261,7 @@ mod tests {
     fn thresholds_and_partitions_follow_the_cache() {
         let config = GroupByConfig { budget: CacheBudget::sized(1 << 20, 8 << 20), ..GroupByConfig::default() };
         assert_eq!(thresholds(&config), Thresholds { naive_groups: 65_536, single_table_groups: 262_144 });
-        // A guest that gets 3 MiB of its L3 (HOSTS.md's Zen 3), and a big server's 96 MiB.
+        // A guest that gets 3 MiB of its L3 (a Zen 3 guest measured before), and a big server's 96 MiB.
         let slice = GroupByConfig { budget: CacheBudget::sized(512 << 10, 3 << 20), ..config };
         assert_eq!(thresholds(&slice), Thresholds { naive_groups: 24_576, single_table_groups: 98_304 });
         let big = GroupByConfig { budget: CacheBudget { last_level_bytes: 96 << 20, ..config.budget }, ..config };
