@@ -159,10 +159,8 @@ pub fn table(groupby: &GroupBy) -> Table {
         .runs
         .iter()
         .map(|r| {
-            vec![
-                r.kernel.clone(),
-                r.threads.to_string(),
-                r.partitions.map_or("-".into(), |p| p.to_string()),
+            let mut cells = output::kernel_cells(&r.kernel, r.threads, r.partitions);
+            cells.extend([
                 r.first_run_seconds.map_or("-".into(), |s| format!("{s:.3}")),
                 format!("{:.3}", r.seconds.min),
                 format!("{:.3}", r.seconds.median),
@@ -172,7 +170,8 @@ pub fn table(groupby: &GroupBy) -> Table {
                 r.scratch_bytes.map_or("-".into(), format_bytes),
                 r.groups.to_string(),
                 r.checksum.clone(),
-            ]
+            ]);
+            cells
         })
         .collect();
     let header = vec![

@@ -184,10 +184,8 @@ pub fn table(join: &Join) -> Table {
         .runs
         .iter()
         .map(|r| {
-            vec![
-                r.kernel.clone(),
-                r.threads.to_string(),
-                r.partitions.map_or("-".into(), |p| p.to_string()),
+            let mut cells = output::kernel_cells(&r.kernel, r.threads, r.partitions);
+            cells.extend([
                 format!("{:.3}", r.build_seconds.median),
                 format!("{:.3}", r.probe_seconds.median),
                 format!("{:.3}", r.seconds.min),
@@ -199,7 +197,8 @@ pub fn table(join: &Join) -> Table {
                 r.scratch_bytes.map_or("-".into(), format_bytes),
                 r.matches.to_string(),
                 r.checksum.clone(),
-            ]
+            ]);
+            cells
         })
         .collect();
     let header = vec![

@@ -25,13 +25,24 @@ impl StateArgs {
     }
 }
 
-/// Runs `one` per aggregate list, giving it the list's config and value column (none for a count,
-/// which reads no values); an error names the list when there are several.
+/// What every sweep's racer shares, whatever the aggregate list: kernels, memory rules, runs,
+/// threads, clock and what each run is checked against.
+pub(super) struct Sweeping<'a> {
+    kernels: &'a [Kernel],
+    common: &'a RaceArgs,
+    threads: &'a Threads,
+    clock: &'a NativeClock,
+    truth: memwall_core::race::Truth,
+}
+
+/// Runs `one` per aggregate list with a racer for the list's config and value column (none for a
+/// count, which reads no values); an error names the list when there are several.
 pub(super) fn per_state(
     states: &StateArgs,
     config: GroupByConfig,
     values: Option<&ValueColumn>,
-    one: &mut dyn FnMut(GroupByConfig, Values<'_>) -> Result<Sweep, SweepError>,
+    sweeping: &Sweeping<'_>,
+    one: &mut dyn FnMut(&Racer<'_>) -> Result<Sweep, SweepError>,
 ) -> CliResult<Vec<Sweep>> {
     let several = states.lists.len() > 1;
     states
@@ -42,7 +53,21 @@ pub(super) fn per_state(
                 Some(column) if config.aggregates.needs_values() => column.values(),
                 _ => Values::None,
             };
-            one(config, values).map_err(|e| {
+            let racer = Racer {
+                kernels: sweeping.kernels,
+                memory: &SCRATCH,
+                policy: sweeping.common.rules.memory,
+                runs: sweeping.common.runs,
+                work: memwall_core::groupby::race::GroupByWork {
+                    config,
+                    exec: sweeping.threads,
+                    clock: sweeping.clock,
+                    truth: sweeping.truth,
+                    phases: None,
+                    values,
+                },
+            };
+            one(&racer).map_err(|e| {
                 let e = sweep_error(e);
                 if several { e.context(&format!("--agg {}", config.aggregates.describe())) } else { e }
             })
@@ -85,21 +110,9 @@ pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
         memwall_core::groupby::values::generate_values(&spec, args.value_type, &threads)
     });
     let bar = progress((states.len() * distinct.len() * args.kernel.0.len()) as u64);
-    let result = per_state(&args.states, config, values.as_ref(), &mut |config, values| {
-        let sweeper = Racer {
-            kernels: &args.kernel.0,
-            memory: &SCRATCH,
-            policy: args.common.race.rules.memory,
-            runs: args.common.race.runs,
-            work: memwall_core::groupby::race::GroupByWork {
-                config,
-                exec: &threads,
-                clock: &clock,
-                truth,
-                phases: None,
-                values,
-            },
-        };
+    let sweeping =
+        Sweeping { kernels: &args.kernel.0, common: &args.common.race, threads: &threads, clock: &clock, truth };
+    let result = per_state(&args.states, config, values.as_ref(), &sweeping, &mut |sweeper| {
         sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar))
     });
     bar.finish_and_clear();
@@ -153,24 +166,11 @@ pub(super) fn partitions(args: PartitionsArgs) -> CliResult {
     let partitioning = kernels.iter().filter(|k| k.uses_partitions()).count();
     let bar = progress((states.len() * counts.len() * partitioning) as u64);
     let truth = groupby_cmd::truth(rules, &data.dataset);
-    let result = per_state(&args.states, config, data.values.as_ref(), &mut |config, values| {
-        let sweeper = Racer {
-            kernels,
-            memory: &SCRATCH,
-            policy: rules.memory,
-            runs: args.common.race.runs,
-            work: memwall_core::groupby::race::GroupByWork {
-                config,
-                exec: &threads,
-                clock: &clock,
-                truth,
-                phases: None,
-                values,
-            },
-        };
+    let sweeping = Sweeping { kernels, common: &args.common.race, threads: &threads, clock: &clock, truth };
+    let result = per_state(&args.states, config, data.values.as_ref(), &sweeping, &mut |sweeper| {
         let mut sweep = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar))?;
         if let Some(query) = sweep.query.as_mut()
-            && values != Values::None
+            && sweeper.work.values != Values::None
         {
             query.value_column.clone_from(&data.value_column);
         }

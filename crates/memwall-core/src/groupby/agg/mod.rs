@@ -32,7 +32,7 @@ mod exact;
 mod states;
 
 pub(crate) use exact::ExactSum;
-pub(crate) use states::{Count, Field, Full, MinMax, State, Sum};
+pub(crate) use states::{Count, Field, Full, MinMax, RowValue, State, Sum};
 
 use crate::groupby::result::Groups;
 

@@ -3,7 +3,7 @@
 use super::*;
 
 /// A value type the states can aggregate.
-pub(crate) trait Num: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static {
+pub(crate) trait Num: RowValue + PartialEq + core::fmt::Debug + 'static {
     /// The running sum: two words of a 128-bit integer, or an `f64`.
     type Sum: Copy + Send + Sync + PartialEq + core::fmt::Debug + Default + 'static;
     /// All-zero bytes: 0 or +0.0.
@@ -13,11 +13,46 @@ pub(crate) trait Num: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'stati
     fn add(sum: &mut Self::Sum, v: Self);
     /// `a` before `b` in the order min and max use.
     fn below(a: Self, b: Self) -> bool;
-    fn to_bits(self) -> u64;
-    fn from_bits(bits: u64) -> Self;
     /// Adds a group's sum (and with `avg` its average) to the result's totals and checksum.
     fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: Self::Sum, avg: bool);
     fn fold_min_max(groups: &mut Groups, key: i64, min: Self, max: Self);
+}
+
+/// A value column's value as the scatter carries it: one word beside its key (none for a count).
+pub(crate) trait RowValue: Copy + Send + Sync + 'static {
+    fn to_bits(self) -> u64;
+    fn from_bits(bits: u64) -> Self;
+}
+
+impl RowValue for () {
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        0
+    }
+    #[inline(always)]
+    fn from_bits(_: u64) {}
+}
+
+impl RowValue for i64 {
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        self as u64
+    }
+    #[inline(always)]
+    fn from_bits(bits: u64) -> i64 {
+        bits as i64
+    }
+}
+
+impl RowValue for f64 {
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        f64::to_bits(self)
+    }
+    #[inline(always)]
+    fn from_bits(bits: u64) -> f64 {
+        f64::from_bits(bits)
+    }
 }
 
 impl Num for i64 {
@@ -38,14 +73,6 @@ impl Num for i64 {
     #[inline(always)]
     fn below(a: i64, b: i64) -> bool {
         a < b
-    }
-
-    fn to_bits(self) -> u64 {
-        self as u64
-    }
-
-    fn from_bits(bits: u64) -> i64 {
-        bits as i64
     }
 
     fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: [u64; 2], avg: bool) {
@@ -78,14 +105,6 @@ impl Num for f64 {
         a.total_cmp(&b).is_lt()
     }
 
-    fn to_bits(self) -> u64 {
-        f64::to_bits(self)
-    }
-
-    fn from_bits(bits: u64) -> f64 {
-        f64::from_bits(bits)
-    }
-
     fn fold_sum(groups: &mut Groups, key: i64, count: u64, sum: f64, avg: bool) {
         groups.add_float(Field::Sum, key, sum);
         if avg {
@@ -112,7 +131,7 @@ pub(crate) enum Field {
 /// itself (a select on the count, not a branch).
 pub(crate) trait State: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static {
     /// The value column's type; `()` for a count.
-    type Value: Copy + Send + Sync + 'static;
+    type Value: RowValue;
     /// Words a row takes when scattered: its key, then its value's bits if it has one.
     const WORDS: usize;
     /// The value column's type, if the state reads one.
@@ -121,8 +140,6 @@ pub(crate) trait State: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'sta
     fn count(&self) -> u64;
     /// Adds one row with value `v`.
     fn update(&mut self, v: Self::Value);
-    fn value_bits(v: Self::Value) -> u64;
-    fn value_from_bits(bits: u64) -> Self::Value;
     /// Hands the complete group to `groups`.
     fn fold(&self, key: i64, groups: &mut Groups);
 }
@@ -145,12 +162,6 @@ impl State for Count {
     fn update(&mut self, _: ()) {
         self.0 += 1;
     }
-    #[inline(always)]
-    fn value_bits(_: ()) -> u64 {
-        0
-    }
-    #[inline(always)]
-    fn value_from_bits(_: u64) {}
     #[inline(always)]
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.0);
@@ -182,14 +193,6 @@ impl<V: Num, const AVG: bool> State for Sum<V, AVG> {
     fn update(&mut self, v: V) {
         self.count += 1;
         V::add(&mut self.sum, v);
-    }
-    #[inline(always)]
-    fn value_bits(v: V) -> u64 {
-        v.to_bits()
-    }
-    #[inline(always)]
-    fn value_from_bits(bits: u64) -> V {
-        V::from_bits(bits)
     }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);
@@ -233,14 +236,6 @@ impl<V: Num> State for MinMax<V> {
         Self::update_min_max(self.count, &mut self.min, &mut self.max, v);
         self.count += 1;
     }
-    #[inline(always)]
-    fn value_bits(v: V) -> u64 {
-        v.to_bits()
-    }
-    #[inline(always)]
-    fn value_from_bits(bits: u64) -> V {
-        V::from_bits(bits)
-    }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);
         V::fold_min_max(groups, key, self.min, self.max);
@@ -271,14 +266,6 @@ impl<V: Num, const AVG: bool> State for Full<V, AVG> {
         MinMax::update_min_max(self.count, &mut self.min, &mut self.max, v);
         self.count += 1;
         V::add(&mut self.sum, v);
-    }
-    #[inline(always)]
-    fn value_bits(v: V) -> u64 {
-        v.to_bits()
-    }
-    #[inline(always)]
-    fn value_from_bits(bits: u64) -> V {
-        V::from_bits(bits)
     }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);

@@ -19,9 +19,9 @@ pub(super) fn count_block<S: State>(slots: &mut [Slot<S>], block: &[u64], touche
         fresh += usize::from(new);
     };
     if S::WORDS == 1 {
-        block.iter().for_each(|&key| row(key, S::value_from_bits(0)));
+        block.iter().for_each(|&key| row(key, RowValue::from_bits(0)));
     } else {
-        block.as_chunks::<2>().0.iter().for_each(|&[key, bits]| row(key, S::value_from_bits(bits)));
+        block.as_chunks::<2>().0.iter().for_each(|&[key, bits]| row(key, RowValue::from_bits(bits)));
     }
     fresh - groups
 }

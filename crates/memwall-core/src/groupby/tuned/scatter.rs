@@ -102,7 +102,7 @@ pub(super) fn scatter<'r, 'a, 's, S: State>(
         pending[p][at % WC_WORDS / Line::WORDS].0[at % Line::WORDS] = key as u64;
         if S::WORDS == 2 {
             // `at` is even (pages and buffers hold whole rows): the value shares the key's line.
-            pending[p][at % WC_WORDS / Line::WORDS].0[(at + 1) % Line::WORDS] = S::value_bits(v);
+            pending[p][at % WC_WORDS / Line::WORDS].0[(at + 1) % Line::WORDS] = v.to_bits();
         }
         end[p] = (at + S::WORDS) as u32;
         if at % WC_WORDS == WC_WORDS - S::WORDS {
