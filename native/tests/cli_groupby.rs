@@ -2,30 +2,14 @@
 
 mod common;
 
-use common::{assert_refused, memwall, report_from};
+use common::{assert_refused, memwall, report_from, words};
 use memwall_report::Report;
 
 #[test]
 fn all_kernels_agree_and_the_json_says_so() {
-    let out = memwall(&[
-        "groupby",
-        "--rows",
-        "300000",
-        "--keys",
-        "50000",
-        "--skew",
-        "zipf:0.8",
-        "--seed",
-        "5",
-        "--kernel",
-        "all",
-        "--threads",
-        "2",
-        "--runs",
-        "2",
-        "--json",
-        "-",
-    ]);
+    let out = memwall(&words(
+        "groupby --rows 300000 --keys 50000 --skew zipf:0.8 --seed 5 --kernel all --threads 2 --runs 2 --json -",
+    ));
     let report = report_from(&out);
     let groupby = report.groupby.unwrap();
     assert_eq!(groupby.dataset.rows, 300_000);
@@ -61,19 +45,7 @@ fn all_kernels_agree_and_the_json_says_so() {
 
 #[test]
 fn table_on_stdout_with_speedups() {
-    let out = memwall(&[
-        "groupby",
-        "--rows",
-        "100K",
-        "--keys",
-        "10K",
-        "--kernel",
-        "naive,tuned",
-        "--partitions",
-        "256",
-        "--runs",
-        "1",
-    ]);
+    let out = memwall(&words("groupby --rows 100K --keys 10K --kernel naive,tuned --partitions 256 --runs 1"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("100000 rows, 10000 distinct keys"), "{stdout}");
@@ -84,20 +56,7 @@ fn table_on_stdout_with_speedups() {
 
 #[test]
 fn counters_are_recorded_or_explained() {
-    let out = memwall(&[
-        "groupby",
-        "--rows",
-        "50000",
-        "--keys",
-        "5000",
-        "--kernel",
-        "tuned",
-        "--runs",
-        "1",
-        "--counters",
-        "--json",
-        "-",
-    ]);
+    let out = memwall(&words("groupby --rows 50000 --keys 5000 --kernel tuned --runs 1 --counters --json -"));
     let report = report_from(&out);
     let counters = report.groupby.unwrap().runs[0].counters.clone().expect("--counters records counters");
     if counters.available {
@@ -160,40 +119,16 @@ fn bad_input_is_one_line_and_exit_2() {
 
 #[test]
 fn sweeps_report_points() {
-    let out = memwall(&[
-        "sweep",
-        "cardinality",
-        "--rows",
-        "20000",
-        "--min-keys",
-        "16",
-        "--max-keys",
-        "4096",
-        "--kernel",
-        "naive,radix,adaptive",
-        "--json",
-        "-",
-    ]);
+    let out = memwall(&words(
+        "sweep cardinality --rows 20000 --min-keys 16 --max-keys 4096 --kernel naive,radix,adaptive --json -",
+    ));
     let sweep = report_from(&out).groupby.unwrap().sweeps.remove(0);
     assert_eq!(sweep.kind, "cardinality");
     assert_eq!(sweep.points.len(), 9 * 3);
     assert!(sweep.adaptive_max_slowdown.is_some_and(|s| s > 0.0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("distinct keys"));
 
-    let out = memwall(&[
-        "sweep",
-        "partitions",
-        "--rows",
-        "20000",
-        "--keys",
-        "2000",
-        "--min",
-        "16",
-        "--max",
-        "64",
-        "--json",
-        "-",
-    ]);
+    let out = memwall(&words("sweep partitions --rows 20000 --keys 2000 --min 16 --max 64 --json -"));
     let sweep = report_from(&out).groupby.unwrap().sweeps.remove(0);
     let xs: Vec<(u64, &str)> = sweep.points.iter().map(|p| (p.x, p.kernel.as_str())).collect();
     assert_eq!(xs, [(16, "radix"), (16, "tuned"), (32, "radix"), (32, "tuned"), (64, "radix"), (64, "tuned")]);
@@ -242,26 +177,9 @@ fn sweeps_by_state_size_give_one_sweep_per_list_and_a_table() {
     assert!(stderr.contains("crossover by state size") && stderr.contains("state B/group"), "{stderr}");
     assert!(stderr.contains("aggregates: count,sum,min,max over f64 values (32 bytes of state a group)"), "{stderr}");
 
-    let out = memwall(&[
-        "sweep",
-        "partitions",
-        "--rows",
-        "20000",
-        "--keys",
-        "2000",
-        "--min",
-        "16",
-        "--max",
-        "64",
-        "--agg",
-        "count",
-        "--agg",
-        "min,max",
-        "--runs",
-        "1",
-        "--json",
-        "-",
-    ]);
+    let out = memwall(&words(
+        "sweep partitions --rows 20000 --keys 2000 --min 16 --max 64 --agg count --agg min,max --runs 1 --json -",
+    ));
     let groupby = report_from(&out).groupby.unwrap();
     assert_eq!(groupby.sweeps.len(), 2);
     for sweep in &groupby.sweeps {

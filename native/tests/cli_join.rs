@@ -3,30 +3,13 @@
 
 mod common;
 
-use common::{assert_refused, memwall, report_from};
+use common::{assert_refused, memwall, report_from, words};
 
 #[test]
 fn all_kernels_agree_and_the_json_says_how_they_were_checked() {
-    let out = memwall(&[
-        "join",
-        "--build-keys",
-        "40000",
-        "--probe-rows",
-        "300000",
-        "--skew",
-        "zipf:0.8",
-        "--miss-rate",
-        "0.2",
-        "--kernel",
-        "all",
-        "--threads",
-        "2",
-        "--runs",
-        "2",
-        "--declared-caches",
-        "--json",
-        "-",
-    ]);
+    let out = memwall(&words(
+        "join --build-keys 40000 --probe-rows 300000 --skew zipf:0.8 --miss-rate 0.2 --kernel all --threads 2 --runs 2 --declared-caches --json -",
+    ));
     let report = report_from(&out);
     assert!(report.check().is_ok());
     let join = report.join.unwrap();
@@ -81,25 +64,9 @@ fn csv_and_markdown_have_a_row_per_kernel() {
 
 #[test]
 fn a_build_size_sweep_reports_every_point() {
-    let out = memwall(&[
-        "sweep",
-        "build-size",
-        "--probe-rows",
-        "64Ki",
-        "--min-keys",
-        "1Ki",
-        "--max-keys",
-        "8Ki",
-        "--kernel",
-        "naive,partitioned,prefetch",
-        "--tolerance",
-        "0.25",
-        "--runs",
-        "1",
-        "--declared-caches",
-        "--json",
-        "-",
-    ]);
+    let out = memwall(&words(
+        "sweep build-size --probe-rows 64Ki --min-keys 1Ki --max-keys 8Ki --kernel naive,partitioned,prefetch --tolerance 0.25 --runs 1 --declared-caches --json -",
+    ));
     let report = report_from(&out);
     let sweep = &report.join.unwrap().sweeps[0];
     assert_eq!(sweep.kind, "build-size");

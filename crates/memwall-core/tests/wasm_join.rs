@@ -22,6 +22,17 @@ use common::PerformanceClock;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// One warm run per kernel on the heap, one thread, default sizes: how the page races.
+fn browser_racer<'a>(kernels: &'a [Kernel], clock: &'a PerformanceClock, truth: Truth) -> Racer<'a> {
+    Racer {
+        kernels,
+        memory: &HeapChunks,
+        policy: MemoryPolicy::Warm,
+        runs: 1,
+        work: memwall_core::join::race::JoinWork { config: JoinConfig::default(), exec: &Sequential, clock, truth },
+    }
+}
+
 fn rows(keys: &[i64]) -> Vec<BuildRow> {
     keys.iter().map(|&key| BuildRow { key, payload: data::payload_of(key, 3) }).collect()
 }
@@ -99,18 +110,7 @@ fn a_wrong_kernel_is_caught_in_the_browser() {
     let spec = JoinSpec { data: DataSpec { rows: 20_000, keys: 3000, skew: Skew::Uniform, seed: 1 }, miss_rate: 0.2 };
     let data = data::generate(&spec).unwrap();
     let kernels = [Kernel::Tuned];
-    let racer = Racer {
-        kernels: &kernels,
-        memory: &HeapChunks,
-        policy: MemoryPolicy::Warm,
-        runs: 1,
-        work: memwall_core::join::race::JoinWork {
-            config: JoinConfig::default(),
-            exec: &Sequential,
-            clock: &clock,
-            truth: Truth { known: Some(20_000 - data.misses), reference: false },
-        },
-    };
+    let racer = browser_racer(&kernels, &clock, Truth { known: Some(20_000 - data.misses), reference: false });
     let one_more = memwall_core::race::Racer {
         kernels: racer.kernels,
         memory: racer.memory,
@@ -134,18 +134,7 @@ fn a_browser_race_compares_with_another_on_the_same_sizes_only() {
     let spec = JoinSpec { data: DataSpec { rows: 30_000, keys: 4000, skew: Skew::Uniform, seed: 2 }, miss_rate: 0.1 };
     let data = data::generate(&spec).unwrap();
     let kernels = [Kernel::Naive, Kernel::Partitioned];
-    let racer = Racer {
-        kernels: &kernels,
-        memory: &HeapChunks,
-        policy: MemoryPolicy::Warm,
-        runs: 1,
-        work: memwall_core::join::race::JoinWork {
-            config: JoinConfig::default(),
-            exec: &Sequential,
-            clock: &clock,
-            truth: Truth::by_default(30_000, Some(30_000 - data.misses)),
-        },
-    };
+    let racer = browser_racer(&kernels, &clock, Truth::by_default(30_000, Some(30_000 - data.misses)));
     let dataset = JoinDataset {
         build_keys: 4000,
         probe_rows: 30_000,

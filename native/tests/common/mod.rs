@@ -7,6 +7,12 @@ pub fn memwall(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_memwall")).args(args).output().expect("memwall runs")
 }
 
+/// A command line written as one string, split at spaces (no argument here has one).
+#[allow(dead_code)] // each test file compiles this module; not all of them split a line
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 /// Bad input: exit 2, one line on stderr that says what is wrong, nothing on stdout, no panic.
 pub fn assert_refused(args: &[&str], needle: &str) {
     let out = memwall(args);

@@ -166,14 +166,7 @@ fn measures_a_small_ring_with_a_real_clock() {
 #[test]
 fn a_run_can_be_cancelled_and_reports_progress() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig {
-        target_sample_ns: 50_000.0,
-        samples: 2,
-        warmup: false,
-        seed: 1,
-        attempts: 1,
-        pattern: Pattern::Random,
-    };
+    let config = quick_config();
     let sizes = [4096, 8192, 16384];
     let mut seen = Vec::new();
     let points = run_ladder(&mut HeapArena, &clock, &sizes, &config, Cycles::Unknown, &mut |event| {
@@ -222,14 +215,7 @@ fn a_disturbed_working_set_is_measured_again_and_the_least_disturbed_attempt_kep
 #[test]
 fn a_tracked_ladder_gives_every_point_its_own_clock() {
     let clock = TestClock(std::time::Instant::now());
-    let config = SampleConfig {
-        target_sample_ns: 50_000.0,
-        samples: 2,
-        warmup: false,
-        seed: 1,
-        attempts: 1,
-        pattern: Pattern::Random,
-    };
+    let config = quick_config();
     // Real work for a real clock; its speed is whatever this machine gives it.
     let chain = |n: u64| {
         let mut x = 0u64;
@@ -398,4 +384,16 @@ fn patterns_parse_by_report_name_and_short_name() {
 fn a_ring_needs_its_bytes_and_a_permutation_of_four_bytes_a_line() {
     assert_eq!(bytes_needed(1 << 20), (1 << 20) + (1 << 20) / 64 * 4);
     assert_eq!(bytes_needed(u64::MAX), u64::MAX);
+}
+
+/// Two short samples of a random chase, no warm-up: enough to exercise a run, quickly.
+fn quick_config() -> SampleConfig {
+    SampleConfig {
+        target_sample_ns: 50_000.0,
+        samples: 2,
+        warmup: false,
+        seed: 1,
+        attempts: 1,
+        pattern: Pattern::Random,
+    }
 }
