@@ -5,6 +5,7 @@ mod bandwidth_cmd;
 mod counters;
 mod dataset;
 mod explain_cmd;
+mod fleet_cmd;
 #[cfg(test)]
 mod fuzz;
 mod generate_cmd;
@@ -58,6 +59,8 @@ enum Command {
     Generate(generate_cmd::GenerateArgs),
     /// Read reports again by the current rules: levels, verdict and advice, and what placed each level.
     Explain(explain_cmd::ExplainArgs),
+    /// Many hosts' reports side by side, one row each, to choose a server: sort, filter, export.
+    Fleet(fleet_cmd::FleetArgs),
     /// Serve the web front end (trunk's dist/) and the given reports on 127.0.0.1.
     Serve(serve::ServeArgs),
 }
@@ -151,6 +154,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep_cmd::sweep(args),
         Command::Generate(args) => generate_cmd::generate(args),
         Command::Explain(args) => explain_cmd::explain(args),
+        Command::Fleet(args) => fleet_cmd::fleet(args),
         Command::Serve(args) => serve::serve(args),
     };
     match result {

@@ -14,6 +14,7 @@ pub mod datagen;
 pub mod describe;
 pub mod exec;
 pub mod explain;
+pub mod fleet;
 pub mod groupby;
 pub mod join;
 pub mod ladder;

@@ -197,6 +197,11 @@ pub fn reports_csv(reports: &[(&str, &Report)]) -> String {
     out
 }
 
+/// The fleet's rows, one per report.
+pub fn fleet_csv(rows: &[crate::fleet::FleetRow]) -> String {
+    table(crate::fleet::FLEET_CSV_HEADER, rows.iter().map(crate::fleet::FleetRow::csv_fields))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

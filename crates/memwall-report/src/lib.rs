@@ -14,13 +14,16 @@ mod check;
 mod csv;
 pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES, Untrusted, check_size, too_large_stopped};
 mod explain;
+pub mod fleet;
 mod groupby;
 mod host;
 pub mod index;
 mod join;
 mod ladder;
 pub use bandwidth::{Bandwidth, BandwidthPoint, LoadedLatency};
-pub use csv::{GROUPBY_CSV_HEADER, JOIN_CSV_HEADER, LADDER_CSV_HEADER, groupby_csv, join_csv, ladder_csv, reports_csv};
+pub use csv::{
+    GROUPBY_CSV_HEADER, JOIN_CSV_HEADER, LADDER_CSV_HEADER, fleet_csv, groupby_csv, join_csv, ladder_csv, reports_csv,
+};
 pub use explain::{Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, Parallelism};
 
 pub use groupby::{

@@ -1,10 +1,10 @@
 //! A short reading for someone choosing a server, every sentence carrying the figures of the
 //! report it rests on. Only what was measured is said.
 
-use memwall_report::{Bandwidth, BandwidthPoint, Cause, Ladder, LadderPoint};
+use memwall_report::{Bandwidth, BandwidthPoint, Cause, Ladder};
 
 use super::evidence::{CurveView, Evidence};
-use super::tlb::{TLB_GAP, page_walk_share, small_page_pair};
+use super::tlb::{TLB_GAP, small_page_pair, walk_share};
 use crate::ladder::Pattern;
 use crate::size::format_bytes;
 
@@ -51,20 +51,60 @@ pub fn advice(ladder: &Ladder, bandwidth: Option<&Bandwidth>) -> Vec<String> {
     out
 }
 
-/// What a random read costs at the largest size on small pages, how much of it page walks are,
-/// and what huge pages save there: from whichever of the three curves were measured.
-fn pages(evidence: &Evidence<'_>) -> Option<String> {
+/// What a random read costs at the largest size measured, on small pages, TLB-friendly and on
+/// huge pages: whichever of the three curves were measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageCosts {
+    pub bytes: u64,
+    /// Random on small pages, the fastest sample.
+    pub random_small_ns: f64,
+    /// Page-local at the same size (no page walks), where measured.
+    pub page_local_ns: Option<f64>,
+    /// Random on huge pages at the same size, where measured.
+    pub random_huge_ns: Option<f64>,
+}
+
+impl PageCosts {
+    /// The share of a random small-page load that page walks account for.
+    pub fn page_walk_share(&self) -> Option<f64> {
+        Some(walk_share(self.random_small_ns, self.page_local_ns?))
+    }
+
+    /// The share of a random small-page load that huge pages saved.
+    pub fn huge_page_saving(&self) -> Option<f64> {
+        let huge = self.random_huge_ns?;
+        Some(if self.random_small_ns > 0.0 { (1.0 - huge / self.random_small_ns).max(0.0) } else { 0.0 })
+    }
+}
+
+/// The page costs of a ladder at its largest size, or `None` without a random small-page curve.
+pub fn page_costs(ladder: &Ladder) -> Option<PageCosts> {
+    costs_of(&Evidence::of(ladder, &[], None))
+}
+
+fn costs_of(evidence: &Evidence<'_>) -> Option<PageCosts> {
     let last = |c: &CurveView<'_>| c.points.last().cloned();
     let random_small = evidence.curves.iter().find(|c| c.pattern == Pattern::Random && !c.huge).and_then(last)?;
     let random_huge = evidence.curves.iter().find(|c| c.pattern == Pattern::Random && c.huge).and_then(last);
     let local = small_page_pair(evidence).and_then(|(_, local)| last(&local));
-    let at = format_bytes(random_small.bytes);
-    let small_ns = random_small.ns_per_load.min;
-    let huge = |huge: &LadderPoint| {
-        let ns = huge.ns_per_load.min;
+    Some(PageCosts {
+        bytes: random_small.bytes,
+        random_small_ns: random_small.ns_per_load.min,
+        page_local_ns: local.map(|p| p.ns_per_load.min),
+        random_huge_ns: random_huge.map(|p| p.ns_per_load.min),
+    })
+}
+
+/// What a random read costs at the largest size on small pages, how much of it page walks are,
+/// and what huge pages save there.
+fn pages(evidence: &Evidence<'_>) -> Option<String> {
+    let costs = costs_of(evidence)?;
+    let at = format_bytes(costs.bytes);
+    let small_ns = costs.random_small_ns;
+    let huge = |ns: f64| {
         format!(
             "on transparent huge pages it takes {ns:.0} ns ({:.0}% saved){}",
-            (1.0 - ns / small_ns).max(0.0) * 100.0,
+            costs.huge_page_saving().unwrap_or(0.0) * 100.0,
             if ns < small_ns / TLB_GAP {
                 ": use them (madvise/THP) for large random-access structures"
             } else {
@@ -72,30 +112,27 @@ fn pages(evidence: &Evidence<'_>) -> Option<String> {
             }
         )
     };
-    match (local, random_huge) {
-        (Some(local), huge_point) => {
-            let share = page_walk_share(&random_small, &local);
+    match (costs.page_local_ns, costs.page_walk_share(), costs.random_huge_ns) {
+        (Some(local_ns), Some(share), huge_ns) => {
             // Below the TLB gap the difference is noise, not something huge pages would save.
             if share < 1.0 - 1.0 / TLB_GAP {
                 return Some(format!(
                     "Page walks cost little up to {at}: random and TLB-friendly loads take about the same time there \
-                     ({small_ns:.1} and {:.1} ns), so huge pages would not help a structure of that size",
-                    local.ns_per_load.min
+                     ({small_ns:.1} and {local_ns:.1} ns), so huge pages would not help a structure of that size"
                 ));
             }
             Some(format!(
                 "Random reads on small pages: at {at} one takes {small_ns:.0} ns, {:.0}% of it page walks ({:.0} ns){}",
                 share * 100.0,
-                small_ns - local.ns_per_load.min,
-                huge_point
-                    .map_or_else(|| "; huge pages would save most of that".to_string(), |h| format!("; {}", huge(&h)))
+                small_ns - local_ns,
+                huge_ns
+                    .map_or_else(|| "; huge pages would save most of that".to_string(), |h| format!("; {}", huge(h)))
             ))
         }
-        (None, Some(huge_point)) => Some(format!(
-            "Huge pages: at {at} a random load takes {small_ns:.0} ns on 4 KiB pages; {}",
-            huge(&huge_point)
-        )),
-        (None, None) => None,
+        (_, _, Some(huge_ns)) => {
+            Some(format!("Huge pages: at {at} a random load takes {small_ns:.0} ns on 4 KiB pages; {}", huge(huge_ns)))
+        }
+        _ => None,
     }
 }
 

@@ -16,7 +16,7 @@ mod levels;
 mod tlb;
 pub mod treads;
 
-pub use advice::advice;
+pub use advice::{PageCosts, advice, page_costs};
 pub use curve::DRAM_OVER_L1;
 pub use evidence::{CurveView, Evidence, data_caches};
 pub use levels::{Reading, read};

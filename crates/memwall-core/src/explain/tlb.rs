@@ -115,6 +115,9 @@ pub(super) fn small_page_pair<'a>(evidence: &Evidence<'a>) -> Option<(CurveView<
 /// The share of a random chase's latency that page walks account for: (random - page-local) /
 /// random, on the fastest samples, never below 0.
 pub fn page_walk_share(random: &LadderPoint, page_local: &LadderPoint) -> f64 {
-    let r = random.ns_per_load.min;
-    if r > 0.0 { ((r - page_local.ns_per_load.min) / r).max(0.0) } else { 0.0 }
+    walk_share(random.ns_per_load.min, page_local.ns_per_load.min)
+}
+
+pub(super) fn walk_share(random_ns: f64, page_local_ns: f64) -> f64 {
+    if random_ns > 0.0 { ((random_ns - page_local_ns) / random_ns).max(0.0) } else { 0.0 }
 }

@@ -1,0 +1,255 @@
+//! A report turned into the row a buyer compares hosts by. Every figure comes from the report,
+//! read again by the current rules first (as `memwall explain` and the page read it), so reports
+//! from older versions line up with new ones.
+
+use memwall_report::fleet::{Cell, FLEET_COLUMNS, FleetRow};
+use memwall_report::{Cause, GroupBy, Join, Report};
+
+use crate::explain;
+
+/// The row for `report`, which came from `name`.
+pub fn row(mut report: Report, name: &str) -> FleetRow {
+    explain::reread(&mut report);
+    let host = &report.host;
+    let declared = explain::data_caches(&host.caches).last().map(|c| (c.size_bytes, c.level));
+    let levels = report.ladder.as_ref().map_or(&[][..], |l| &l.levels[..]);
+    let dram = levels.iter().find(|l| l.cause == Cause::Dram);
+    let last_cache =
+        levels.iter().rev().find(|l| l.cause == Cause::Cache && dram.is_none_or(|d| l.size_bytes < d.size_bytes));
+    let costs = report.ladder.as_ref().and_then(explain::page_costs);
+    let reads = report.bandwidth.as_ref().map(|b| &b.points[..]).unwrap_or_default();
+    let largest_read = reads.iter().map(|p| p.bytes).max();
+    let read_at = |threads: u32| {
+        reads.iter().filter(|p| Some(p.bytes) == largest_read && p.threads == threads).map(|p| p.read_gb_per_s).next()
+    };
+    let most_threads = reads.iter().filter(|p| Some(p.bytes) == largest_read).map(|p| p.threads).max();
+    FleetRow {
+        report: name.to_owned(),
+        host: host.name.clone().unwrap_or_else(|| "unnamed host".into()),
+        cpu: host.cpu_model.clone(),
+        vcpus: host.logical_cpus,
+        hypervisor: host.hypervisor.clone(),
+        source: report.source,
+        declared_llc_bytes: declared.map(|(bytes, _)| bytes),
+        declared_llc_level: declared.map(|(_, level)| level),
+        effective_llc_bytes: last_cache.map(|l| l.size_bytes),
+        dram_ns: dram.map(|d| d.ns_per_load),
+        dram_from_bytes: dram.map(|d| d.size_bytes),
+        random_small_pages_ns: costs.map(|c| c.random_small_ns),
+        largest_bytes: costs.map(|c| c.bytes),
+        page_walk_share: costs.and_then(|c| c.page_walk_share()),
+        huge_page_saving: costs.and_then(|c| c.huge_page_saving()),
+        mlp_knee_chains: report.ladder.as_ref().and_then(|l| l.parallelism.as_ref()).and_then(|p| p.knee_chains),
+        read_gb_per_s_one_thread: read_at(1),
+        read_gb_per_s_all_threads: most_threads.filter(|&t| t > 1).and_then(read_at),
+        read_threads: most_threads,
+        groupby_data: report.groupby.as_ref().map(groupby_data),
+        groupby_tuned_ns_per_row: report.groupby.as_ref().and_then(|g| groupby_ns(g, "tuned")),
+        groupby_adaptive_ns_per_row: report.groupby.as_ref().and_then(|g| groupby_ns(g, "adaptive")),
+        join_data: report.join.as_ref().map(join_data),
+        join_tuned_ns_per_probe: report.join.as_ref().and_then(|j| join_ns(j, "tuned")),
+        join_adaptive_ns_per_probe: report.join.as_ref().and_then(|j| join_ns(j, "adaptive")),
+        created_unix_s: report.created_unix_s,
+        memwall_version: report.tool.version.clone(),
+    }
+}
+
+/// The fastest one-thread run of `kernel` (a race may hold runs on several thread counts).
+fn groupby_ns(groupby: &GroupBy, kernel: &str) -> Option<f64> {
+    groupby.runs.iter().filter(|r| r.kernel == kernel && r.threads == 1).map(|r| r.ns_per_row).reduce(f64::min)
+}
+
+fn join_ns(join: &Join, kernel: &str) -> Option<f64> {
+    join.runs.iter().filter(|r| r.kernel == kernel && r.threads == 1).map(|r| r.ns_per_probe).reduce(f64::min)
+}
+
+fn groupby_data(groupby: &GroupBy) -> String {
+    let d = &groupby.dataset;
+    match d.generator.as_ref().and_then(|g| g.preset.as_ref()) {
+        Some(preset) => format!("{preset} preset"),
+        None => format!("{} rows, {} keys", d.rows, d.distinct_keys),
+    }
+}
+
+fn join_data(join: &Join) -> String {
+    let d = &join.dataset;
+    format!("{} build keys, {} probe rows", d.build_keys, d.probe_rows)
+}
+
+/// A `--filter` term: `column=value` (text: case-insensitive substring; number: equal), or
+/// `column<value`, `column>value` for numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Filter {
+    column: &'static str,
+    op: Op,
+    value: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Matches,
+    Below,
+    Above,
+}
+
+/// Why a column name or filter was refused; the message lists what is accepted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FleetError {
+    #[error("no column {0:?}: the columns are {cols}", cols = column_names())]
+    UnknownColumn(String),
+    #[error("filter {0:?} is not COLUMN=VALUE, COLUMN<NUMBER or COLUMN>NUMBER")]
+    BadFilter(String),
+    #[error("filter {0:?} compares a column with something that is not a number")]
+    NotANumber(String),
+}
+
+fn column_names() -> String {
+    FLEET_COLUMNS.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
+}
+
+/// The column named `name`, as [`FLEET_COLUMNS`] spells it.
+pub fn column(name: &str) -> Result<&'static str, FleetError> {
+    FLEET_COLUMNS
+        .iter()
+        .map(|(c, _)| *c)
+        .find(|c| c.eq_ignore_ascii_case(name))
+        .ok_or_else(|| FleetError::UnknownColumn(name.to_owned()))
+}
+
+impl Filter {
+    pub fn parse(term: &str) -> Result<Self, FleetError> {
+        let at = term.find(['=', '<', '>']).ok_or_else(|| FleetError::BadFilter(term.to_owned()))?;
+        let (name, rest) = term.split_at(at);
+        let op = match &rest[..1] {
+            "=" => Op::Matches,
+            "<" => Op::Below,
+            _ => Op::Above,
+        };
+        let value = rest[1..].trim().to_owned();
+        if name.trim().is_empty() || value.is_empty() {
+            return Err(FleetError::BadFilter(term.to_owned()));
+        }
+        if op != Op::Matches && value.parse::<f64>().is_err() {
+            return Err(FleetError::NotANumber(term.to_owned()));
+        }
+        Ok(Self { column: column(name.trim())?, op, value })
+    }
+
+    pub fn keeps(&self, row: &FleetRow) -> bool {
+        let Some(cell) = row.cell(self.column) else { return false };
+        let number = self.value.parse::<f64>().ok();
+        match (cell, self.op) {
+            (Cell::Missing, _) => false,
+            (Cell::Text(text), Op::Matches) => text.to_lowercase().contains(&self.value.to_lowercase()),
+            (Cell::Number(n), Op::Matches) => number.is_some_and(|v| n == v),
+            (Cell::Number(n), Op::Below) => number.is_some_and(|v| n < v),
+            (Cell::Number(n), Op::Above) => number.is_some_and(|v| n > v),
+            (Cell::Text(_), _) => false,
+        }
+    }
+}
+
+/// Sorts `rows` by `column` (a name from [`FLEET_COLUMNS`]): numbers ascending, text
+/// alphabetically, rows missing the figure last; `descending` reverses all but the missing.
+pub fn sort(rows: &mut [FleetRow], column: &str, descending: bool) {
+    let key = |row: &FleetRow| row.cell(column).unwrap_or(Cell::Missing);
+    rows.sort_by(|a, b| {
+        use std::cmp::Ordering;
+        let order = match (key(a), key(b)) {
+            (Cell::Missing, Cell::Missing) => return Ordering::Equal,
+            (Cell::Missing, _) => return Ordering::Greater,
+            (_, Cell::Missing) => return Ordering::Less,
+            (Cell::Number(x), Cell::Number(y)) => x.total_cmp(&y),
+            (Cell::Text(x), Cell::Text(y)) => x.to_lowercase().cmp(&y.to_lowercase()),
+            (Cell::Number(_), Cell::Text(_)) => Ordering::Less,
+            (Cell::Text(_), Cell::Number(_)) => Ordering::Greater,
+        };
+        if descending { order.reverse() } else { order }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(text: &str) -> Report {
+        Report::from_untrusted_json(text).unwrap()
+    }
+
+    fn zen3_run() -> FleetRow {
+        row(report(include_str!("../../../examples/reports/zen3-2vcpu-kvm-run.json")), "zen3.json")
+    }
+
+    fn xeon_ladder() -> FleetRow {
+        row(report(include_str!("../../../examples/reports/xeon-2vcpu-kvm-ladder-4curves.json")), "xeon.json")
+    }
+
+    #[test]
+    fn a_full_run_fills_every_figure_it_measured() {
+        let r = zen3_run();
+        assert_eq!((r.report.as_str(), r.vcpus, r.hypervisor.as_deref()), ("zen3.json", Some(2), Some("KVM")));
+        assert_eq!((r.declared_llc_bytes, r.declared_llc_level), (Some(32 << 20), Some(3)));
+        // As `memwall explain` reads this report: L3 to 2 MiB, DRAM 101.9 ns from 3 MiB.
+        assert_eq!(r.effective_llc_bytes, Some(2 << 20));
+        assert_eq!(r.dram_from_bytes, Some(3 << 20));
+        assert!((r.dram_ns.unwrap() - 101.86).abs() < 0.01, "{:?}", r.dram_ns);
+        assert_eq!(r.largest_bytes, Some(1 << 30));
+        assert!((r.page_walk_share.unwrap() - 0.633).abs() < 0.001);
+        assert_eq!(r.huge_page_saving, None, "no random curve on huge pages in this run");
+        assert_eq!(r.mlp_knee_chains, Some(16));
+        assert_eq!(r.groupby_data.as_deref(), Some("small preset"));
+        assert!((r.groupby_tuned_ns_per_row.unwrap() - 12.72).abs() < 0.01);
+        assert!(r.join_adaptive_ns_per_probe.is_some());
+        assert_eq!(r.read_gb_per_s_all_threads, None, "one thread streamed, no all-CPU run");
+    }
+
+    #[test]
+    fn a_ladder_alone_leaves_the_races_empty() {
+        let r = xeon_ladder();
+        assert_eq!(r.effective_llc_bytes, Some(16 << 20));
+        assert!((r.dram_ns.unwrap() - 75.7).abs() < 0.1);
+        assert!((r.huge_page_saving.unwrap() - 0.29).abs() < 0.01);
+        assert_eq!(
+            (r.groupby_tuned_ns_per_row, r.join_tuned_ns_per_probe, r.read_gb_per_s_one_thread),
+            (None, None, None)
+        );
+    }
+
+    #[test]
+    fn filters_and_sorting() {
+        let rows = [zen3_run(), xeon_ladder()];
+        let keep = |term: &str| rows.iter().filter(|r| Filter::parse(term).unwrap().keeps(r)).count();
+        assert_eq!(keep("cpu=xeon"), 1);
+        assert_eq!(keep("hypervisor=KVM"), 2);
+        assert_eq!(keep("dram_ns<90"), 1);
+        assert_eq!(keep("dram_ns>90"), 1);
+        assert_eq!(keep("vcpus=2"), 2);
+        // A host without the figure never passes a filter on it.
+        assert_eq!(keep("groupby_tuned>0"), 1);
+        assert!(matches!(Filter::parse("nonsense=1"), Err(FleetError::UnknownColumn(_))));
+        assert!(matches!(Filter::parse("dram_ns"), Err(FleetError::BadFilter(_))));
+        assert!(matches!(Filter::parse("dram_ns<fast"), Err(FleetError::NotANumber(_))));
+        assert!(matches!(Filter::parse("=3"), Err(FleetError::BadFilter(_))));
+
+        let mut sorted = rows.to_vec();
+        sort(&mut sorted, "dram_ns", false);
+        assert_eq!(sorted[0].report, "xeon.json");
+        sort(&mut sorted, "dram_ns", true);
+        assert_eq!(sorted[0].report, "zen3.json");
+        // Missing figures go last either way.
+        for descending in [false, true] {
+            sort(&mut sorted, "groupby_tuned", descending);
+            assert_eq!(sorted[1].report, "xeon.json");
+        }
+        assert_eq!(column("DRAM_NS"), Ok("dram_ns"));
+    }
+
+    #[test]
+    fn every_column_has_a_cell() {
+        let r = zen3_run();
+        for (name, _) in FLEET_COLUMNS {
+            assert!(r.cell(name).is_some(), "{name}");
+        }
+        assert_eq!(r.cell("nonsense"), None);
+    }
+}

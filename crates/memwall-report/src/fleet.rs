@@ -1,0 +1,196 @@
+//! One row per host for choosing a server: what a buyer compares across many reports. Rows are
+//! derived from reports (by `memwall_core::fleet`), never stored in them; this is their shape for
+//! `memwall fleet --json` and the page.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Source;
+
+/// A host's figures, each `None` where its report did not measure it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FleetRow {
+    /// Where the report came from (a file name or URL), to open it again.
+    pub report: String,
+    pub host: String,
+    pub cpu: Option<String>,
+    pub vcpus: Option<u32>,
+    /// The hypervisor the host names, `none` on bare metal.
+    pub hypervisor: Option<String>,
+    pub source: Source,
+    /// The largest data cache the OS declares, and its level.
+    pub declared_llc_bytes: Option<u64>,
+    pub declared_llc_level: Option<u8>,
+    /// How far the last cache level the ladder found behaves like cache.
+    pub effective_llc_bytes: Option<u64>,
+    /// The DRAM level: latency on the curve the caches were read from (page-local where
+    /// measured), and where it begins.
+    pub dram_ns: Option<f64>,
+    pub dram_from_bytes: Option<u64>,
+    /// A random load on small pages at the largest size measured, and that size.
+    pub random_small_pages_ns: Option<f64>,
+    pub largest_bytes: Option<u64>,
+    /// Share of that load that page walks account for, and share huge pages saved.
+    pub page_walk_share: Option<f64>,
+    pub huge_page_saving: Option<f64>,
+    pub mlp_knee_chains: Option<u32>,
+    /// Streaming reads at the largest working set, one thread and the most threads measured.
+    pub read_gb_per_s_one_thread: Option<f64>,
+    pub read_gb_per_s_all_threads: Option<f64>,
+    pub read_threads: Option<u32>,
+    /// The GROUP BY race's data (a preset name, or rows and keys) and two kernels' ns per row.
+    pub groupby_data: Option<String>,
+    pub groupby_tuned_ns_per_row: Option<f64>,
+    pub groupby_adaptive_ns_per_row: Option<f64>,
+    pub join_data: Option<String>,
+    pub join_tuned_ns_per_probe: Option<f64>,
+    pub join_adaptive_ns_per_probe: Option<f64>,
+    pub created_unix_s: u64,
+    pub memwall_version: String,
+}
+
+/// The columns, by the names `--sort` and `--filter` take, with what each holds.
+pub const FLEET_COLUMNS: &[(&str, &str)] = &[
+    ("host", "host name"),
+    ("cpu", "CPU model"),
+    ("vcpus", "logical CPUs"),
+    ("hypervisor", "hypervisor, or none on bare metal"),
+    ("source", "native or browser"),
+    ("declared_llc", "largest declared data cache, bytes"),
+    ("effective_llc", "how far the last cache level behaves like cache, bytes"),
+    ("dram_ns", "DRAM latency, ns (page-local where measured)"),
+    ("random_ns", "random load on small pages at the largest size, ns"),
+    ("page_walks", "page walks' share of that load"),
+    ("huge_saving", "share of it huge pages saved"),
+    ("mlp", "memory-level parallelism knee, chases"),
+    ("read_1t", "one-thread read GB/s at the largest size"),
+    ("read_all", "all-thread read GB/s at the largest size"),
+    ("groupby_tuned", "GROUP BY tuned, ns/row"),
+    ("groupby_adaptive", "GROUP BY adaptive, ns/row"),
+    ("join_tuned", "join tuned, ns/probe"),
+    ("join_adaptive", "join adaptive, ns/probe"),
+    ("date", "when the report was made"),
+    ("version", "memwall version"),
+];
+
+/// A column's value in a row, as a number where it is one (for sorting) and as text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Number(f64),
+    Text(String),
+    Missing,
+}
+
+impl FleetRow {
+    /// The value of column `name` (one of [`FLEET_COLUMNS`]), or `None` for an unknown name.
+    pub fn cell(&self, name: &str) -> Option<Cell> {
+        let num = |v: Option<f64>| v.map_or(Cell::Missing, Cell::Number);
+        let int = |v: Option<u64>| num(v.map(|v| v as f64));
+        let text = |v: Option<&String>| v.map_or(Cell::Missing, |s| Cell::Text(s.clone()));
+        Some(match name {
+            "host" => Cell::Text(self.host.clone()),
+            "cpu" => text(self.cpu.as_ref()),
+            "vcpus" => int(self.vcpus.map(u64::from)),
+            "hypervisor" => text(self.hypervisor.as_ref()),
+            "source" => Cell::Text(format!("{:?}", self.source).to_lowercase()),
+            "declared_llc" => int(self.declared_llc_bytes),
+            "effective_llc" => int(self.effective_llc_bytes),
+            "dram_ns" => num(self.dram_ns),
+            "random_ns" => num(self.random_small_pages_ns),
+            "page_walks" => num(self.page_walk_share),
+            "huge_saving" => num(self.huge_page_saving),
+            "mlp" => int(self.mlp_knee_chains.map(u64::from)),
+            "read_1t" => num(self.read_gb_per_s_one_thread),
+            "read_all" => num(self.read_gb_per_s_all_threads),
+            "groupby_tuned" => num(self.groupby_tuned_ns_per_row),
+            "groupby_adaptive" => num(self.groupby_adaptive_ns_per_row),
+            "join_tuned" => num(self.join_tuned_ns_per_probe),
+            "join_adaptive" => num(self.join_adaptive_ns_per_probe),
+            "date" => int(Some(self.created_unix_s)),
+            "version" => Cell::Text(self.memwall_version.clone()),
+            _ => return None,
+        })
+    }
+}
+
+/// `memwall fleet --json`: the rows, and every report that could not be read with its reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fleet {
+    pub schema_version: u32,
+    pub rows: Vec<FleetRow>,
+    #[serde(default)]
+    pub unreadable: Vec<Unreadable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unreadable {
+    pub report: String,
+    pub reason: String,
+}
+
+impl FleetRow {
+    /// Every field as CSV text, in [`FLEET_CSV_HEADER`]'s order; unknown values are empty.
+    pub fn csv_fields(&self) -> Vec<String> {
+        fn opt<T: ToString>(v: Option<T>) -> String {
+            v.map_or(String::new(), |v| v.to_string())
+        }
+        vec![
+            self.report.clone(),
+            self.host.clone(),
+            opt(self.cpu.as_ref()),
+            opt(self.vcpus),
+            opt(self.hypervisor.as_ref()),
+            format!("{:?}", self.source).to_lowercase(),
+            opt(self.declared_llc_bytes),
+            opt(self.declared_llc_level),
+            opt(self.effective_llc_bytes),
+            opt(self.dram_ns),
+            opt(self.dram_from_bytes),
+            opt(self.random_small_pages_ns),
+            opt(self.largest_bytes),
+            opt(self.page_walk_share),
+            opt(self.huge_page_saving),
+            opt(self.mlp_knee_chains),
+            opt(self.read_gb_per_s_one_thread),
+            opt(self.read_gb_per_s_all_threads),
+            opt(self.read_threads),
+            opt(self.groupby_data.as_ref()),
+            opt(self.groupby_tuned_ns_per_row),
+            opt(self.groupby_adaptive_ns_per_row),
+            opt(self.join_data.as_ref()),
+            opt(self.join_tuned_ns_per_probe),
+            opt(self.join_adaptive_ns_per_probe),
+            self.created_unix_s.to_string(),
+            self.memwall_version.clone(),
+        ]
+    }
+}
+
+pub const FLEET_CSV_HEADER: &[&str] = &[
+    "report",
+    "host",
+    "cpu",
+    "vcpus",
+    "hypervisor",
+    "source",
+    "declared_llc_bytes",
+    "declared_llc_level",
+    "effective_llc_bytes",
+    "dram_ns",
+    "dram_from_bytes",
+    "random_small_pages_ns",
+    "largest_bytes",
+    "page_walk_share",
+    "huge_page_saving",
+    "mlp_knee_chains",
+    "read_gb_per_s_one_thread",
+    "read_gb_per_s_all_threads",
+    "read_threads",
+    "groupby_data",
+    "groupby_tuned_ns_per_row",
+    "groupby_adaptive_ns_per_row",
+    "join_data",
+    "join_tuned_ns_per_probe",
+    "join_adaptive_ns_per_probe",
+    "created_unix_s",
+    "memwall_version",
+];

@@ -1,0 +1,64 @@
+//! `memwall fleet` on the reports kept in the repository: every one read, sorted, filtered and
+//! exported; a report that does not parse named with its reason and the exit code saying so.
+
+mod common;
+
+use common::{assert_refused, memwall, words};
+
+const REPORTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/reports");
+
+fn stdout(args: &[&str]) -> String {
+    let out = memwall(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn every_kept_report_is_a_row() {
+    let text = stdout(&["fleet", REPORTS]);
+    let rows: Vec<&str> = text.lines().skip(2).filter(|l| l.contains("KVM")).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(text.contains("480 MiB / 16 MiB"), "the Xeon guest's L3 as read: {text}");
+}
+
+#[test]
+fn sorted_filtered_and_exported() {
+    let csv = stdout(&["fleet", REPORTS, "--sort", "dram_ns", "--csv", "-"]);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let dram = header.iter().position(|h| h == "dram_ns").unwrap();
+    let values: Vec<f64> = reader.records().map(|r| r.unwrap()[dram].parse().unwrap()).collect();
+    assert_eq!(values.len(), 4);
+    assert!(values.windows(2).all(|w| w[0] <= w[1]), "{values:?}");
+
+    let json = stdout(&["fleet", REPORTS, "--filter", "cpu=xeon", "--json", "-"]);
+    let fleet: memwall_report::fleet::Fleet = serde_json::from_str(&json).unwrap();
+    assert_eq!(fleet.rows.len(), 1);
+    assert!(fleet.rows[0].cpu.as_deref().unwrap().contains("Xeon"));
+
+    let markdown = stdout(&["fleet", REPORTS, "--markdown", "-", "--sort", "groupby_tuned", "--desc"]);
+    assert!(markdown.starts_with("| report | host |"), "{markdown}");
+}
+
+#[test]
+fn an_unreadable_report_is_named_and_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(format!("{REPORTS}/zen3-2vcpu-kvm-run.json"), dir.path().join("good.json")).unwrap();
+    std::fs::write(dir.path().join("broken.json"), "{\"schema_version\": 1,").unwrap();
+    std::fs::write(dir.path().join(".hidden.json"), "not read").unwrap();
+    let out = memwall(&["fleet", dir.path().to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout.contains("broken.json: not read:"), "{stdout}");
+    assert!(stdout.contains("good"), "the readable report is still listed: {stdout}");
+    assert!(!stdout.contains(".hidden"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 2 reports could not be read"));
+}
+
+#[test]
+fn bad_flags_are_refused() {
+    assert_refused(&words("fleet . --sort speed"), "no column \"speed\"");
+    assert_refused(&words("fleet . --filter dram_ns<fast"), "not a number");
+    let empty = tempfile::tempdir().unwrap();
+    assert_refused(&["fleet", empty.path().to_str().unwrap()], "no *.json reports");
+}
