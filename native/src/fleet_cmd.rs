@@ -158,7 +158,7 @@ fn table(rows: &[FleetRow]) -> Table {
                 format!("{} / {}", num(r.read_gb_per_s_one_thread, 1), num(r.read_gb_per_s_all_threads, 1)),
                 format!("{} / {}", num(r.groupby_tuned_ns_per_row, 1), num(r.groupby_adaptive_ns_per_row, 1)),
                 format!("{} / {}", num(r.join_tuned_ns_per_probe, 1), num(r.join_adaptive_ns_per_probe, 1)),
-                date(r.created_unix_s),
+                output::utc_date(r.created_unix_s),
                 r.memwall_version.clone(),
             ]
         })
@@ -188,24 +188,4 @@ fn table(rows: &[FleetRow]) -> Table {
             .to_string(),
     ];
     Table { header, rows, notes }
-}
-
-/// `2026-12-01` from Unix seconds (UTC).
-fn date(unix_s: u64) -> String {
-    i64::try_from(unix_s)
-        .ok()
-        .and_then(|s| chrono::DateTime::from_timestamp(s, 0))
-        .map_or_else(|| "-".into(), |d| d.format("%Y-%m-%d").to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_are_utc_days() {
-        assert_eq!(date(0), "1970-01-01");
-        assert_eq!(date(1_764_606_179), "2025-12-01");
-        assert_eq!(date(u64::MAX), "-");
-    }
 }

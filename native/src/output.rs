@@ -216,6 +216,36 @@ pub fn write_report(destination: &Destination, report: &Report) -> CliResult {
 }
 
 /// Seconds since the Unix epoch, for `created_unix_s`.
+/// `2026-12-01` from Unix seconds (UTC), `-` past what a date can say.
+pub fn utc_date(unix_s: u64) -> String {
+    i64::try_from(unix_s)
+        .ok()
+        .and_then(|s| chrono::DateTime::from_timestamp(s, 0))
+        .map_or_else(|| "-".into(), |d| d.format("%Y-%m-%d").to_string())
+}
+
+/// Where `memwall run --out OUT` writes: OUT itself, or inside OUT when it is a folder (or ends in
+/// `/`), a name made of the host and the day, numbered if a report of that host and day is there.
+pub fn report_path(out: &Path, host: Option<&str>, now_unix_s: u64) -> CliResult<PathBuf> {
+    let folder = out.is_dir() || out.as_os_str().to_string_lossy().ends_with('/');
+    if !folder {
+        return Ok(out.to_path_buf());
+    }
+    if !out.is_dir() {
+        return Err(CliError::usage(format!("--out {}: no such folder", out.display())));
+    }
+    let host: String = host
+        .unwrap_or("host")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' })
+        .collect();
+    let stem = format!("{}-{}", host.trim_start_matches('.'), utc_date(now_unix_s));
+    (1..1000)
+        .map(|n| out.join(if n == 1 { format!("{stem}.json") } else { format!("{stem}-{n}.json") }))
+        .find(|path| !path.exists())
+        .ok_or_else(|| CliError::usage(format!("--out {}: 999 reports named {stem} already", out.display())))
+}
+
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
@@ -260,6 +290,30 @@ pub fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn dates_are_utc_days() {
+        assert_eq!(super::utc_date(0), "1970-01-01");
+        assert_eq!(super::utc_date(1_764_606_179), "2025-12-01");
+        assert_eq!(super::utc_date(u64::MAX), "-");
+    }
+
+    #[test]
+    fn a_folder_names_the_report_after_the_host_and_the_day() {
+        let dir = tempfile::tempdir().unwrap();
+        let day = 1_764_606_179;
+        let first = super::report_path(dir.path(), Some("db 7/../x"), day).unwrap();
+        assert_eq!(first, dir.path().join("db_7_.._x-2025-12-01.json"));
+        std::fs::write(&first, "{}").unwrap();
+        assert_eq!(
+            super::report_path(dir.path(), Some("db 7/../x"), day).unwrap(),
+            dir.path().join("db_7_.._x-2025-12-01-2.json")
+        );
+        let file = dir.path().join("mine.json");
+        assert_eq!(super::report_path(&file, Some("h"), day).unwrap(), file);
+        let missing = dir.path().join("nope/");
+        assert!(super::report_path(&missing, Some("h"), day).unwrap_err().message().contains("no such folder"));
+    }
+
     use super::*;
 
     #[test]

@@ -22,8 +22,9 @@ pub struct InfoArgs {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Where to write the report.
-    #[arg(long, default_value = "memwall-report.json")]
+    /// Where to write the report: a file, or a folder (an existing one, or a path ending in `/`)
+    /// in which the report is named after the host and the day, e.g. `db-7-2026-12-02.json`,
+    /// for collecting a fleet's reports in one place (`memwall fleet DIR`).
     pub out: std::path::PathBuf,
     /// Then serve the web front end with the fresh report open (as `memwall serve --report OUT`).
     #[arg(long)]
@@ -124,6 +125,8 @@ pub fn run(args: RunArgs) -> CliResult {
     }
     let clock = NativeClock::new();
     let host = ladder_cmd::measured_host(&clock);
+    // Named and checked before measuring: a folder that cannot be written fails now.
+    let report_path = output::report_path(&args.out, host.name.as_deref(), output::unix_now())?;
     let mut out = std::io::stdout();
     print_host(&mut out, &host).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out).ok();
@@ -181,12 +184,12 @@ pub fn run(args: RunArgs) -> CliResult {
             writeln!(out, "- {sentence}").ok();
         }
     }
-    output::write_report(&Destination::File(args.out.clone()), &report)?;
-    writeln!(out, "report: {}", args.out.display()).ok();
+    output::write_report(&Destination::File(report_path.clone()), &report)?;
+    writeln!(out, "report: {}", report_path.display()).ok();
     raced?;
     joined?;
     if args.serve {
-        return crate::serve::serve(crate::serve::ServeArgs::for_report(args.out));
+        return crate::serve::serve(crate::serve::ServeArgs::for_report(report_path));
     }
     Ok(())
 }
