@@ -210,6 +210,13 @@ pub fn write_report(destination: &Destination, report: &Report) -> CliResult {
     write_text(destination, &json)
 }
 
+/// A report of this host, made now, saying when its timings look emulated.
+pub fn new_report(host: memwall_report::Host) -> Report {
+    let mut report = Report::new(memwall_report::Source::Native, unix_now(), host);
+    report.timing_warnings.extend(crate::emulation::warning());
+    report
+}
+
 /// Seconds since the Unix epoch, for `created_unix_s`.
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
