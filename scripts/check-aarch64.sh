@@ -20,6 +20,9 @@ if [ -z "$reference" ]; then
     done
 fi
 [ -x "$reference" ] || { echo "check-aarch64: no x86_64 memwall to compare answers with" >&2; exit 2; }
+[ -x "$arm" ] || { echo "check-aarch64: $arm is not an executable file" >&2; exit 2; }
+# Absolute: serve runs in an empty folder (qemu says nothing when it cannot find the file).
+arm=$(realpath "$arm") reference=$(realpath "$reference")
 command -v qemu-aarch64-static >/dev/null || { echo "check-aarch64: qemu-aarch64-static is missing: scripts/setup.sh --release" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"; [ -n "${server:-}" ] && kill "$server" 2>/dev/null || true' EXIT
@@ -80,10 +83,11 @@ url=""
 for _ in $(seq 100); do
     url=$(sed -n 's/.* at \(http:[^ ]*\).*/\1/p' "$work/serve.out" | head -1)
     [ -n "$url" ] && break
+    kill -0 "$server" 2>/dev/null || break
     sleep 0.2
 done
 if [ -z "$url" ]; then
-    fail "serve printed no URL: $(cat "$work/serve.out")"
+    fail "serve printed no URL in 20 s or exited: $(cat "$work/serve.out")"
 else
     hostport=${url#http://}; hostport=${hostport%/}
     exec 3<>"/dev/tcp/${hostport%:*}/${hostport#*:}"
