@@ -1,7 +1,8 @@
 // What the e2e test and the measurements share: where things are, `memwall serve`, Chromium.
 
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -13,6 +14,9 @@ export const MEMWALL = process.env.MEMWALL_BIN ?? path.resolve(ROOT, process.env
 export const DIST = process.env.MEMWALL_DIST ?? path.join(ROOT, "dist");
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const ARTIFACTS = path.join(HERE, "artifacts");
+// MEMWALL_EMBEDDED=1: serve the front end built into MEMWALL_BIN (a release build), from an
+// empty folder so that no dist/ can be found; DIST then only names the build that was embedded.
+export const EMBEDDED = process.env.MEMWALL_EMBEDDED === "1";
 
 export function checkInputs() {
   for (const [what, file] of [["memwall binary", MEMWALL], ["built front end", path.join(DIST, "index.html")], ["Chromium", CHROMIUM]]) {
@@ -25,8 +29,10 @@ export function checkInputs() {
 
 /** Starts `memwall serve` on a free port; resolves to { base, server }. */
 export async function startServer(reports = []) {
-  const args = ["serve", "--dist", DIST, "--port", "0", ...reports.flatMap((r) => ["--report", r])];
-  const server = spawn(MEMWALL, args, { stdio: ["ignore", "pipe", "inherit"] });
+  const front = EMBEDDED ? [] : ["--dist", DIST];
+  const args = ["serve", ...front, "--port", "0", ...reports.flatMap((r) => ["--report", r])];
+  const cwd = EMBEDDED ? mkdtempSync(path.join(tmpdir(), "memwall-e2e-empty-")) : undefined;
+  const server = spawn(MEMWALL, args, { stdio: ["ignore", "pipe", "inherit"], cwd });
   const base = await new Promise((resolve, reject) => {
     let seen = "";
     const timer = setTimeout(() => reject(new Error(`memwall serve printed no URL: ${seen}`)), 15_000);

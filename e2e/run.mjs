@@ -13,7 +13,7 @@ import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { deflateRawSync } from "node:zlib";
-import { ARTIFACTS, DIST, MEMWALL, ROOT, checkInputs, launch, pageWeight, startServer } from "./lib.mjs";
+import { ARTIFACTS, DIST, EMBEDDED, MEMWALL, ROOT, checkInputs, launch, pageWeight, startServer } from "./lib.mjs";
 
 const TIMEOUT = 120_000;
 checkInputs();
@@ -256,13 +256,17 @@ await test("a 100 MB ?report= target and a share link that inflates past the cap
     });
     return locator.innerText();
   };
-  const big = await newPage(`${base}?report=${hugeName}`);
-  const text = await shown(big, big.locator(".alert[role=alert]"));
-  expect(text.includes(hugeName) && text.includes("more than a memwall report can be"), `alert: ${text}`);
-  await big.click(".tab:has-text('GROUP BY race')");
-  expect(await big.evaluate(() => 1 + 1) === 2, "the tab died");
-  await shot(big, "report-too-large");
-  await big.close();
+  if (EMBEDDED) {
+    console.log("     (front end built in: no folder to serve a 100 MB file from; only the share link is checked)");
+  } else {
+    const big = await newPage(`${base}?report=${hugeName}`);
+    const text = await shown(big, big.locator(".alert[role=alert]"));
+    expect(text.includes(hugeName) && text.includes("more than a memwall report can be"), `alert: ${text}`);
+    await big.click(".tab:has-text('GROUP BY race')");
+    expect(await big.evaluate(() => 1 + 1) === 2, "the tab died");
+    await shot(big, "report-too-large");
+    await big.close();
+  }
   const started = Date.now();
   const shared = await newPage(`${base}#report=${bomb}`);
   const message = await shown(shared, shared.locator(".alert[role=alert]"));

@@ -8,6 +8,8 @@
 #                             scripts/run.sh calls it after measuring, so it never delays figures
 #   scripts/setup.sh --test   also what the tests need (rustfmt, clippy, Chromium, chromedriver,
 #                             e2e npm packages)
+#   scripts/setup.sh --release  also what scripts/release.sh needs: the two musl targets, Debian's
+#                             musl and aarch64 cross tools, and qemu-user-static for the checks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -16,7 +18,9 @@ export PATH="$TOOLS/bin:$TOOLS/npm/node_modules/.bin:$PATH"
 
 TRUNK_VERSION=0.21.14        # 0.22 needs a newer rustc than this toolchain
 want_test=false
+want_release=false
 [ "${1:-}" = "--test" ] && want_test=true
+[ "${1:-}" = "--release" ] && want_release=true
 
 say() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 # Installs run without --quiet: cargo's and npm's own progress is what shows the wait is moving.
@@ -77,6 +81,30 @@ if $want_test; then
     if [ -f e2e/package-lock.json ] && ! (cd e2e && npm ls --silent >/dev/null 2>&1); then
         say "installing the e2e test's npm packages (playwright-core drives the system Chromium)"
         (cd e2e && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --silent --no-audit --no-fund)
+    fi
+fi
+if $want_release; then
+    for target in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
+        if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+            begin "adding the $target target (a download, under a minute)"
+            rustup target add "$target"
+            took "added $target"
+        fi
+    done
+    # Debian 12's packages: musl-gcc for the C in x86_64 builds, gcc-aarch64-linux-gnu as the
+    # aarch64 linker and C compiler (with its objcopy), qemu-aarch64-static to run the result.
+    missing=()
+    for tool in musl-gcc:musl-tools aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
+        qemu-aarch64-static:qemu-user-static file:file; do
+        command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        begin "installing ${missing[*]} from the system's packages (about a minute)"
+        SUDO=""
+        [ "$(id -u)" = 0 ] || SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        took "installed the cross tools"
     fi
 fi
 say "ready"

@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::bandwidth::{self, BandwidthConfig, LoadTask};
 use memwall_core::ladder;
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Bandwidth, LoadedLatency, Report, Source};
+use memwall_report::{Bandwidth, LoadedLatency};
 
 use crate::arena::{HugePages, MmapArena};
 use crate::output::{self, Destination};
@@ -182,7 +182,7 @@ pub fn bandwidth(args: BandwidthArgs) -> CliResult {
     let json_on_stdout = args.json == Some(Destination::Stdout);
     print_bandwidth(&mut *output::human(json_on_stdout), &measured).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(destination) = &args.json {
-        let mut report = Report::new(Source::Native, output::unix_now(), crate::host::describe());
+        let mut report = output::new_report(crate::host::describe());
         report.bandwidth = Some(measured);
         output::write_report(destination, &report)?;
     }

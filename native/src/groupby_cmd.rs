@@ -11,7 +11,7 @@ use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values, summary};
 use memwall_core::scratch::MemoryPolicy;
 use memwall_core::size::format_bytes;
-use memwall_report::{Counters, Dataset, GroupBy, Host, Report, Source};
+use memwall_report::{Counters, Dataset, GroupBy, Host, Report};
 
 use crate::arena::SCRATCH;
 use crate::counters::CounterSession;
@@ -314,7 +314,7 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
         writeln!(out, "threads pinned to CPUs {}", list.join(",")).ok();
     }
     args.export.write(
-        || Report { groupby: Some(result.clone()), ..Report::new(Source::Native, output::unix_now(), host.clone()) },
+        || Report { groupby: Some(result.clone()), ..output::new_report(host.clone()) },
         || memwall_report::groupby_csv(&result),
         || table(&result),
     )

@@ -159,6 +159,22 @@ mod tests {
     }
 
     #[test]
+    fn entries_without_a_size_are_not_declared_caches() {
+        // As some Arm guests list them: a level and a type, no size.
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("index0");
+        fs::create_dir(&index).unwrap();
+        fs::write(index.join("level"), "1").unwrap();
+        fs::write(index.join("type"), "Data").unwrap();
+        assert!(caches(dir.path()).is_empty());
+        let host = Host { caches: caches(dir.path()), ..Default::default() };
+        let mut out = Vec::new();
+        crate::run_cmd::print_host(&mut out, &host).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("cache:       not declared"), "{text}");
+    }
+
+    #[test]
     fn describes_this_host() {
         let host = describe();
         assert!(host.logical_cpus.unwrap() >= 1);

@@ -14,7 +14,7 @@ use memwall_core::join::race::{RaceEvent, Racer, Truth};
 use memwall_core::join::{self, JoinConfig, Kernel};
 use memwall_core::scratch::MemoryPolicy;
 use memwall_core::size::format_bytes;
-use memwall_report::{Generator, Host, Join, JoinDataset, Report, Source};
+use memwall_report::{Generator, Host, Join, JoinDataset, Report};
 
 use memwall_core::size::parse_count;
 
@@ -303,7 +303,7 @@ pub fn join(args: JoinArgs) -> CliResult {
     print_race(&mut *out, &result, &label).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out, "caches the tables are sized by: {}", config.budget.describe()).ok();
     args.export.write(
-        || Report { join: Some(result.clone()), ..Report::new(Source::Native, output::unix_now(), host.clone()) },
+        || Report { join: Some(result.clone()), ..output::new_report(host.clone()) },
         || memwall_report::join_csv(&result),
         || table(&result),
     )

@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::{self, Clock};
 use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, Pattern, SampleConfig};
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Curve, Host, Ladder, Parallelism, Report, Source};
+use memwall_report::{Curve, Host, Ladder, Parallelism, Report};
 
 use crate::arena::{HugePages, MmapArena};
 use crate::output::{self, ExportArgs};
@@ -148,6 +148,12 @@ pub fn cache_probe(host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
 pub fn measured_host(clock: &dyn Clock) -> Host {
     let mut host = crate::host::describe();
     host.timer_resolution_ns = Some(clock::resolution_ns(clock, 1000));
+    // An emulator's add chain gives a clock that is nobody's: no cycles from it.
+    if crate::emulation::warning().is_some() {
+        host.core_ghz_unavailable =
+            Some("withheld: this run looks emulated, and an emulator's add chain times no real core".into());
+        return host;
+    }
     match platform::core_clock(clock) {
         Ok(estimate) => {
             host.core_ghz = Some(estimate.ghz);
@@ -311,7 +317,7 @@ pub fn ladder(args: LadderArgs) -> CliResult {
     crate::ladder_print::print_ladder(&mut *args.export.human(), &ladder, &host.caches)
         .map_err(|e| CliError::runtime(e.to_string()))?;
     args.export.write(
-        || Report { ladder: Some(ladder.clone()), ..Report::new(Source::Native, output::unix_now(), host.clone()) },
+        || Report { ladder: Some(ladder.clone()), ..output::new_report(host.clone()) },
         || memwall_report::ladder_csv(&ladder.points),
         || crate::ladder_print::table(&ladder),
     )

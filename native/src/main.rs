@@ -4,6 +4,7 @@ mod arena;
 mod bandwidth_cmd;
 mod counters;
 mod dataset;
+mod emulation;
 mod explain_cmd;
 mod fleet_cmd;
 #[cfg(test)]
@@ -33,7 +34,7 @@ use clap::{Parser, Subcommand};
 /// Start with `memwall run`: it describes the host, measures the latency ladder, races the GROUP
 /// BY kernels and writes memwall-report.json, which the web front end opens (`memwall serve`).
 #[derive(Debug, Parser)]
-#[command(name = "memwall", version, propagate_version = true, max_term_width = 100)]
+#[command(name = "memwall", version = env!("MEMWALL_VERSION"), propagate_version = true, max_term_width = 100)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -144,6 +145,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    // Timings taken under emulation describe the emulator: say so before measuring anything.
+    if !matches!(cli.command, Command::Serve(_) | Command::Explain(_) | Command::Generate(_)) {
+        emulation::warn_if_emulated();
+    }
     let result = match cli.command {
         Command::Run(args) => run_cmd::run(args),
         Command::Info(args) => run_cmd::info(args),

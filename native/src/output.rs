@@ -215,6 +215,13 @@ pub fn write_report(destination: &Destination, report: &Report) -> CliResult {
     write_text(destination, &json)
 }
 
+/// A report of this host, made now, saying when its timings look emulated.
+pub fn new_report(host: memwall_report::Host) -> Report {
+    let mut report = Report::new(memwall_report::Source::Native, unix_now(), host);
+    report.timing_warnings.extend(crate::emulation::warning());
+    report
+}
+
 /// Seconds since the Unix epoch, for `created_unix_s`.
 /// `2026-12-01` from Unix seconds (UTC), `-` past what a date can say.
 pub fn utc_date(unix_s: u64) -> String {

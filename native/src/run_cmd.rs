@@ -4,7 +4,7 @@ use std::io::Write;
 
 use clap::Args;
 use memwall_core::size::format_bytes;
-use memwall_report::{Bandwidth, Host, Report, Source};
+use memwall_report::{Bandwidth, Host};
 
 use crate::arena::HugePages;
 use crate::bandwidth_cmd::BandwidthArgs;
@@ -51,7 +51,7 @@ pub fn info(args: InfoArgs) -> CliResult {
     let json_on_stdout = args.json == Some(Destination::Stdout);
     print_host(&mut *output::human(json_on_stdout), &host).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(destination) = &args.json {
-        output::write_report(destination, &Report::new(Source::Native, output::unix_now(), host))?;
+        output::write_report(destination, &output::new_report(host))?;
     }
     Ok(())
 }
@@ -61,6 +61,13 @@ pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
     writeln!(out, "host:        {}", host.name.clone().unwrap_or_else(unknown))?;
     writeln!(out, "cpu:         {}", host.cpu_model.clone().unwrap_or_else(unknown))?;
     writeln!(out, "logical cpus: {}", host.logical_cpus.map_or_else(unknown, |n| n.to_string()))?;
+    if host.caches.is_empty() {
+        // Common on Arm cloud guests: the ladder's curve still finds the levels.
+        writeln!(
+            out,
+            "cache:       not declared (the system lists no cache sizes; the ladder's curve finds the levels)"
+        )?;
+    }
     for cache in &host.caches {
         let shared = cache.shared_by_cpus.map_or(String::new(), |n| format!(", shared by {n} cpu(s)"));
         writeln!(out, "cache:       L{} {:<11} {}{}", cache.level, cache.kind, format_bytes(cache.size_bytes), shared)?;
@@ -71,6 +78,7 @@ pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
         None => unknown(),
     };
     writeln!(out, "hypervisor:  {hypervisor}")?;
+    writeln!(out, "emulated:    {}", crate::emulation::detected().describe())?;
     writeln!(out, "os:          {}", host.os.clone().unwrap_or_else(unknown))?;
     writeln!(out, "memory:      {}", host.memory_bytes.map_or_else(unknown, format_bytes))?;
     writeln!(out, "page size:   {}", host.page_bytes.map_or_else(unknown, format_bytes))?;
@@ -150,7 +158,7 @@ pub fn run(args: RunArgs) -> CliResult {
     writeln!(out).ok();
     let bandwidth = run_bandwidth(&args, &host, &clock)?;
     crate::bandwidth_cmd::print_bandwidth(&mut out, &bandwidth).map_err(|e| CliError::runtime(e.to_string()))?;
-    let mut report = Report::new(Source::Native, output::unix_now(), host);
+    let mut report = output::new_report(host);
     report.ladder = Some(ladder);
     report.bandwidth = Some(bandwidth);
     // Read once more with the bandwidth plateaus as evidence too, and the advice with them.

@@ -200,3 +200,18 @@ fn bandwidth_report_has_every_figure() {
     assert!(loaded[1].streaming_threads >= 1);
     assert!(loaded.iter().all(|l| l.bytes == 256 << 10 && l.ns_per_load > 0.0), "{loaded:?}");
 }
+
+#[test]
+fn version_names_the_target_and_info_says_this_run_is_not_emulated() {
+    let out = memwall(&["--version"]);
+    assert!(out.status.success());
+    let version = String::from_utf8(out.stdout).unwrap();
+    // "memwall 0.1.0 (x86_64-unknown-linux-gnu[, commit …][, web front end built in])"
+    let target = format!("({}-", std::env::consts::ARCH);
+    assert!(version.starts_with("memwall ") && version.contains(&target), "{version}");
+    let out = memwall(&["info"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("emulated:    no sign of it"), "{text}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("looks emulated"));
+}

@@ -58,6 +58,10 @@ pub struct Report {
     /// A short reading for someone choosing a server, each sentence backed by a figure above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub advice: Vec<String>,
+    /// Why the timings may describe something else than the hardware (instructions that look
+    /// emulated); empty when nothing looked wrong. Added within schema 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timing_warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,6 +110,7 @@ impl Report {
             bandwidth: None,
             join: None,
             advice: Vec::new(),
+            timing_warnings: Vec::new(),
         }
     }
 

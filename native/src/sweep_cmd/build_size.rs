@@ -58,7 +58,7 @@ pub(super) fn build_size(args: BuildSizeArgs) -> CliResult {
     print_build_sweep(&mut *out, &sweep).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out, "caches the tables are sized by: {}", config.budget.describe()).ok();
     if let Some(destination) = &args.common.json {
-        let mut report = Report::new(Source::Native, output::unix_now(), host);
+        let mut report = output::new_report(host);
         let dataset = memwall_report::JoinDataset {
             build_keys: most,
             probe_rows: args.probe_rows,

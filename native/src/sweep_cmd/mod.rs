@@ -27,7 +27,7 @@ use memwall_core::groupby::race::Racer;
 use memwall_core::groupby::sweep::{self, SweepError, SweepEvent};
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, ValueType, Values};
 use memwall_core::size::parse_count;
-use memwall_report::{GroupBy, Report, Source, Sweep};
+use memwall_report::{GroupBy, Sweep};
 use std::io::Write;
 use std::ops::ControlFlow;
 

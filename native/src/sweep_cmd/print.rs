@@ -49,7 +49,7 @@ pub(super) fn finish(
     let mut out = output::human(json_on_stdout);
     print_sweeps(&mut *out, &sweeps, x_name).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(destination) = &common.json {
-        let mut report = Report::new(Source::Native, output::unix_now(), host);
+        let mut report = output::new_report(host);
         // One list keeps the query where a race's report has it; several are each in their sweep.
         let query = match sweeps.as_slice() {
             [one] => one.query.clone().filter(|q| q.value_type != "none"),

@@ -37,6 +37,12 @@ pub fn reread(report: &mut Report) {
     ladder.levels = reading.levels;
     ladder.verdict = reading.verdict;
     report.advice = advice(ladder, report.bandwidth.as_ref());
+    // Timings of an emulator say nothing for choosing a server: its warning heads the verdict
+    // and stands in for the advice.
+    if !report.timing_warnings.is_empty() {
+        ladder.verdict.splice(0..0, report.timing_warnings.iter().cloned());
+        report.advice.clone_from(&report.timing_warnings);
+    }
 }
 
 #[cfg(test)]

@@ -328,6 +328,18 @@ fn reread_replaces_levels_verdict_and_advice_and_nothing_measured() {
     assert!(report.advice.iter().any(|s| s.starts_with("Fast working set: up to ~32 MiB")), "{:?}", report.advice);
 }
 
+#[test]
+fn emulated_timings_give_their_warning_instead_of_advice() {
+    let mut report = memwall_report::Report::new(memwall_report::Source::Native, 1, memwall_report::Host::default());
+    report.ladder = Some(ladder(curve(GIB, clean), vec![]));
+    let warning = "this run looks emulated (a dependent floating-point add costs 24 integer adds)".to_string();
+    report.timing_warnings = vec![warning.clone()];
+    reread(&mut report);
+    assert_eq!(report.advice, std::slice::from_ref(&warning));
+    let verdict = &report.ladder.as_ref().unwrap().verdict;
+    assert!(verdict.len() > 1 && verdict[0] == warning, "{verdict:?}");
+}
+
 /// A climb from L2 to L3 through sizes in between: L2 runs out where latency is halfway.
 #[test]
 fn a_gradual_climb_runs_out_where_latency_is_halfway() {
