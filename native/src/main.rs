@@ -146,7 +146,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     // Timings taken under emulation describe the emulator: say so before measuring anything.
-    if !matches!(cli.command, Command::Serve(_) | Command::Explain(_) | Command::Generate(_)) {
+    if !matches!(cli.command, Command::Serve(_) | Command::Explain(_) | Command::Fleet(_) | Command::Generate(_)) {
         emulation::warn_if_emulated();
     }
     let result = match cli.command {
