@@ -14,7 +14,7 @@ use crate::{CliError, CliResult};
 #[derive(Debug, Args)]
 pub struct FleetArgs {
     /// Reports, or folders of them (every `*.json` directly inside that is not hidden).
-    #[arg(required = true, value_name = "REPORT.json|DIR")]
+    #[arg(required_unless_present = "columns", value_name = "REPORT.json|DIR")]
     pub paths: Vec<PathBuf>,
     /// Sort by this column (see --columns); numbers ascending, hosts without the figure last.
     #[arg(long, value_name = "COLUMN", value_parser = parse_column)]

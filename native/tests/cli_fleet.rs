@@ -58,6 +58,7 @@ fn an_unreadable_report_is_named_and_fails_the_run() {
 #[test]
 fn bad_flags_are_refused() {
     assert_refused(&words("fleet . --sort speed"), "no column \"speed\"");
+    assert!(stdout(&["fleet", "--columns"]).contains("dram_ns"));
     assert_refused(&words("fleet . --filter dram_ns<fast"), "not a number");
     let empty = tempfile::tempdir().unwrap();
     assert_refused(&["fleet", empty.path().to_str().unwrap()], "no *.json reports");
