@@ -8,7 +8,7 @@ use memwall_core::fleet::{self, Filter};
 use memwall_core::size::format_bytes;
 use memwall_report::fleet::{FLEET_COLUMNS, Fleet, FleetRow, Unreadable};
 
-use crate::output::{self, Destination, Table};
+use crate::output::{self, Table};
 use crate::{CliError, CliResult};
 
 #[derive(Debug, Args)]
@@ -29,15 +29,9 @@ pub struct FleetArgs {
     /// List the columns --sort and --filter take, then exit.
     #[arg(long)]
     pub columns: bool,
-    /// Write the rows (and the reports not read) as JSON to PATH, or to stdout with `-`.
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
-    /// Write the rows as CSV to PATH, or to stdout with `-`.
-    #[arg(long, value_name = "PATH|-")]
-    pub csv: Option<Destination>,
-    /// Write the table as Markdown to PATH, or to stdout with `-`.
-    #[arg(long, value_name = "PATH|-")]
-    pub markdown: Option<Destination>,
+    /// --json writes the rows and the reports not read; --csv every field of every row.
+    #[command(flatten)]
+    pub export: output::ExportArgs,
 }
 
 fn parse_column(name: &str) -> Result<&'static str, String> {
@@ -49,10 +43,8 @@ fn parse_filter(term: &str) -> Result<Filter, String> {
 }
 
 pub fn fleet(args: FleetArgs) -> CliResult {
-    let exports =
-        output::ExportArgs { json: args.json.clone(), csv: args.csv.clone(), markdown: args.markdown.clone() };
-    exports.check()?;
-    let mut out = exports.human();
+    args.export.check()?;
+    let mut out = args.export.human();
     if args.columns {
         for (name, about) in FLEET_COLUMNS {
             writeln!(out, "{name:<18} {about}").ok();
@@ -82,14 +74,14 @@ pub fn fleet(args: FleetArgs) -> CliResult {
     for u in &unreadable {
         writeln!(out, "{}: not read: {}", u.report, u.reason).ok();
     }
-    if let Some(destination) = &args.csv {
+    if let Some(destination) = &args.export.csv {
         output::write_text(destination, &memwall_report::fleet_csv(&rows))?;
     }
-    if let Some(destination) = &args.markdown {
+    if let Some(destination) = &args.export.markdown {
         output::write_text(destination, &table.markdown())?;
     }
     let unread = unreadable.len();
-    if let Some(destination) = &args.json {
+    if let Some(destination) = &args.export.json {
         let fleet = Fleet { schema_version: memwall_report::SCHEMA_VERSION, rows, unreadable };
         let text = serde_json::to_string_pretty(&fleet).map_err(|e| CliError::runtime(e.to_string()))?;
         output::write_text(destination, &(text + "\n"))?;
