@@ -58,36 +58,7 @@ pub fn ladder_chart(props: &Props) -> Html {
     };
     let points = run.map(Run::points).unwrap_or_default();
     let this_run = format!("{} (this run)", props.label.trim());
-    let mut series = Vec::new();
-    if let Some(run) = run.filter(|r| r.running || !r.points().is_empty()) {
-        series.push(Series { label: this_run.clone(), color: 0, dashed: false, points: to_points(points) });
-        match &run.ladder {
-            Some(ladder) => series.extend(extras::extra_series(&this_run, 0, ladder)),
-            None => {
-                for (pattern, points) in run.job.curves().iter().zip(&run.curves).skip(1).filter(|(_, p)| !p.is_empty())
-                {
-                    series.push(Series {
-                        label: format!("{this_run}, {}", pattern.name()),
-                        color: 0,
-                        dashed: true,
-                        points: to_points(points),
-                    });
-                }
-            }
-        }
-    }
-    for r in comparable.iter().filter(|r| !overlay.hidden.contains(&r.id)) {
-        let name = r.name();
-        for curve in &r.curves {
-            let main = curve.name.is_empty();
-            series.push(Series {
-                label: if main { name.clone() } else { format!("{name}, {}", curve.name) },
-                color: r.id as usize,
-                dashed: !main || r.source == Source::Browser,
-                points: curve.points.clone(),
-            });
-        }
-    }
+    let series = series(run, &this_run, &comparable, &overlay.hidden);
     let mut markers = caches_report.as_ref().map(|r| r.caches.clone()).unwrap_or_default();
     // The levels the core named: this run's, or else those of the report whose caches are marked.
     let own = run.and_then(|r| r.ladder.as_deref());
@@ -106,15 +77,7 @@ pub fn ladder_chart(props: &Props) -> Html {
         .collect();
     let x_range = run.and_then(|r| Some((*r.job.sizes.first()? as f64, *r.job.sizes.last()? as f64)));
     let id = if props.compact { "ladder-chart-embed" } else { "ladder-chart" };
-    let mut parallelism = Vec::new();
-    if let Some(p) = own.and_then(|l| l.parallelism.clone()) {
-        parallelism.push(ParallelismRun { label: this_run.clone(), color: 0, parallelism: p });
-    }
-    for r in comparable.iter().filter(|r| !overlay.hidden.contains(&r.id)) {
-        if let Some(p) = r.parallelism.clone() {
-            parallelism.push(ParallelismRun { label: r.label.clone(), color: r.id as usize, parallelism: p });
-        }
-    }
+    let parallelism = parallelism(own, &this_run, &comparable, &overlay.hidden);
     let parallelism_id = if props.compact { "parallelism-chart-embed" } else { "parallelism-chart" };
     html! {
         <>
@@ -131,6 +94,60 @@ pub fn ladder_chart(props: &Props) -> Html {
             }
         </>
     }
+}
+
+/// This run's curves (its main curve and its patterns) and those of the reports shown.
+fn series(run: Option<&Run>, this_run: &str, comparable: &[Overlay], hidden: &HashSet<u32>) -> Vec<Series> {
+    let mut series = Vec::new();
+    if let Some(run) = run.filter(|r| r.running || !r.points().is_empty()) {
+        series.push(Series { label: this_run.to_string(), color: 0, dashed: false, points: to_points(run.points()) });
+        match &run.ladder {
+            Some(ladder) => series.extend(extras::extra_series(this_run, 0, ladder)),
+            None => {
+                for (pattern, points) in run.job.curves().iter().zip(&run.curves).skip(1).filter(|(_, p)| !p.is_empty())
+                {
+                    series.push(Series {
+                        label: format!("{this_run}, {}", pattern.name()),
+                        color: 0,
+                        dashed: true,
+                        points: to_points(points),
+                    });
+                }
+            }
+        }
+    }
+    for r in comparable.iter().filter(|r| !hidden.contains(&r.id)) {
+        let name = r.name();
+        for curve in &r.curves {
+            let main = curve.name.is_empty();
+            series.push(Series {
+                label: if main { name.clone() } else { format!("{name}, {}", curve.name) },
+                color: r.id as usize,
+                dashed: !main || r.source == Source::Browser,
+                points: curve.points.clone(),
+            });
+        }
+    }
+    series
+}
+
+/// Memory-level parallelism: this run's, and that of the reports shown.
+fn parallelism(
+    own: Option<&memwall_report::Ladder>,
+    this_run: &str,
+    comparable: &[Overlay],
+    hidden: &HashSet<u32>,
+) -> Vec<ParallelismRun> {
+    let mut parallelism = Vec::new();
+    if let Some(p) = own.and_then(|l| l.parallelism.clone()) {
+        parallelism.push(ParallelismRun { label: this_run.to_string(), color: 0, parallelism: p });
+    }
+    for r in comparable.iter().filter(|r| !hidden.contains(&r.id)) {
+        if let Some(p) = r.parallelism.clone() {
+            parallelism.push(ParallelismRun { label: r.label.clone(), color: r.id as usize, parallelism: p });
+        }
+    }
+    parallelism
 }
 
 fn overlay_controls(

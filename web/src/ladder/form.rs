@@ -118,21 +118,6 @@ pub fn ladder_form(props: &FormProps) -> Html {
             edit(chart::target::<web_sys::HtmlSelectElement>(&e).map(|s| s.value()).unwrap_or_default())
         })
     };
-    let toggle = |pattern: Pattern| {
-        let (form, on_change) = (form.clone(), props.on_change.clone());
-        Callback::from(move |_| {
-            let mut next = form.clone();
-            match next.patterns.iter().position(|p| *p == pattern) {
-                Some(i) => drop(next.patterns.remove(i)),
-                None => next.patterns.push(pattern),
-            }
-            on_change.emit(next);
-        })
-    };
-    let toggle_chains = {
-        let (form, on_change) = (form.clone(), props.on_change.clone());
-        Callback::from(move |_| on_change.emit(Form { chains: !form.chains, ..form.clone() }))
-    };
     let error = form.job().err();
     // Keyed, so that one button replaces the other instead of becoming it: a Cancel turned into
     // a submit button while its click is still being handled would submit the form, and start
@@ -167,24 +152,47 @@ pub fn ladder_form(props: &FormProps) -> Html {
                         { for ["auto", "5", "9", "15", "31"].iter().map(|v| html! { <option value={*v} selected={form.samples == *v}>{ if *v == "auto" { "auto (from the timer)" } else { v } }</option> }) }
                     </select>
                 </label>
-                <fieldset class="checks">
-                    <legend>{ "Also measure" }</legend>
-                    { for [Pattern::PageLocal, Pattern::PageStride, Pattern::Sequential].into_iter().map(|pattern| html! {
-                        <label class="check" title={pattern_help(pattern)}>
-                            <input type="checkbox" checked={form.patterns.contains(&pattern)} disabled={running} onchange={toggle(pattern)} />
-                            { pattern.name() }
-                        </label>
-                    }) }
-                    <label class="check" title="1 to 64 independent chases at once over the largest size (at most 256 MiB): how many misses the core keeps in flight">
-                        <input type="checkbox" checked={form.chains} disabled={running} onchange={toggle_chains} />
-                        { "memory-level parallelism" }
-                    </label>
-                </fieldset>
+                { also_measure(props) }
                 <div class="actions">{ button }</div>
             </form>
             <p id="size-help" class="hint">{ "Sizes like 16KiB, 1.5MiB, 256MiB. Larger working sets take longer: building and warming a 256 MiB ring takes about a second." }</p>
             if let Some(e) = error { <p class="field-error" role="alert">{ e }</p> }
         </>
+    }
+}
+
+/// The other patterns and memory-level parallelism, each a checkbox.
+fn also_measure(props: &FormProps) -> Html {
+    let (form, running) = (&props.form, props.running);
+    let toggle = |pattern: Pattern| {
+        let (form, on_change) = (form.clone(), props.on_change.clone());
+        Callback::from(move |_| {
+            let mut next = form.clone();
+            match next.patterns.iter().position(|p| *p == pattern) {
+                Some(i) => drop(next.patterns.remove(i)),
+                None => next.patterns.push(pattern),
+            }
+            on_change.emit(next);
+        })
+    };
+    let toggle_chains = {
+        let (form, on_change) = (form.clone(), props.on_change.clone());
+        Callback::from(move |_| on_change.emit(Form { chains: !form.chains, ..form.clone() }))
+    };
+    html! {
+        <fieldset class="checks">
+            <legend>{ "Also measure" }</legend>
+            { for [Pattern::PageLocal, Pattern::PageStride, Pattern::Sequential].into_iter().map(|pattern| html! {
+                <label class="check" title={pattern_help(pattern)}>
+                    <input type="checkbox" checked={form.patterns.contains(&pattern)} disabled={running} onchange={toggle(pattern)} />
+                    { pattern.name() }
+                </label>
+            }) }
+            <label class="check" title="1 to 64 independent chases at once over the largest size (at most 256 MiB): how many misses the core keeps in flight">
+                <input type="checkbox" checked={form.chains} disabled={running} onchange={toggle_chains} />
+                { "memory-level parallelism" }
+            </label>
+        </fieldset>
     }
 }
 

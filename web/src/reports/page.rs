@@ -66,36 +66,45 @@ fn host_card(views: &ViewsContext, r: &LoadedReport) -> Html {
     }
 }
 
-#[derive(Debug, Properties, PartialEq)]
-pub struct Props {
-    pub compact: bool,
+/// The exports of the reports' charts (SVG, PNG) and of their figures (CSV).
+fn export(
+    what: &'static str,
+    id: &'static str,
+    file: &'static str,
+    notice: &UseStateHandle<Option<String>>,
+    views: &ViewsContext,
+) -> Callback<MouseEvent> {
+    let (notice, reports) = (notice.clone(), views.reports.reports.clone());
+    Callback::from(move |_: MouseEvent| {
+        let result = match what {
+            "svg" => util::download_svg(id, file),
+            "csv" => {
+                let labelled: Vec<(&str, &memwall_report::Report)> =
+                    reports.iter().map(|r| (r.label.as_str(), &*r.report)).collect();
+                util::download_text(file, "text/csv", &memwall_report::reports_csv(&labelled))
+            }
+            _ => {
+                let notice = notice.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Err(e) = util::download_png(id, file).await {
+                        notice.set(Some(format!("Could not export the PNG: {e}")));
+                    }
+                });
+                Ok(())
+            }
+        };
+        if let Err(e) = result {
+            notice.set(Some(format!("Could not export: {e}")));
+        }
+    })
 }
 
-#[function_component(ReportsPage)]
-pub fn reports_page(props: &Props) -> Html {
+/// Where reports are opened: files picked or dropped, or a URL.
+#[function_component(OpenReports)]
+fn open_reports() -> Html {
     let views = use_views();
     let url = use_state(String::new);
     let dragging = use_state(|| false);
-    let log_y = use_state(|| true);
-    let notice = use_state(|| None::<String>);
-    let palette = views.palette;
-    let reports = &views.reports.reports;
-    let with_ladder: Vec<&LoadedReport> = reports.iter().filter(|r| r.report.ladder.is_some()).collect();
-    let with_groupby: Vec<&LoadedReport> = reports.iter().filter(|r| r.report.groupby.is_some()).collect();
-
-    if props.compact {
-        return html! {
-            <div class="card">
-                if reports.is_empty() {
-                    <p class="muted">{ "No report: give one with ?report=URL or a share link." }</p>
-                }
-                <div class="host-line">{ for reports.iter().map(|r| host_line(palette, r)) }</div>
-                if !with_ladder.is_empty() { { ladder_chart(palette, *log_y, &with_ladder, "report-ladder-embed") } }
-                if !with_groupby.is_empty() { { groupby_chart(palette, &with_groupby, "report-groupby-embed") } }
-            </div>
-        };
-    }
-
     let on_change = {
         let views = views.clone();
         Callback::from(move |e: Event| {
@@ -144,31 +153,52 @@ pub fn reports_page(props: &Props) -> Html {
             });
         })
     };
-    let export = |what: &'static str, id: &'static str, file: &'static str| {
-        let (notice, reports) = (notice.clone(), views.reports.reports.clone());
-        Callback::from(move |_: MouseEvent| {
-            let result = match what {
-                "svg" => util::download_svg(id, file),
-                "csv" => {
-                    let labelled: Vec<(&str, &memwall_report::Report)> =
-                        reports.iter().map(|r| (r.label.as_str(), &*r.report)).collect();
-                    util::download_text(file, "text/csv", &memwall_report::reports_csv(&labelled))
+    html! {
+        <div class={classes!("card", "dropzone", dragging.then_some("dragging"))}
+            ondragover={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
+            <p><strong>{ "Drop report files here" }</strong>{ " or " }
+                <label class="file-button">{ "choose files" }
+                    <input type="file" id="report-file" accept=".json,application/json" multiple=true onchange={on_change} />
+                </label>
+            </p>
+            <form class="row url-form" onsubmit={on_load_url}>
+                <label for="report-url">{ "or load from a URL" }</label>
+                <input id="report-url" type="url" placeholder="https://example.com/memwall-report.json" value={(*url).clone()} oninput={on_url} />
+                <button type="submit">{ "Load" }</button>
+            </form>
+        </div>
+    }
+}
+
+#[derive(Debug, Properties, PartialEq)]
+pub struct Props {
+    pub compact: bool,
+}
+
+#[function_component(ReportsPage)]
+pub fn reports_page(props: &Props) -> Html {
+    let views = use_views();
+    let log_y = use_state(|| true);
+    let notice = use_state(|| None::<String>);
+    let palette = views.palette;
+    let reports = &views.reports.reports;
+    let with_ladder: Vec<&LoadedReport> = reports.iter().filter(|r| r.report.ladder.is_some()).collect();
+    let with_groupby: Vec<&LoadedReport> = reports.iter().filter(|r| r.report.groupby.is_some()).collect();
+
+    if props.compact {
+        return html! {
+            <div class="card">
+                if reports.is_empty() {
+                    <p class="muted">{ "No report: give one with ?report=URL or a share link." }</p>
                 }
-                _ => {
-                    let notice = notice.clone();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        if let Err(e) = util::download_png(id, file).await {
-                            notice.set(Some(format!("Could not export the PNG: {e}")));
-                        }
-                    });
-                    Ok(())
-                }
-            };
-            if let Err(e) = result {
-                notice.set(Some(format!("Could not export: {e}")));
-            }
-        })
-    };
+                <div class="host-line">{ for reports.iter().map(|r| host_line(palette, r)) }</div>
+                if !with_ladder.is_empty() { { ladder_chart(palette, *log_y, &with_ladder, "report-ladder-embed") } }
+                if !with_groupby.is_empty() { { groupby_chart(palette, &with_groupby, "report-groupby-embed") } }
+            </div>
+        };
+    }
+
+    let export = |what, id, file| export(what, id, file, &notice, &views);
     let toggle_log = {
         let log_y = log_y.clone();
         Callback::from(move |_| log_y.set(!*log_y))
@@ -179,19 +209,7 @@ pub fn reports_page(props: &Props) -> Html {
                 <h1>{ "Reports from real hosts" }</h1>
                 <p>{ "Open the JSON that " }<code>{ "memwall run" }</code>{ " writes (memwall-report.json), or a run saved from this browser. Several reports overlay in the same charts: a cloud VM against a dedicated server, or this browser against the native tool on the same machine." }</p>
             </div>
-            <div class={classes!("card", "dropzone", dragging.then_some("dragging"))}
-                ondragover={on_drag_over} ondragleave={on_drag_leave} ondrop={on_drop}>
-                <p><strong>{ "Drop report files here" }</strong>{ " or " }
-                    <label class="file-button">{ "choose files" }
-                        <input type="file" id="report-file" accept=".json,application/json" multiple=true onchange={on_change} />
-                    </label>
-                </p>
-                <form class="row url-form" onsubmit={on_load_url}>
-                    <label for="report-url">{ "or load from a URL" }</label>
-                    <input id="report-url" type="url" placeholder="https://example.com/memwall-report.json" value={(*url).clone()} oninput={on_url} />
-                    <button type="submit">{ "Load" }</button>
-                </form>
-            </div>
+            <OpenReports />
             if reports.is_empty() {
                 <p class="muted empty">{ "No reports open yet." }</p>
             } else {

@@ -28,7 +28,7 @@ use crate::embed::EmbedPanel;
 use crate::theme::Palette;
 use crate::util::group_digits;
 use crate::views::state::ReportsAction;
-use crate::views::use_views;
+use crate::views::{ViewsContext, use_views};
 
 /// What a GROUP BY race and sweep leave.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -125,7 +125,6 @@ pub fn groupby_page(props: &Props) -> Html {
     let form = use_state(Form::from_query);
     let race = use_race::<Results>();
     let running = race.worker.running();
-    let sweeping = running && race.state.outcome.sweeping;
     let state = race.state.clone();
     let form_error = form.data().err();
     let on_race = {
@@ -144,7 +143,8 @@ pub fn groupby_page(props: &Props) -> Html {
     let phase =
         (!state.phase.is_empty()).then(|| html! { <p class="muted" aria-live="polite">{ state.phase.clone() }</p> });
     let error = state.error.as_ref().map(|e| html! { <div class="alert" role="alert">{ e.clone() }</div> });
-    let form_error = form_error.map(|e| html! { <p class="field-error" role="alert">{ e }</p> });
+    let status =
+        html! { <>{ for form_error.map(|e| html! { <p class="field-error" role="alert">{ e }</p> }) }{ for phase }</> };
     let result = state.outcome.result.as_ref();
 
     if props.compact {
@@ -152,12 +152,51 @@ pub fn groupby_page(props: &Props) -> Html {
             <div class="card">
                 <div class="row">{ race_button }<span class="muted">{ format!("{} rows, {} distinct keys", form.rows, form.keys) }</span></div>
                 <p class="muted small">{ format!("aggregates: {} ({})", form.aggregates, form.value_type) }</p>
-                { for form_error }{ for phase }{ for error }
+                { status }{ for error }
                 { race_chart(&race, &form.keys, "groupby-race-embed", races.palette) }
                 if let Some(line) = result.and_then(summary::totals_line) { <p class="totals-line">{ line }</p> }
             </div>
         };
     }
+    let report = result.map(|groupby| {
+        state.report(|report| {
+            let mut groupby = groupby.clone();
+            groupby.sweeps.extend(state.outcome.sweep.clone());
+            report.groupby = Some(groupby);
+        })
+    });
+    html! {
+        <>
+            <div class="intro">
+                <h1>{ "SELECT key, count(*) … GROUP BY key" }</h1>
+                <p>{ "With millions of distinct keys, one big hash table is far larger than any cache, and nearly every row waits for DRAM. Radix partitioning hashes each key once, scatters it into thousands of small partitions, and aggregates each in a table that fits in cache: more work, less waiting. The same kernels the native memwall runs, compiled to WebAssembly, race here on one core." }</p>
+            </div>
+            { data_card(&form, running, race_button, on_race, status) }
+            { for error }
+            <div class="card">
+                { race_chart(&race, &form.keys, "groupby-race", races.palette) }
+                { for result.map(results::race_table) }
+                { for result.map(agg_choice::totals_table) }
+                if result.is_some() {
+                    { result_buttons(&race, ("groupby-race", "memwall-groupby-race.svg"), "memwall-browser-groupby.json", "Compare in Reports", report.clone(), races.reports.dispatcher().to_callback().reform(|r| ReportsAction::Add(Box::new(r)))) }
+                }
+                if let Some(n) = &state.notice { <p class="notice" role="status">{ n.clone() }</p> }
+            </div>
+            { viz_card(&form, &races) }
+            { sweep_card(&race, &form, on_cancel, races.palette) }
+            <EmbedPanel kind="groupby" params={form.embed_params()} report={report.map(Rc::new)} />
+        </>
+    }
+}
+
+/// The data, the kernels and the aggregates to race, and the race's button.
+fn data_card(
+    form: &UseStateHandle<Form>,
+    running: bool,
+    race_button: Html,
+    on_race: Callback<()>,
+    status: Html,
+) -> Html {
     let set = |change: fn(&mut Form, String)| {
         let form = form.clone();
         Callback::from(move |value: String| {
@@ -183,13 +222,33 @@ pub fn groupby_page(props: &Props) -> Html {
             form.set(next);
         })
     };
+    let kernels: Vec<_> = Kernel::ALL.iter().map(|k| (k.name(), k.description(), form.kernels.contains(k))).collect();
+    html! {
+        <div class="card">
+            <form class="controls" onsubmit={on_race.reform(|e: SubmitEvent| e.prevent_default())}>
+                <label>{ "Rows" }<input type="text" inputmode="numeric" value={form.rows.clone()} oninput={on_text(|f, v| f.rows = v)} disabled={running} /></label>
+                <label>{ "Distinct keys" }<input type="text" inputmode="numeric" value={form.keys.clone()} oninput={on_text(|f, v| f.keys = v)} disabled={running} /></label>
+                <label>{ "Skew" }
+                    <select disabled={running} onchange={on_skew}>
+                        { for Form::skews().iter().map(|(v, l)| html! { <option value={v.clone()} selected={*v == form.skew}>{ l.clone() }</option> }) }
+                    </select>
+                </label>
+                <label>{ "Runs per kernel" }<input type="number" min="1" max="50" value={form.runs.clone()} oninput={on_text(|f, v| f.runs = v)} disabled={running} /></label>
+                <div class="actions">{ race_button }</div>
+            </form>
+            { kernel_checks(&kernels, running, on_kernel, Some(format!("Here {}.", summary::WASM_CAVEAT))) }
+            <AggregateChoice aggregates={form.aggregates.clone()} value_type={form.value_type.clone()} disabled={running}
+                on_aggregates={set(|f, v| f.aggregates = v)} on_value_type={set(|f, v| f.value_type = v)} />
+            { status }
+        </div>
+    }
+}
+
+/// Why partitioning wins: the picture of the partitions for the data above.
+fn viz_card(form: &UseStateHandle<Form>, races: &ViewsContext) -> Html {
     let on_partitions = {
         let form = form.clone();
         Callback::from(move |partitions| form.set(Form { partitions, ..(*form).clone() }))
-    };
-    let on_sweep = {
-        let (race, form) = (race.clone(), (*form).clone());
-        Callback::from(move |_| start(&race, &form, true))
     };
     let (keys_n, rows_n, seed) = form.data().map(|d| (d.keys, d.rows, d.seed)).unwrap_or((0, 0, datagen::DEFAULT_SEED));
     // The picture follows the chosen state even while another field is being fixed.
@@ -202,70 +261,45 @@ pub fn groupby_page(props: &Props) -> Html {
         .iter()
         .find(|r| !r.report.host.caches.is_empty())
         .map(|r| (r.label.clone(), Rc::new(r.report.host.caches.clone())));
-    let report = result.map(|groupby| {
-        state.report(|report| {
-            let mut groupby = groupby.clone();
-            groupby.sweeps.extend(state.outcome.sweep.clone());
-            report.groupby = Some(groupby);
-        })
-    });
-    let kernels: Vec<_> = Kernel::ALL.iter().map(|k| (k.name(), k.description(), form.kernels.contains(k))).collect();
     html! {
-        <>
-            <div class="intro">
-                <h1>{ "SELECT key, count(*) … GROUP BY key" }</h1>
-                <p>{ "With millions of distinct keys, one big hash table is far larger than any cache, and nearly every row waits for DRAM. Radix partitioning hashes each key once, scatters it into thousands of small partitions, and aggregates each in a table that fits in cache: more work, less waiting. The same kernels the native memwall runs, compiled to WebAssembly, race here on one core." }</p>
-            </div>
-            <div class="card">
-                <form class="controls" onsubmit={on_race.reform(|e: SubmitEvent| e.prevent_default())}>
-                    <label>{ "Rows" }<input type="text" inputmode="numeric" value={form.rows.clone()} oninput={on_text(|f, v| f.rows = v)} disabled={running} /></label>
-                    <label>{ "Distinct keys" }<input type="text" inputmode="numeric" value={form.keys.clone()} oninput={on_text(|f, v| f.keys = v)} disabled={running} /></label>
-                    <label>{ "Skew" }
-                        <select disabled={running} onchange={on_skew}>
-                            { for Form::skews().iter().map(|(v, l)| html! { <option value={v.clone()} selected={*v == form.skew}>{ l.clone() }</option> }) }
-                        </select>
-                    </label>
-                    <label>{ "Runs per kernel" }<input type="number" min="1" max="50" value={form.runs.clone()} oninput={on_text(|f, v| f.runs = v)} disabled={running} /></label>
-                    <div class="actions">{ race_button }</div>
-                </form>
-                { kernel_checks(&kernels, running, on_kernel, Some(format!("Here {}.", summary::WASM_CAVEAT))) }
-                <AggregateChoice aggregates={form.aggregates.clone()} value_type={form.value_type.clone()} disabled={running}
-                    on_aggregates={set(|f, v| f.aggregates = v)} on_value_type={set(|f, v| f.value_type = v)} />
-                { for form_error }{ for phase }
-            </div>
-            { for error }
-            <div class="card">
-                { race_chart(&race, &form.keys, "groupby-race", races.palette) }
-                { for result.map(results::race_table) }
-                { for result.map(agg_choice::totals_table) }
-                if result.is_some() {
-                    { result_buttons(&race, ("groupby-race", "memwall-groupby-race.svg"), "memwall-browser-groupby.json", "Compare in Reports", report.clone(), races.reports.dispatcher().to_callback().reform(|r| ReportsAction::Add(Box::new(r)))) }
-                }
-                if let Some(n) = &state.notice { <p class="notice" role="status">{ n.clone() }</p> }
-            </div>
-            <div class="card">
-                <h2>{ "Why partitioning wins, and how many partitions" }</h2>
-                <p>{ "Each distinct key falls in the partition named by the top bits of its hash. Few partitions: each partition's table is still too big for the cache. Many partitions: the scatter writes to too many places at once. Slide to see both sides." }</p>
-                if keys_n > 0 {
-                    <RadixViz keys={keys_n} {seed} partitions={form.partitions} rows={rows_n} {row_bytes} {state_bytes}
-                        {on_partitions} palette={races.palette} {caches} />
+        <div class="card">
+            <h2>{ "Why partitioning wins, and how many partitions" }</h2>
+            <p>{ "Each distinct key falls in the partition named by the top bits of its hash. Few partitions: each partition's table is still too big for the cache. Many partitions: the scatter writes to too many places at once. Slide to see both sides." }</p>
+            if keys_n > 0 {
+                <RadixViz keys={keys_n} {seed} partitions={form.partitions} rows={rows_n} {row_bytes} {state_bytes}
+                    {on_partitions} palette={races.palette} {caches} />
+            }
+        </div>
+    }
+}
+
+/// The partitions sweep: radix and tuned timed over the partition counts.
+fn sweep_card(
+    race: &Race<Results>,
+    form: &UseStateHandle<Form>,
+    on_cancel: Callback<MouseEvent>,
+    palette: Palette,
+) -> Html {
+    let running = race.worker.running();
+    let sweeping = running && race.state.outcome.sweeping;
+    let on_sweep = {
+        let (race, form) = (race.clone(), (**form).clone());
+        Callback::from(move |_| start(&race, &form, true))
+    };
+    html! {
+        <div class="card">
+            <h2>{ "The trade-off, measured" }</h2>
+            <p>{ "Times radix and tuned in this browser at partition counts from 16 to 65,536 over the data above (3 runs each, the fastest kept)." }</p>
+            <div class="row">
+                if sweeping {
+                    <button type="button" class="danger" onclick={on_cancel}>{ "Cancel" }</button>
+                } else {
+                    <button type="button" onclick={on_sweep} disabled={running || form.data().is_err()}>{ "Sweep partitions" }</button>
                 }
             </div>
-            <div class="card">
-                <h2>{ "The trade-off, measured" }</h2>
-                <p>{ "Times radix and tuned in this browser at partition counts from 16 to 65,536 over the data above (3 runs each, the fastest kept)." }</p>
-                <div class="row">
-                    if sweeping {
-                        <button type="button" class="danger" onclick={on_cancel}>{ "Cancel" }</button>
-                    } else {
-                        <button type="button" onclick={on_sweep} disabled={running || form.data().is_err()}>{ "Sweep partitions" }</button>
-                    }
-                </div>
-                if !state.outcome.sweep_points.is_empty() || sweeping {
-                    { results::sweep_chart(&state.outcome.sweep_points, form.partitions, races.palette) }
-                }
-            </div>
-            <EmbedPanel kind="groupby" params={form.embed_params()} report={report.map(Rc::new)} />
-        </>
+            if !race.state.outcome.sweep_points.is_empty() || sweeping {
+                { results::sweep_chart(&race.state.outcome.sweep_points, form.partitions, palette) }
+            }
+        </div>
     }
 }

@@ -131,6 +131,58 @@ fn draw(
     }
 }
 
+/// The keys falling into their partitions, one animation frame at a time (none with reduced
+/// motion), started again when the data, the partition count or a replay changes.
+#[hook]
+fn use_falling_keys(
+    fall: &Rc<RefCell<Fall>>,
+    canvas: &NodeRef,
+    frame: &UseStateHandle<u64>,
+    p: &Props,
+    reduced: bool,
+    replays: u32,
+) {
+    let (fall, canvas, frame, palette) = (fall.clone(), canvas.clone(), frame.clone(), p.palette);
+    let (keys, seed, partitions) = (p.keys, p.seed, p.partitions);
+    use_effect_with((keys, seed, partitions, replays), move |_| {
+        let (cols, rows, _) = grid(partitions);
+        *fall.borrow_mut() =
+            Fall { cells: vec![0; (cols * rows) as usize], done: reduced || keys == 0, ..Fall::default() };
+        let handle = Rc::new(RefCell::new(None::<i32>));
+        let callback: Rc<RefCell<Option<FrameCallback>>> = Rc::new(RefCell::new(None));
+        if !fall.borrow().done {
+            let (again, handle_in) = (callback.clone(), handle.clone());
+            *callback.borrow_mut() = Some(Closure::new(move |now: f64| {
+                let more = fall.borrow_mut().advance(now, keys, seed, partitions);
+                {
+                    let fall = fall.borrow();
+                    draw(&canvas, palette, partitions, &fall.cells, fall.dropped, Some((&fall, now, seed)));
+                }
+                frame.set(fall.borrow().dropped);
+                *handle_in.borrow_mut() = if more {
+                    again
+                        .borrow()
+                        .as_ref()
+                        .and_then(|c| util::window().request_animation_frame(c.as_ref().unchecked_ref()).ok())
+                } else {
+                    None
+                };
+            }));
+            *handle.borrow_mut() = callback
+                .borrow()
+                .as_ref()
+                .and_then(|c| util::window().request_animation_frame(c.as_ref().unchecked_ref()).ok());
+        }
+        move || {
+            if let Some(id) = handle.borrow_mut().take() {
+                let _ = util::window().cancel_animation_frame(id);
+            }
+            // The closure holds itself through `again`: break the cycle so it can go.
+            callback.borrow_mut().take();
+        }
+    });
+}
+
 #[function_component(RadixViz)]
 pub fn radix_viz(p: &Props) -> Html {
     let counts = use_memo((p.keys, p.seed, p.partitions), |&(keys, seed, partitions)| {
@@ -144,47 +196,7 @@ pub fn radix_viz(p: &Props) -> Html {
     // Bumped each frame, so the ticker under the grid follows the keys.
     let frame = use_state(|| 0u64);
     let replays = use_state(|| 0u32);
-    {
-        let (fall, canvas, frame, palette) = (fall.clone(), canvas.clone(), frame.clone(), p.palette);
-        let (keys, seed, partitions, reduced) = (p.keys, p.seed, p.partitions, *reduced_motion);
-        use_effect_with((keys, seed, partitions, *replays), move |_| {
-            let (cols, rows, _) = grid(partitions);
-            *fall.borrow_mut() =
-                Fall { cells: vec![0; (cols * rows) as usize], done: reduced || keys == 0, ..Fall::default() };
-            let handle = Rc::new(RefCell::new(None::<i32>));
-            let callback: Rc<RefCell<Option<FrameCallback>>> = Rc::new(RefCell::new(None));
-            if !fall.borrow().done {
-                let (again, handle_in) = (callback.clone(), handle.clone());
-                *callback.borrow_mut() = Some(Closure::new(move |now: f64| {
-                    let more = fall.borrow_mut().advance(now, keys, seed, partitions);
-                    {
-                        let fall = fall.borrow();
-                        draw(&canvas, palette, partitions, &fall.cells, fall.dropped, Some((&fall, now, seed)));
-                    }
-                    frame.set(fall.borrow().dropped);
-                    *handle_in.borrow_mut() = if more {
-                        again
-                            .borrow()
-                            .as_ref()
-                            .and_then(|c| util::window().request_animation_frame(c.as_ref().unchecked_ref()).ok())
-                    } else {
-                        None
-                    };
-                }));
-                *handle.borrow_mut() = callback
-                    .borrow()
-                    .as_ref()
-                    .and_then(|c| util::window().request_animation_frame(c.as_ref().unchecked_ref()).ok());
-            }
-            move || {
-                if let Some(id) = handle.borrow_mut().take() {
-                    let _ = util::window().cancel_animation_frame(id);
-                }
-                // The closure holds itself through `again`: break the cycle so it can go.
-                callback.borrow_mut().take();
-            }
-        });
-    }
+    use_falling_keys(&fall, &canvas, &frame, p, *reduced_motion, *replays);
     {
         // Once the keys have fallen (or with reduced motion), the grid shows every key counted.
         let (fall, canvas, counts, palette, partitions, keys) =

@@ -149,6 +149,40 @@ pub fn join_page(props: &Props) -> Html {
             </div>
         };
     }
+    let result = state.outcome.result.as_ref();
+    let report = result.map(|join| state.report(|report| report.join = Some(join.clone())));
+    let embed_params = embed_params(&form);
+    html! {
+        <>
+            <div class="intro">
+                <h1>{ "SELECT … FROM probe JOIN build USING (key)" }</h1>
+                <p>{ "A hash join builds a table over the smaller side and looks up every row of the larger one. Once that table outgrows the caches, every probe waits for DRAM; partitioning both sides by hash keeps each table in cache. The same kernels the native memwall runs, compiled to WebAssembly, race here on one core." }</p>
+            </div>
+            { form_card(&form, running, button, on_run, html! { <>{ for form_error }{ for phase }</> }) }
+            { for error }
+            <div class="card">
+                { race_chart(&race, palette, "join-race") }
+                { for result.map(table::table) }
+                if let Some(join) = result {
+                    { result_buttons(&race, ("join-race", "memwall-join-race.svg"), "memwall-browser-join.json", "Add to Reports", report.clone(), races.reports.dispatcher().to_callback().reform(|r| ReportsAction::Add(Box::new(r)))) }
+                    { compare_view(join, &races.reports.reports) }
+                }
+                if let Some(n) = &state.notice { <p class="notice" role="status">{ n.clone() }</p> }
+            </div>
+            { for state.outcome.partitions.as_ref().map(|p| partitions_card(p, palette)) }
+            <EmbedPanel kind="join" params={embed_params} report={report.map(Rc::new)} />
+        </>
+    }
+}
+
+/// The sides, the kernels and the run button.
+fn form_card(
+    form: &UseStateHandle<Form>,
+    running: bool,
+    button: Html,
+    on_run: Callback<SubmitEvent>,
+    status: Html,
+) -> Html {
     let on_text = |change: fn(&mut Form, String)| {
         let form = form.clone();
         Callback::from(move |e: InputEvent| {
@@ -168,49 +202,38 @@ pub fn join_page(props: &Props) -> Html {
         })
     };
     let kernels: Vec<_> = Kernel::ALL.iter().map(|k| (k.name(), k.description(), form.kernels.contains(k))).collect();
-    let result = state.outcome.result.as_ref();
-    let report = result.map(|join| state.report(|report| report.join = Some(join.clone())));
-    let embed_params = vec![
+    html! {
+        <div class="card">
+            <form class="controls" onsubmit={on_run}>
+                <label>{ "Build keys" }<input type="text" inputmode="numeric" value={form.build.clone()} oninput={on_text(|f, v| f.build = v)} disabled={running} /></label>
+                <label>{ "Probe rows" }<input type="text" inputmode="numeric" value={form.probe.clone()} oninput={on_text(|f, v| f.probe = v)} disabled={running} /></label>
+                <label>{ "Miss rate" }<input type="text" inputmode="decimal" value={form.miss.clone()} oninput={on_text(|f, v| f.miss = v)} disabled={running} /></label>
+                <div class="actions">{ button }</div>
+            </form>
+            { kernel_checks(&kernels, running, on_kernel, None) }
+            { status }
+        </div>
+    }
+}
+
+/// Both sides' rows per partition, as the partitioning kernels split them.
+fn partitions_card((partitions, build, probe): &Split, palette: Palette) -> Html {
+    html! {
+        <div class="card" id="join-partitions">
+            <h2>{ format!("Both sides in {partitions} partitions") }</h2>
+            <p>{ "The partitioning kernels split the build keys and the probe rows by the same top bits of the key's hash, so each partition's probes meet only that partition's table, which fits the cache. Counted here from the generated rows by the core's partition function, at the partition count the kernels pick in this browser." }</p>
+            <PartitionView title="Build side" unit="build keys" counts={build.clone()} {palette} />
+            <PartitionView title="Probe side" unit="probe rows" counts={probe.clone()} {palette} />
+        </div>
+    }
+}
+
+/// The embed's URL parameters: the form's sizes and kernels.
+fn embed_params(form: &Form) -> Vec<(String, String)> {
+    vec![
         ("build".to_string(), form.build.clone()),
         ("probe".to_string(), form.probe.clone()),
         ("miss".to_string(), form.miss.clone()),
         ("kernels".to_string(), form.kernels.iter().map(|k| k.name()).collect::<Vec<_>>().join(",")),
-    ];
-    html! {
-        <>
-            <div class="intro">
-                <h1>{ "SELECT … FROM probe JOIN build USING (key)" }</h1>
-                <p>{ "A hash join builds a table over the smaller side and looks up every row of the larger one. Once that table outgrows the caches, every probe waits for DRAM; partitioning both sides by hash keeps each table in cache. The same kernels the native memwall runs, compiled to WebAssembly, race here on one core." }</p>
-            </div>
-            <div class="card">
-                <form class="controls" onsubmit={on_run}>
-                    <label>{ "Build keys" }<input type="text" inputmode="numeric" value={form.build.clone()} oninput={on_text(|f, v| f.build = v)} disabled={running} /></label>
-                    <label>{ "Probe rows" }<input type="text" inputmode="numeric" value={form.probe.clone()} oninput={on_text(|f, v| f.probe = v)} disabled={running} /></label>
-                    <label>{ "Miss rate" }<input type="text" inputmode="decimal" value={form.miss.clone()} oninput={on_text(|f, v| f.miss = v)} disabled={running} /></label>
-                    <div class="actions">{ button }</div>
-                </form>
-                { kernel_checks(&kernels, running, on_kernel, None) }
-                { for form_error }{ for phase }
-            </div>
-            { for error }
-            <div class="card">
-                { race_chart(&race, palette, "join-race") }
-                { for result.map(table::table) }
-                if let Some(join) = result {
-                    { result_buttons(&race, ("join-race", "memwall-join-race.svg"), "memwall-browser-join.json", "Add to Reports", report.clone(), races.reports.dispatcher().to_callback().reform(|r| ReportsAction::Add(Box::new(r)))) }
-                    { compare_view(join, &races.reports.reports) }
-                }
-                if let Some(n) = &state.notice { <p class="notice" role="status">{ n.clone() }</p> }
-            </div>
-            if let Some((partitions, build, probe)) = &state.outcome.partitions {
-                <div class="card" id="join-partitions">
-                    <h2>{ format!("Both sides in {partitions} partitions") }</h2>
-                    <p>{ "The partitioning kernels split the build keys and the probe rows by the same top bits of the key's hash, so each partition's probes meet only that partition's table, which fits the cache. Counted here from the generated rows by the core's partition function, at the partition count the kernels pick in this browser." }</p>
-                    <PartitionView title="Build side" unit="build keys" counts={build.clone()} {palette} />
-                    <PartitionView title="Probe side" unit="probe rows" counts={probe.clone()} {palette} />
-                </div>
-            }
-            <EmbedPanel kind="join" params={embed_params} report={report.map(Rc::new)} />
-        </>
-    }
+    ]
 }
