@@ -1,7 +1,8 @@
-// What the e2e test and the measurements share: where things are, `memwall serve`, Chromium.
+// What the e2e suites and the measurements share: where things are, `memwall serve`, a plain
+// static server, Chromium, the native figures set against the browser's, a small test harness.
 
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -70,3 +71,104 @@ export function pageWeight() {
   const sum = (f) => files.filter(f).reduce((a, x) => a + x.gzip, 0);
   return { files, wasmJsGzip: sum((x) => /\.(wasm|js)$/.test(x.file)), totalGzip: sum(() => true) };
 }
+
+/** A plain static server over `dir` (Python's http.server: no COOP/COEP, no compression), as a
+ * static host serves dist/; resolves to { base, server }. Debian's python3, not a pyenv shim,
+ * so that the process killed is the server itself. */
+export async function startStatic(dir, host = "127.0.0.1") {
+  const python = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const server = spawn(python, ["-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", dir, "0"], { stdio: ["ignore", "pipe", "ignore"] });
+  const port = await new Promise((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`http.server printed no port: ${seen}`)), 15_000);
+    server.stdout.on("data", (chunk) => {
+      seen += chunk;
+      const match = seen.match(/port (\d+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    server.on("exit", (code) => reject(new Error(`http.server exited with ${code}: ${seen}`)));
+  });
+  return { base: `http://${host}:${port}/`, server };
+}
+
+/** What a blog post embedding memwall looks like: its own page, another origin, one iframe. */
+export function blogPost(src) {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post about memory</title></head>
+<body><h1>How far away is memory?</h1><p>Measure it yourself:</p>
+<iframe id="memwall" src="${src.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}" title="memwall" width="100%" height="900" style="border:0;max-width:820px"></iframe>
+</body></html>`;
+}
+
+/** gzip -9 size of a file of dist/ named by a URL's path, or null when it is not one. */
+export function gzipOf(url) {
+  const file = path.join(DIST, decodeURIComponent(new URL(url).pathname).replace(/^\/+/, "") || "index.html");
+  if (!file.startsWith(DIST) || !existsSync(file) || !statSync(file).isFile()) return null;
+  const bytes = readFileSync(file);
+  return { file: path.relative(DIST, file), bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+}
+
+/** A small test harness shared by the suites: `test(name, body)` runs and reports one check. */
+export function harness() {
+  const results = [];
+  return {
+    results,
+    async test(name, body) {
+      const started = Date.now();
+      try {
+        await body();
+        results.push({ name, ok: true });
+        console.log(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      } catch (error) {
+        results.push({ name, ok: false });
+        console.log(`FAIL ${name}: ${String(error?.message ?? error).split("\n").slice(0, 8).join("\n     ")}`);
+      }
+    },
+    summary(suite) {
+      const failed = results.filter((r) => !r.ok).length;
+      console.log(`${suite}: ${results.length - failed} passed, ${failed} failed`);
+      return failed;
+    },
+  };
+}
+
+export function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/** The native ladder at one size, as `memwall ladder` measures it on small pages: median ns. */
+export function nativeLadderMedian(size) {
+  const out = execFileSync(MEMWALL, ["ladder", "--min", size, "--max", size, "--huge-pages", "off", "--json", "-"], { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 << 20 });
+  return JSON.parse(out).ladder.points[0].ns_per_load.median;
+}
+
+/** The native GROUP BY on the small preset, one thread, as the page races it: ns per row. */
+export function nativeGroupBy(kernel, runs = 3) {
+  const out = execFileSync(MEMWALL, ["groupby", "--preset", "small", "--kernel", kernel, "--threads", "1", "--runs", String(runs), "--json", "-"], { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 << 20 });
+  const report = JSON.parse(out).groupby;
+  return { rows: report.dataset.rows, nsPerRow: report.runs[0].ns_per_row };
+}
+
+/** The levels a report's ladder names that tell where L2 ends and what comes after it. */
+export function l2AndAfter(levels) {
+  const caches = levels.filter((l) => l.cause !== "tlb").sort((a, b) => a.bytes - b.bytes);
+  const l2 = caches.find((l) => l.name === "L2");
+  const after = l2 && caches.find((l) => l.bytes > l2.bytes && !l.name.startsWith("L2"));
+  return { l2, after };
+}
+
+/** Whether two readings agree on where L2 ends (its last size or where it runs out, within one
+ * doubling) and on whether what follows it is a cache or DRAM. */
+export function sameL2Story(a, b) {
+  if (!a.l2 || !b.l2 || !a.after || !b.after) return false;
+  const near = (x, y) => x > 0 && y > 0 && Math.max(x, y) / Math.min(x, y) <= 2;
+  const l2Agrees = near(a.l2.bytes, b.l2.bytes) || near(a.l2.capacity ?? 0, b.l2.capacity ?? 0);
+  return l2Agrees && a.after.cause === b.after.cause;
+}
+
+export const describeL2 = ({ l2, after }) =>
+  l2 ? `L2 to ${kib(l2.bytes)}${l2.capacity ? ` (runs out by ${kib(l2.capacity)})` : ""}, then ${after ? `${after.name} (${after.cause}) from ${kib(after.bytes)}` : "nothing"}` : "no L2";
+
+export const kib = (bytes) => (bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : `${bytes / 1024} KiB`);

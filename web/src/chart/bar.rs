@@ -18,7 +18,7 @@ pub struct Bar {
     pub color: usize,
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Debug, Properties, PartialEq)]
 pub struct BarChartProps {
     pub id: AttrValue,
     pub title: AttrValue,

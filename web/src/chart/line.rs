@@ -10,7 +10,7 @@ use super::scale::{Scale, linear_ticks, log_ticks};
 use super::{BOTTOM, Band, LEFT, Marker, Point, RIGHT, Series, WIDE_W, XFormat, format_number, view_width};
 use crate::theme::{CHART_FONT, Palette};
 
-#[derive(Properties, PartialEq)]
+#[derive(Debug, Properties, PartialEq)]
 pub struct LineChartProps {
     /// DOM id of the `<svg>`, for export.
     pub id: AttrValue,

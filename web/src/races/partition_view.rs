@@ -6,11 +6,25 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::radix_viz::group_digits;
 use crate::theme::{CHART_FONT, Palette};
+use crate::util::group_digits;
 
 /// Cells the static grid draws at most; beyond, a cell stands for several partitions.
 const MAX_GRID_CELLS: usize = 1024;
+
+/// How many of `keys` fall in each of `partitions` partitions by `partition_of` (the GROUP BY's
+/// or the join's partition function): the counts both pictures are drawn from.
+pub fn count_partitions(
+    keys: impl Iterator<Item = i64>,
+    partitions: u32,
+    partition_of: impl Fn(i64, u32) -> u32,
+) -> Vec<u32> {
+    let mut counts = vec![0u32; partitions as usize];
+    for key in keys {
+        counts[partition_of(key, partitions) as usize] += 1;
+    }
+    counts
+}
 
 /// A histogram of `counts` (one per partition): how many partitions hold how many `unit`.
 pub fn histogram(counts: &[u32], palette: Palette, title: &str, unit: &str) -> Html {
@@ -58,7 +72,7 @@ pub fn histogram(counts: &[u32], palette: Palette, title: &str, unit: &str) -> H
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Debug, Properties, PartialEq)]
 pub struct Props {
     pub title: AttrValue,
     /// What a partition holds: "build keys", "probe rows".

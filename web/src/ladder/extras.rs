@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use memwall_core::size::format_bytes;
-use memwall_report::{Bandwidth, Ladder, Parallelism};
+use memwall_report::{Ladder, Parallelism};
 use yew::prelude::*;
 
 use crate::chart::{LineChart, Marker, Point, Series, XFormat};
@@ -48,7 +48,7 @@ pub struct ParallelismRun {
     pub parallelism: Parallelism,
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Debug, Properties, PartialEq)]
 pub struct ParallelismProps {
     pub id: AttrValue,
     pub runs: Rc<Vec<ParallelismRun>>,
@@ -93,15 +93,15 @@ pub fn parallelism_chart(props: &ParallelismProps) -> Html {
     }
 }
 
-/// One report's bandwidth, for [`BandwidthChart`].
+/// One report's one-thread bandwidth, for [`BandwidthChart`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct BandwidthRun {
     pub label: String,
     pub color: usize,
-    pub bandwidth: Bandwidth,
+    pub points: Vec<crate::overlay::BandwidthPoint>,
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Debug, Properties, PartialEq)]
 pub struct BandwidthProps {
     pub id: AttrValue,
     pub runs: Rc<Vec<BandwidthRun>>,
@@ -117,8 +117,8 @@ pub fn bandwidth_chart(props: &BandwidthProps) -> Html {
     }
     let mut series = Vec::new();
     for r in props.runs.iter() {
-        let one: Vec<_> = r.bandwidth.points.iter().filter(|p| p.threads == 1).collect();
-        let line = |name: &str, dashed: bool, gb: &dyn Fn(&memwall_report::BandwidthPoint) -> f64| Series {
+        let one = &r.points;
+        let line = |name: &str, dashed: bool, gb: &dyn Fn(&crate::overlay::BandwidthPoint) -> f64| Series {
             label: format!("{} {name}", r.label),
             color: r.color,
             dashed,

@@ -33,7 +33,7 @@ pub fn parse(aggregates: &str, value_type: &str) -> Result<(Aggregates, ValueTyp
     Ok((aggregates, value_type))
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Debug, Properties, PartialEq)]
 pub struct Props {
     /// The comma list, as typed or taken from `?agg=`.
     pub aggregates: AttrValue,

@@ -1,19 +1,19 @@
 //! The join race in a worker: the core's join kernels over the core's generated build and probe
 //! sides, timed with the browser's clock, single-threaded (wasm has no threads here).
 
-use core::ops::ControlFlow;
-
-use memwall_core::clock::{self, Clock, time_ns};
+use memwall_core::clock::{self, time_ns};
 use memwall_core::datagen::{self, DataSpec};
 use memwall_core::exec::Sequential;
 use memwall_core::join::data::{self, JoinSpec};
-use memwall_core::join::race::{RaceEvent, Racer, Truth};
+use memwall_core::join::race::{Racer, Truth};
 use memwall_core::join::{self, BuildRow, JoinConfig, Kernel};
 use memwall_core::scratch::{HeapChunks, MemoryPolicy};
-use memwall_report::{Generator, Join, JoinDataset};
+use memwall_report::{Generator, JoinDataset};
 use serde::{Deserialize, Serialize};
 
-use crate::clock::cross_origin_isolated;
+use crate::clock::{PerformanceClock, cross_origin_isolated};
+use crate::races::partition_view::count_partitions;
+use crate::races::protocol::{Progress, RaceMessage, progress_of};
 
 /// One race: the two sides to generate and the kernels to time on them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,74 +64,25 @@ impl JoinJob {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind")]
-pub enum JoinEvent {
-    Generating,
-    Generated {
-        seconds: f64,
-        timer_resolution_ns: f64,
-        cross_origin_isolated: bool,
-    },
-    /// Untimed work before the timed runs: the reference result, a kernel's warm-up.
-    Preparing {
-        what: String,
-    },
-    Running {
-        kernel: String,
-        run: u32,
-        runs: u32,
-    },
-    Timed {
-        kernel: String,
-        run: u32,
-        seconds: f64,
-    },
-    /// How the partitioning kernels split both sides (untimed, from the generated rows): build
-    /// keys and probe rows per partition, at the partition count the kernels pick here.
-    Partitions {
-        partitions: u32,
-        build: Vec<u32>,
-        probe: Vec<u32>,
-    },
-    Done {
-        join: Join,
-    },
-    Failed {
-        message: String,
-    },
-}
-
-pub fn run(job: &JoinJob, clock: &dyn Clock, post: &mut dyn FnMut(JoinEvent)) {
-    if let Err(message) = run_inner(job, clock, post) {
-        post(JoinEvent::Failed { message });
-    }
-}
-
-fn run_inner(job: &JoinJob, clock: &dyn Clock, post: &mut dyn FnMut(JoinEvent)) -> Result<(), String> {
+/// Generates both sides and races the kernels on them, posting progress and the result.
+pub fn run(job: &JoinJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), String> {
+    let clock = PerformanceClock::new()?;
     let spec = job.spec()?;
     let kernels = job.kernels()?;
-    post(JoinEvent::Generating);
-    let (generate_ns, generated) = time_ns(clock, || data::generate(&spec));
+    post(RaceMessage::Progress(Progress::Generating));
+    let (generate_ns, generated) = time_ns(&clock, || data::generate(&spec));
     let generated = generated.map_err(|e| e.to_string())?;
-    post(JoinEvent::Generated {
+    post(RaceMessage::Progress(Progress::Generated {
         seconds: generate_ns / 1e9,
-        timer_resolution_ns: clock::resolution_ns(clock, 20),
+        timer_resolution_ns: clock::resolution_ns(&clock, 20),
         cross_origin_isolated: cross_origin_isolated(),
-    });
+    }));
     let config = JoinConfig::default();
     let partitions = config.partitions_for(spec.data.keys);
-    let count = |keys: &mut dyn Iterator<Item = i64>| {
-        let mut counts = vec![0u32; partitions as usize];
-        for key in keys {
-            counts[join::partition_of(key, partitions) as usize] += 1;
-        }
-        counts
-    };
-    post(JoinEvent::Partitions {
+    post(RaceMessage::JoinPartitions {
         partitions,
-        build: count(&mut generated.build.iter().map(|r| r.key)),
-        probe: count(&mut generated.probe.iter().copied()),
+        build: count_partitions(generated.build.iter().map(|r| r.key), partitions, join::partition_of),
+        probe: count_partitions(generated.probe.iter().copied(), partitions, join::partition_of),
     });
     let dataset = JoinDataset {
         build_keys: spec.data.keys,
@@ -151,27 +102,13 @@ fn run_inner(job: &JoinJob, clock: &dyn Clock, post: &mut dyn FnMut(JoinEvent)) 
         work: memwall_core::join::race::JoinWork {
             config,
             exec: &Sequential,
-            clock,
+            clock: &clock,
             truth: Truth::by_default(spec.data.rows, Some(spec.data.rows - generated.misses)),
         },
     };
     let join = racer
-        .race(&generated.build, &generated.probe, dataset, &mut |event| {
-            post(match event {
-                RaceEvent::Checking => JoinEvent::Preparing { what: "computing the reference result".into() },
-                RaceEvent::WarmingUp { kernel } => {
-                    JoinEvent::Preparing { what: format!("warming up {}", kernel.name()) }
-                }
-                RaceEvent::Running { kernel, run, runs } => {
-                    JoinEvent::Running { kernel: kernel.name().into(), run, runs }
-                }
-                RaceEvent::Timed { kernel, run, seconds } => {
-                    JoinEvent::Timed { kernel: kernel.name().into(), run, seconds }
-                }
-            });
-            ControlFlow::Continue(())
-        })
+        .race(&generated.build, &generated.probe, dataset, &mut progress_of(Kernel::name, post))
         .map_err(|e| e.to_string())?;
-    post(JoinEvent::Done { join });
+    post(RaceMessage::JoinDone(join));
     Ok(())
 }

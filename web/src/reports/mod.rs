@@ -1,6 +1,10 @@
 //! The reports the page holds (opened files, links, this browser's runs), and how a report's
 //! ladder and host turn into chart data. The pages share these; none of them owns them.
 
+mod charts;
+pub mod page;
+mod tables;
+
 use std::rc::Rc;
 
 use memwall_core::describe;

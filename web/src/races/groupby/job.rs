@@ -6,14 +6,15 @@ use core::ops::ControlFlow;
 use memwall_core::clock::{self, Clock, time_ns};
 use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Sequential;
-use memwall_core::groupby::race::{RaceEvent, Racer, Truth};
+use memwall_core::groupby::race::{Racer, Truth};
 use memwall_core::groupby::sweep::SweepEvent;
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, ValueType, Values};
 use memwall_core::scratch::{HeapChunks, MemoryPolicy};
-use memwall_report::{Dataset, Generator, GroupBy, Sweep, SweepPoint};
+use memwall_report::{Dataset, Generator, SweepPoint};
 use serde::{Deserialize, Serialize};
 
-use crate::clock::cross_origin_isolated;
+use crate::clock::{PerformanceClock, cross_origin_isolated};
+use crate::races::protocol::{Progress, RaceMessage, progress_of};
 
 /// The keys to generate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,7 +41,7 @@ impl DataJob {
 
     /// The aggregates and the value type, as the CLI's `--agg` and `--value-type` parse them.
     pub fn query(&self) -> Result<(Aggregates, ValueType), String> {
-        crate::agg_choice::parse(&self.aggregates, &self.value_type)
+        super::agg_choice::parse(&self.aggregates, &self.value_type)
     }
 }
 
@@ -54,44 +55,6 @@ pub enum Task {
 pub struct GroupByJob {
     pub data: DataJob,
     pub task: Task,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind")]
-pub enum GroupByEvent {
-    Generating,
-    Generated {
-        seconds: f64,
-        timer_resolution_ns: f64,
-        cross_origin_isolated: bool,
-    },
-    /// Untimed work before the timed runs: the reference result, a kernel's warm-up.
-    Preparing {
-        what: String,
-    },
-    Running {
-        kernel: String,
-        run: u32,
-        runs: u32,
-        x: Option<u64>,
-    },
-    Timed {
-        kernel: String,
-        run: u32,
-        seconds: f64,
-    },
-    RaceDone {
-        groupby: GroupBy,
-    },
-    SweepPoint {
-        point: SweepPoint,
-    },
-    SweepDone {
-        sweep: Sweep,
-    },
-    Failed {
-        message: String,
-    },
 }
 
 /// Kernels by name, refusing unknown ones.
@@ -135,13 +98,9 @@ fn rules<'a>(config: GroupByConfig, clock: &'a dyn Clock, spec: &DataSpec, value
     }
 }
 
-pub fn run(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEvent)) {
-    if let Err(message) = run_inner(job, clock, post) {
-        post(GroupByEvent::Failed { message });
-    }
-}
-
-fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEvent)) -> Result<(), String> {
+/// Generates the data and runs the task, posting its progress and its result.
+pub fn run(job: &GroupByJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), String> {
+    let clock = PerformanceClock::new()?;
     let spec = job.data.spec()?;
     let (aggregates, value_type) = job.data.query()?;
     let config = GroupByConfig {
@@ -153,19 +112,19 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
         ..GroupByConfig::default()
     };
     config.validate().map_err(|e| e.to_string())?;
-    post(GroupByEvent::Generating);
-    let (generate_ns, keys) = time_ns(clock, || datagen::generate(&spec));
+    post(RaceMessage::Progress(Progress::Generating));
+    let (generate_ns, keys) = time_ns(&clock, || datagen::generate(&spec));
     let keys = keys.map_err(|e| e.to_string())?;
     // The native generator's column: row i gets the same value in both, so the totals agree.
     let column: Option<ValueColumn> = aggregates
         .needs_values()
         .then(|| memwall_core::groupby::values::generate_values(&spec, value_type, &Sequential));
     let values = column.as_ref().map_or(Values::None, ValueColumn::values);
-    post(GroupByEvent::Generated {
+    post(RaceMessage::Progress(Progress::Generated {
         seconds: generate_ns / 1e9,
-        timer_resolution_ns: clock::resolution_ns(clock, 20),
+        timer_resolution_ns: clock::resolution_ns(&clock, 20),
         cross_origin_isolated: cross_origin_isolated(),
-    });
+    }));
     let dataset = Dataset {
         rows: spec.rows,
         distinct_keys: spec.keys,
@@ -177,53 +136,37 @@ fn run_inner(job: &GroupByJob, clock: &dyn Clock, post: &mut dyn FnMut(GroupByEv
     match &job.task {
         Task::Race { kernels: names, runs, .. } => {
             let kernels = kernels(names)?;
-            let racer =
-                Racer { kernels: &kernels, memory: &HeapChunks, runs: *runs, ..rules(config, clock, &spec, values) };
-            let groupby = racer
-                .race(&keys, dataset, &mut |event| {
-                    post(match event {
-                        RaceEvent::Checking => {
-                            GroupByEvent::Preparing { what: "computing the reference result".into() }
-                        }
-                        RaceEvent::WarmingUp { kernel } => {
-                            GroupByEvent::Preparing { what: format!("warming up {}", kernel.name()) }
-                        }
-                        RaceEvent::Running { kernel, run, runs } => {
-                            GroupByEvent::Running { kernel: kernel.name().into(), run, runs, x: None }
-                        }
-                        RaceEvent::Timed { kernel, run, seconds } => {
-                            GroupByEvent::Timed { kernel: kernel.name().into(), run, seconds }
-                        }
-                    });
-                    ControlFlow::Continue(())
-                })
-                .map_err(|e| e.to_string())?;
-            post(GroupByEvent::RaceDone { groupby });
+            let racer = Racer { kernels: &kernels, runs: *runs, ..rules(config, &clock, &spec, values) };
+            let groupby =
+                racer.race(&keys, dataset, &mut progress_of(Kernel::name, post)).map_err(|e| e.to_string())?;
+            post(RaceMessage::GroupByDone(groupby));
         }
         Task::SweepPartitions { kernels: names, partitions, runs } => {
             let kernels = kernels(names)?;
-            let sweeper =
-                Racer { kernels: &kernels, memory: &HeapChunks, runs: *runs, ..rules(config, clock, &spec, values) };
+            let sweeper = Racer { kernels: &kernels, runs: *runs, ..rules(config, &clock, &spec, values) };
             let sweep = sweeper
                 .partitions(&keys, partitions, &mut |event| {
                     match event {
                         SweepEvent::Running { x, kernel, run, runs } => {
-                            post(GroupByEvent::Running { kernel: kernel.name().into(), run, runs, x: Some(x) });
-                        }
-                        SweepEvent::Measured { x, kernel, ns_per_row } => post(GroupByEvent::SweepPoint {
-                            point: SweepPoint {
-                                x,
+                            post(RaceMessage::Progress(Progress::Running {
                                 kernel: kernel.name().into(),
-                                ns_per_row,
-                                seconds: ns_per_row * spec.rows as f64 / 1e9,
-                            },
-                        }),
+                                run,
+                                runs,
+                                x: Some(x),
+                            }));
+                        }
+                        SweepEvent::Measured { x, kernel, ns_per_row } => post(RaceMessage::SweepPoint(SweepPoint {
+                            x,
+                            kernel: kernel.name().into(),
+                            ns_per_row,
+                            seconds: ns_per_row * spec.rows as f64 / 1e9,
+                        })),
                         SweepEvent::Generating { .. } => {}
                     }
                     ControlFlow::Continue(())
                 })
                 .map_err(|e| e.to_string())?;
-            post(GroupByEvent::SweepDone { sweep });
+            post(RaceMessage::SweepDone(sweep));
         }
     }
     Ok(())

@@ -1,0 +1,154 @@
+// One small driving interface over two engines, so that the checks in checks.mjs are written once
+// and run in both: Chromium through playwright-core (CDP), Firefox ESR through WebDriver
+// (selenium-webdriver talking to geckodriver; Playwright cannot drive Debian's Firefox).
+//
+// A tab: goto(url), waitFor(selector, ms), exists(selector), click(selector), fill(selector, text),
+// setFile(selector, path), eval(expression) (a JavaScript expression, its value returned),
+// inFrame(selector, async (frame) => ...) (the same calls inside an iframe), close().
+
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ROOT, launch } from "./lib.mjs";
+
+const POLL_MS = 100;
+
+/** Chromium: each tab a page of a fresh context (its own cold HTTP cache). */
+export async function chromium() {
+  const browser = await launch();
+  const errors = [];
+  return {
+    name: "Chromium",
+    errors,
+    version: browser.version(),
+    async open() {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
+      context.setDefaultTimeout(120_000);
+      const page = await context.newPage();
+      page.on("pageerror", (e) => errors.push(`${page.url()}: ${e.message}`));
+      const tab = playwrightTab(page);
+      tab.page = page;
+      tab.close = () => context.close();
+      return tab;
+    },
+    close: () => browser.close(),
+  };
+}
+
+function playwrightTab(target) {
+  return {
+    goto: (url) => target.goto(url),
+    waitFor: (selector, ms = 120_000) => target.waitForSelector(selector, { timeout: ms, state: "attached" }),
+    exists: async (selector) => (await target.$(selector)) !== null,
+    click: (selector) => target.click(selector),
+    fill: (selector, text) => target.fill(selector, text),
+    setFile: (selector, file) => target.setInputFiles(selector, file),
+    eval: (expression) => target.evaluate(expression),
+    async inFrame(selector, body) {
+      const handle = await target.waitForSelector(selector);
+      const frame = await handle.contentFrame();
+      await frame.waitForLoadState();
+      return body(playwrightTab(frame));
+    },
+  };
+}
+
+/** geckodriver from .tools (scripts/setup.sh --test), or from PATH. */
+export function geckodriverPath() {
+  const local = path.join(ROOT, ".tools", "bin", "geckodriver");
+  return process.env.GECKODRIVER ?? (existsSync(local) ? local : "geckodriver");
+}
+
+export const FIREFOX = process.env.FIREFOX ?? "/usr/bin/firefox-esr";
+
+/** Firefox ESR over WebDriver: one session, a new window per tab. */
+export async function firefox() {
+  const { Builder, By } = await import("selenium-webdriver");
+  const { default: firefoxDriver } = await import("selenium-webdriver/firefox.js");
+  // Both paths given: Selenium Manager, which would download a driver or a browser, never runs.
+  const options = new firefoxDriver.Options().setBinary(FIREFOX).addArguments("-headless");
+  options.setProfile(mkdtempSync(path.join(tmpdir(), "memwall-firefox-")));
+  const service = new firefoxDriver.ServiceBuilder(geckodriverPath());
+  const driver = await new Builder().forBrowser("firefox").setFirefoxOptions(options).setFirefoxService(service).build();
+  await driver.manage().setTimeouts({ script: 120_000, pageLoad: 120_000 });
+  const capabilities = await driver.getCapabilities();
+  const first = await driver.getWindowHandle();
+  let opened = 0;
+
+  const tab = (enter) => {
+    const run = async (body) => {
+      await enter();
+      return body();
+    };
+    const element = (selector) => run(() => driver.findElement(By.css(selector)));
+    const self = {
+      goto: (url) => run(() => driver.get(url)),
+      exists: (selector) => run(async () => (await driver.findElements(By.css(selector))).length > 0),
+      async waitFor(selector, ms = 120_000) {
+        const end = Date.now() + ms;
+        while (Date.now() < end) {
+          if (await self.exists(selector)) return;
+          await new Promise((r) => setTimeout(r, POLL_MS));
+        }
+        throw new Error(`Firefox: no ${selector} after ${ms} ms`);
+      },
+      async click(selector) {
+        await self.waitFor(selector);
+        // A click as a script would make it: the element is found again at the moment of the click.
+        await run(() => driver.executeScript(`document.querySelector(${JSON.stringify(selector)}).click()`));
+      },
+      async fill(selector, text) {
+        await self.waitFor(selector);
+        const input = await element(selector);
+        await input.clear();
+        await input.sendKeys(text);
+      },
+      async setFile(selector, file) {
+        await self.waitFor(selector);
+        await (await element(selector)).sendKeys(file);
+      },
+      eval: (expression) => run(() => driver.executeScript(`return (${expression});`)),
+      async inFrame(selector, body) {
+        await self.waitFor(selector);
+        const frameElement = await element(selector);
+        const inner = tab(async () => {
+          await enter();
+          await driver.switchTo().frame(frameElement);
+        });
+        try {
+          return await body(inner);
+        } finally {
+          await enter();
+        }
+      },
+    };
+    return self;
+  };
+
+  return {
+    name: "Firefox",
+    errors: [],
+    version: `${capabilities.get("browserName")} ${capabilities.get("browserVersion")}`,
+    async open() {
+      let handle = first;
+      if (opened++ > 0) {
+        await driver.switchTo().newWindow("tab");
+        handle = await driver.getWindowHandle();
+      }
+      const enter = async () => {
+        await driver.switchTo().window(handle);
+        await driver.switchTo().defaultContent();
+      };
+      const t = tab(enter);
+      t.close = async () => {
+        // The session's first window stays: closing the last one would end the session.
+        if (handle === first) return t.goto("about:blank");
+        await enter();
+        await driver.close();
+        await driver.switchTo().window(first);
+      };
+      return t;
+    },
+    close: () => driver.quit(),
+  };
+}

@@ -1,0 +1,139 @@
+// The checks that run in every engine (see browsers.mjs), keyed on what the page marks for them
+// (data attributes, performance marks), never on its wording.
+
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { MEMWALL, expect, l2AndAfter } from "./lib.mjs";
+
+/** The sizes the static-host and iframe figures are compared at, and the ladder that has them. */
+export const FIGURE_SIZES = [16 << 10, 256 << 10, 64 << 20];
+export const FIGURE_LADDER = "min=16KiB&max=64MiB&ppo=1&patterns=random";
+const LAST = String(64 << 20);
+
+const FIRST_LOOK_DONE = '#first-look[data-state="done"]';
+const FIRST_LOOK_ENDED = '#first-look[data-state="done"], #first-look[data-state="stopped"]';
+
+const LEVELS = `[...document.querySelectorAll("#first-look li[data-level]")].map((li) => ({ name: li.dataset.level,
+  bytes: Number(li.dataset.bytes), cause: li.dataset.cause, capacity: li.dataset.capacity ? Number(li.dataset.capacity) : null,
+  ns: Number(li.dataset.ns) }))`;
+const TIMER = `(() => { const n = document.querySelector(".timer-note[data-timer-ns]");
+  return n && { ns: Number(n.dataset.timerNs), isolated: n.dataset.isolated === "true" }; })()`;
+const MEDIANS = (table) => `Object.fromEntries([...document.querySelectorAll("#${table} tbody tr[data-bytes]")]
+  .map((tr) => [tr.dataset.bytes, Number(tr.dataset.median)]))`;
+
+/** Opens `url` (a first visit: nothing cached) and waits for the first look's verdict: how long
+ * from navigation, what it read, and which timer it had. */
+export async function firstLook(tab, url) {
+  await tab.goto(url);
+  await tab.waitFor(FIRST_LOOK_ENDED, 60_000);
+  const state = await tab.eval(`document.querySelector("#first-look").dataset.state`);
+  const why = await tab.eval(`document.querySelector("#first-look").innerText`);
+  expect(state === "done", `the first look stopped: ${why}`);
+  const ms = await tab.eval(`performance.getEntriesByName("memwall-verdict")[0]?.startTime ?? null`);
+  expect(typeof ms === "number", "the page never marked its verdict");
+  return { ms, levels: await tab.eval(LEVELS), timer: await tab.eval(TIMER), isolated: await tab.eval("crossOriginIsolated") };
+}
+
+/** The native reading `memwall run` makes of this host (levels from its ladder), to 128 MiB. */
+export function nativeRun(out) {
+  execFileSync(MEMWALL, ["run", "--no-groupby", "--no-join", "--max", "128MiB", "--chains", "1,2", "--out", out], { stdio: ["ignore", "ignore", "inherit"] });
+  const levels = JSON.parse(readFileSync(out, "utf8")).ladder.levels.map((l) => ({
+    name: l.name, bytes: l.size_bytes, cause: l.cause, capacity: l.capacity_bytes ?? null, ns: l.ns_per_load,
+  }));
+  return l2AndAfter(levels);
+}
+
+/** The ladder at FIGURE_SIZES: on a page (`url` with FIGURE_LADDER), or in the embed of a blog
+ * post (`frame` set: the iframe's selector). Returns { medians, timer }. */
+export async function ladderFigures(tab, url, frame) {
+  await tab.goto(url);
+  const measure = async (t, table) => {
+    await t.waitFor("button.primary", 60_000);
+    await t.click(table === "ladder-table" ? "form.controls button.primary" : "main.embed button.primary");
+    await t.waitFor(`#${table} tbody tr[data-bytes="${LAST}"]`, 300_000);
+    return { medians: await t.eval(MEDIANS(table)), timer: await t.eval(TIMER), isolated: await t.eval("crossOriginIsolated") };
+  };
+  return frame ? tab.inFrame(frame, (f) => measure(f, "ladder-table-embed")) : measure(tab, "ladder-table");
+}
+
+/** The embed of a blog post: no first look unless it asks for one (`verdict=1`). */
+export async function embedFirstLook(tab, blogUrl, asks) {
+  await tab.goto(blogUrl);
+  return tab.inFrame("#memwall", async (f) => {
+    await f.waitFor("main.embed .card", 60_000);
+    if (!asks) {
+      expect(!(await f.exists("#first-look")), "an embed measured a first look it did not ask for");
+      return null;
+    }
+    await f.waitFor(FIRST_LOOK_DONE, 60_000);
+    return { levels: await f.eval(LEVELS), timer: await f.eval(TIMER) };
+  });
+}
+
+/** A small GROUP BY race: every kernel ran and all agree on the checksum. */
+export async function groupByRace(tab, base) {
+  await tab.goto(`${base}?rows=300000&keys=50000&verdict=0#groupby`);
+  await tab.click("section[aria-label='GROUP BY race'] form.controls button.primary");
+  await tab.waitFor("#groupby-table tbody tr[data-kernel]", 120_000);
+  const rows = await tab.eval(`[...document.querySelectorAll("#groupby-table tbody tr")].map((tr) => [tr.dataset.kernel, tr.querySelector("code").textContent])`);
+  expect(rows.length === 3 && new Set(rows.map((r) => r[1])).size === 1, `kernels: ${JSON.stringify(rows)}`);
+  return rows;
+}
+
+/** A small join race: every kernel ran and all agree on matches and checksum. */
+export async function joinRace(tab, base) {
+  await tab.goto(`${base}?build=100000&probe=1000000&miss=0.1&verdict=0#join`);
+  await tab.click("section[aria-label='Join race'] form.controls button.primary");
+  await tab.waitFor("#join-table tbody tr", 120_000);
+  const rows = await tab.eval(`[...document.querySelectorAll("#join-table tbody tr")].map((tr) => [...tr.cells].slice(-2).map((c) => c.textContent).join(" "))`);
+  expect(rows.length === 5 && new Set(rows).size === 1, `kernels: ${JSON.stringify(rows)}`);
+  return rows;
+}
+
+/** A native report opened from a file shows its host. */
+export async function openReport(tab, base, file, hostName) {
+  await tab.goto(`${base}?verdict=0#reports`);
+  await tab.setFile("#report-file", file);
+  await tab.waitFor(".host-name", 60_000);
+  const names = await tab.eval(`[...document.querySelectorAll(".host-name")].map((h) => h.textContent)`);
+  expect(names.includes(hostName), `host names: ${names}`);
+}
+
+/** This browser's ladder at one size on the isolated page: median ns (the run keyed on the
+ * table row the page marks with the size). */
+export async function browserLadderAt(tab, base, bytes) {
+  await tab.goto(`${base}?min=${bytes}&max=${bytes}&patterns=random&verdict=0`);
+  await tab.click("form.controls button.primary");
+  await tab.waitFor(`#ladder-table tbody tr[data-bytes="${bytes}"]`, 300_000);
+  return tab.eval(`Number(document.querySelector('#ladder-table tbody tr[data-bytes="${bytes}"]').dataset.median)`);
+}
+
+/** This browser's GROUP BY on the small preset (the page's default data), one kernel: ns/row. */
+export async function browserGroupBy(tab, base, kernel) {
+  await tab.goto(`${base}?kernels=${kernel}&runs=3&verdict=0#groupby`);
+  await tab.click("section[aria-label='GROUP BY race'] form.controls button.primary");
+  await tab.waitFor(`#groupby-table tbody tr[data-kernel="${kernel}"]`, 600_000);
+  return tab.eval(`Number(document.querySelector('#groupby-table tbody tr[data-kernel="${kernel}"]').dataset.nsPerRow)`);
+}
+
+/** Each figure set against the isolated page's: the worst relative difference and a table row. */
+export function againstIsolated(isolated, others) {
+  let worst = 0;
+  const rows = FIGURE_SIZES.map((bytes) => {
+    const base = isolated[bytes];
+    const cells = Object.entries(others).map(([name, medians]) => {
+      const diff = medians[bytes] / base - 1;
+      worst = Math.max(worst, Math.abs(diff));
+      return `${name} ${medians[bytes].toFixed(2)} ns (${diff >= 0 ? "+" : ""}${(diff * 100).toFixed(1)}%)`;
+    });
+    return `${String(bytes >> 10).padStart(6)} KiB: isolated ${base.toFixed(2)} ns · ${cells.join(" · ")}`;
+  });
+  return { worst, rows };
+}
+
+/** The lowest median per size over several runs: noise only ever adds time. */
+export function fastest(runs) {
+  const out = {};
+  for (const bytes of FIGURE_SIZES) out[bytes] = Math.min(...runs.map((r) => r.medians[bytes]));
+  return out;
+}

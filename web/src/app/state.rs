@@ -1,0 +1,85 @@
+//! What every part of the first view shares, held once in a context: the page shown, the theme,
+//! whether the second module (reports and races) is wanted, and what it says back about the
+//! reports it holds: how many, and each one's part for the ladder's chart.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use super::{Embed, Page};
+use crate::overlay::Overlay;
+use crate::theme::Theme;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppState {
+    pub page: Page,
+    pub theme: Theme,
+    pub embed: Option<Embed>,
+    /// The second module is wanted: a page of its was shown, a report was named or added.
+    /// Once wanted, it stays.
+    pub views: bool,
+    /// Reports open in the second module.
+    pub reports: usize,
+    pub overlays: Rc<Vec<Overlay>>,
+    /// Browser reports (JSON) to add, held until the second module is there to take them.
+    pub outbox: Rc<Vec<String>>,
+}
+
+impl AppState {
+    pub fn new(page: Page, theme: Theme, embed: Option<Embed>) -> Self {
+        let views = page != Page::Ladder || embed.is_some_and(|e| e != Embed::Ladder);
+        Self { page, theme, embed, views, reports: 0, overlays: Rc::new(Vec::new()), outbox: Rc::new(Vec::new()) }
+    }
+}
+
+#[derive(Debug)]
+pub enum AppAction {
+    Navigate(Page),
+    ToggleTheme,
+    /// Something only the second module can show or hold is there (a report to open).
+    WantViews,
+    /// The second module's word on its reports.
+    Reports {
+        count: usize,
+        overlays: Vec<Overlay>,
+    },
+    /// A report measured in this browser, as JSON, for the reports.
+    Add(String),
+    /// The second module took what was held for it.
+    Sent,
+}
+
+/// The shared state as pages see it: read it, and dispatch [`AppAction`]s to change it.
+pub type AppContext = UseReducerHandle<AppState>;
+
+/// The app's shared state; every component of the first view sits under its provider.
+#[hook]
+pub fn use_app() -> AppContext {
+    use_context::<AppContext>().expect("pages sit under the app's context provider")
+}
+
+impl Reducible for AppState {
+    type Action = AppAction;
+
+    fn reduce(self: Rc<Self>, action: AppAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            AppAction::Navigate(page) => {
+                next.page = page;
+                next.views |= page != Page::Ladder;
+            }
+            AppAction::ToggleTheme => next.theme = next.theme.toggled(),
+            AppAction::WantViews => next.views = true,
+            AppAction::Reports { count, overlays } => {
+                next.reports = count;
+                next.overlays = Rc::new(overlays);
+            }
+            AppAction::Add(json) => {
+                next.views = true;
+                Rc::make_mut(&mut next.outbox).push(json);
+            }
+            AppAction::Sent => next.outbox = Rc::new(Vec::new()),
+        }
+        Rc::new(next)
+    }
+}

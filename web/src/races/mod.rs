@@ -1,0 +1,8 @@
+//! The races: the GROUP BY and join pages, their kernels and their workers, in the second module
+//! (see `views/`). What both races share is written once, in `race.rs`.
+
+pub mod groupby;
+pub mod join;
+mod partition_view;
+pub mod protocol;
+mod race;

@@ -1,0 +1,145 @@
+//! The second module's app: the reports and the races, fetched the first time one of them is
+//! wanted (see `bridge.rs`). It holds the reports in a context with the theme, page and embed the
+//! first view tells it, draws its pages into the first view's `#views-…` elements through
+//! portals, and tells the first view how many reports are open and what of each its ladder draws.
+
+mod load;
+pub mod state;
+
+use wasm_bindgen::JsValue;
+use yew::prelude::*;
+
+use self::state::{ReportsAction, ReportsState};
+use crate::bridge::{self, ALERTS_HOST, Listener, RACES_HOST, REPORTS_HOST};
+use crate::overlay;
+use crate::races::groupby::GroupByPage;
+use crate::races::join::JoinPage;
+use crate::reports::page::ReportsPage;
+use crate::theme::{Palette, Theme};
+
+/// What the pages of the second module share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewsContext {
+    pub palette: Palette,
+    /// The first view's page: "ladder", "groupby", "join", "reports".
+    pub page: String,
+    /// "report", "groupby", "join" in an embed.
+    pub embed: Option<String>,
+    pub reports: UseReducerHandle<ReportsState>,
+}
+
+#[hook]
+pub fn use_views() -> ViewsContext {
+    use_context::<ViewsContext>().expect("the second module's pages sit under its app")
+}
+
+/// The first view's word: (theme, page, embed).
+fn read_state(detail: &JsValue) -> (Theme, String, Option<String>) {
+    let theme =
+        if bridge::field(detail, "theme").as_string().as_deref() == Some("dark") { Theme::Dark } else { Theme::Light };
+    let page = bridge::field(detail, "page").as_string().unwrap_or_default();
+    (theme, page, bridge::field(detail, "embed").as_string())
+}
+
+/// Why a report could not be opened, and the reports not drawn because no machine measures what
+/// they hold.
+#[function_component(Alerts)]
+fn alerts() -> Html {
+    let views = use_views();
+    let reports = views.reports.clone();
+    let dismiss = Callback::from(move |_| reports.dispatch(ReportsAction::DismissError));
+    html! {
+        <>
+            if let Some(message) = &views.reports.error {
+                <div class="alert" role="alert">
+                    <strong>{ "Could not open that report. " }</strong>
+                    <span class="alert-text">{ message.clone() }</span>
+                    <button type="button" class="link" onclick={dismiss} aria-label="Dismiss the message">{ "Dismiss" }</button>
+                </div>
+            }
+            if !views.reports.implausible.is_empty() {
+                <div class="alert implausible" role="alert">
+                    <strong>{ "Not drawn: these reports hold figures no machine could have measured." }</strong>
+                    <ul>{ for views.reports.implausible.iter().map(|m| html! { <li class="alert-text">{ m.clone() }</li> }) }</ul>
+                </div>
+            }
+        </>
+    }
+}
+
+#[derive(Debug, Properties, PartialEq)]
+pub struct Props {
+    pub initial: JsValue,
+}
+
+/// Draws `content` into the first view's element `id`, if it is there.
+fn portal(id: &str, content: Html) -> Html {
+    bridge::host(id).map_or_else(|| html! {}, |host| create_portal(content, host))
+}
+
+#[function_component(ViewsApp)]
+pub fn views_app(props: &Props) -> Html {
+    let told = use_state(|| read_state(&props.initial));
+    let reports = use_reducer(ReportsState::default);
+    let (theme, page, embed) = (*told).clone();
+    load::use_reports_named_on_start(&reports, embed.as_deref().is_none_or(|e| e == "report"));
+    {
+        let (told, reports) = (told.clone(), reports.dispatcher());
+        use_effect_with((), move |_| {
+            let state = Listener::new(bridge::STATE, move |detail| told.set(read_state(&detail)));
+            let add = Listener::new(bridge::ADD_REPORT, move |json| {
+                reports.dispatch(ReportsAction::AddJson(json.as_string().unwrap_or_default()));
+            });
+            move || drop((state, add))
+        });
+    }
+    {
+        // The first view's badge and ladder chart follow the reports open.
+        use_effect_with(reports.reports.clone(), |reports| {
+            let overlays: Vec<String> = reports.iter().map(overlay::encode).collect();
+            bridge::post(
+                bridge::REPORTS,
+                &bridge::object(&[
+                    ("count", JsValue::from(reports.len() as u32)),
+                    ("overlays", JsValue::from_str(&overlays.join("\n"))),
+                ]),
+            );
+        });
+    }
+    {
+        let embedded = embed.is_some();
+        use_effect_with(reports.shown, move |&shown| {
+            if shown > 0 && !embedded {
+                bridge::post(bridge::NAVIGATE, &JsValue::from_str("reports"));
+            }
+        });
+    }
+    let context = ViewsContext { palette: theme.palette(), page: page.clone(), embed: embed.clone(), reports };
+    let pages = match embed.as_deref() {
+        Some("report") => portal(REPORTS_HOST, html! { <ReportsPage compact=true /> }),
+        Some("groupby") => portal(RACES_HOST, html! { <GroupByPage compact=true /> }),
+        Some(_) => portal(RACES_HOST, html! { <JoinPage compact=true /> }),
+        None => html! {
+            <>
+                { portal(REPORTS_HOST, html! { <ReportsPage compact=false /> }) }
+                { portal(RACES_HOST, html! {
+                    <>
+                        <section hidden={page != "groupby"} aria-label="GROUP BY race"><GroupByPage compact=false /></section>
+                        <section hidden={page != "join"} aria-label="Join race"><JoinPage compact=false /></section>
+                    </>
+                }) }
+            </>
+        },
+    };
+    html! {
+        <ContextProvider<ViewsContext> {context}>
+            { portal(ALERTS_HOST, html! { <Alerts /> }) }
+            { pages }
+        </ContextProvider<ViewsContext>>
+    }
+}
+
+/// Mounts the second module's app (its entry, called by the first view).
+pub fn mount(root: web_sys::Element, state: JsValue) {
+    yew::Renderer::<ViewsApp>::with_root_and_props(root, Props { initial: state }).render();
+}
