@@ -25,6 +25,7 @@ pub struct RunArgs {
     /// Where to write the report: a file, or a folder (an existing one, or a path ending in `/`)
     /// in which the report is named after the host and the day, e.g. `db-7-2026-12-02.json`,
     /// for collecting a fleet's reports in one place (`memwall fleet DIR`).
+    #[arg(long, default_value = "memwall-report.json")]
     pub out: std::path::PathBuf,
     /// Then serve the web front end with the fresh report open (as `memwall serve --report OUT`).
     #[arg(long)]
