@@ -4,7 +4,13 @@
 // each view weighs and the browser-vs-native ratios. Prints a summary, writes
 // e2e/artifacts/anywhere-<engine>.json.
 //
-//   node e2e/anywhere.mjs [chromium|firefox]     (after scripts/e2e.sh has built dist/ and memwall)
+//   node e2e/anywhere.mjs [chromium|firefox] [--ci]   (after scripts/e2e.sh has built dist/ and memwall)
+//
+// --ci (how scripts/e2e.sh runs it): what depends on the machine's load (the verdict's time, the
+// first look agreeing with `memwall run`, figures within 10% of the isolated page) is measured and
+// printed, not asserted: on a shared CI machine those are figures to read, not a pass or fail.
+// Everything else (the page works on a static host and in an iframe, says which timer it got,
+// the first view's weight) is asserted either way.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -20,7 +26,16 @@ import {
   nativeLadderMedian, sameL2Story, startServer, startStatic,
 } from "./lib.mjs";
 
-const ENGINE = process.argv[2] ?? "chromium";
+const ENGINE = process.argv.slice(2).find((a) => !a.startsWith("--")) ?? "chromium";
+const CI = process.argv.includes("--ci");
+/** A goal that depends on the machine: asserted when run by hand, printed under --ci. */
+function goal(met, message) {
+  if (CI) {
+    if (!met) console.log(`     goal not met on this run (printed, not asserted under --ci): ${message}`);
+  } else {
+    expect(met, message);
+  }
+}
 const FIRST_VIEW_MAX = 350 * 1024;
 const VERDICT_MAX_MS = 15_000;
 checkInputs();
@@ -97,8 +112,8 @@ for (const [where, base] of [["isolated page (memwall serve)", iso.base], ["stat
     summary[`verdict_${look.isolated ? "isolated" : "static"}`] = { ms: look.ms, timer_ns: look.timer.ns, reading: describeL2(reading) };
     expect(look.isolated === (base === iso.base), `crossOriginIsolated is ${look.isolated}`);
     expect(look.timer.isolated === look.isolated, "the timer note says otherwise");
-    if (ENGINE === "chromium") expect(look.ms <= VERDICT_MAX_MS, `the verdict came after ${look.ms.toFixed(0)} ms`);
-    expect(sameL2Story(reading, native), "the first look and `memwall run` disagree about L2 or what follows it");
+    if (ENGINE === "chromium") goal(look.ms <= VERDICT_MAX_MS, `the verdict came after ${look.ms.toFixed(0)} ms`);
+    goal(sameL2Story(reading, native), "the first look and `memwall run` disagree about L2 or what follows it");
   });
 }
 
@@ -111,7 +126,7 @@ await test("an embed in another origin's page shows no first look unless it asks
   console.log(`     embedded first look: ${describeL2(l2AndAfter(look.levels))}; timer ${look.timer.ns / 1000} µs`);
 });
 
-await test("on a static host and in another origin's iframe the ladder measures within 10% of the isolated page at 16 KiB, 256 KiB and 64 MiB", async () => {
+await test("on a static host and in another origin's iframe the ladder runs and names its timer; its figures at 16 KiB, 256 KiB and 64 MiB set against the isolated page's (goal: within 10%)", async () => {
   const tab = await browser.open();
   const runs = { isolated: [], static: [], iframe: [] };
   // Two rounds, interleaved, so that a change in the machine's load hits all three alike; each
@@ -130,7 +145,7 @@ await test("on a static host and in another origin's iframe the ladder measures 
   const { worst, rows } = againstIsolated(fastest(runs.isolated), { static: fastest(runs.static), iframe: fastest(runs.iframe) });
   rows.forEach((r) => console.log(`     ${r}`));
   summary.figures_worst_difference = worst;
-  expect(worst <= 0.1, `a figure differs by ${(worst * 100).toFixed(1)}%`);
+  goal(worst <= 0.1, `a figure differs by ${(worst * 100).toFixed(1)}%`);
 });
 
 if (ENGINE === "firefox") {

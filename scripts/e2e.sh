@@ -3,7 +3,10 @@
 #   1. trunk builds dist/ (offline: the wasm-bindgen-cli and wasm-opt it needs are local),
 #   2. cargo builds the native memwall (a no-op when it is up to date),
 #   3. e2e/run.mjs serves dist/ with `memwall serve` and drives the pages with playwright-core,
-#   4. e2e/serve.mjs checks what the server sends: compressed bytes, 304s on a reload.
+#   4. e2e/serve.mjs checks what the server sends: compressed bytes, 304s on a reload,
+#   5. e2e/anywhere.mjs --ci: the page on a plain static host and in another origin's iframe, the
+#      first look's verdict with no click, each view's weight, browser-vs-native ratios (timings
+#      printed, not asserted: they depend on the machine's load).
 # Screenshots of every page land in e2e/artifacts/. Exits non-zero when a check fails.
 #
 # Needs what `scripts/setup.sh --test` installs: trunk and wasm-bindgen in .tools/bin, npm's
@@ -33,3 +36,4 @@ export MEMWALL_BIN="$TARGET_DIR/release/memwall" MEMWALL_DIST="$ROOT/dist"
 node e2e/run.mjs
 # What the server sends: the compressed wasm's bytes on the wire, and 304s on a second load.
 node e2e/serve.mjs
+node e2e/anywhere.mjs chromium --ci
