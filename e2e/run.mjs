@@ -13,7 +13,7 @@ import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { deflateRawSync } from "node:zlib";
-import { ARTIFACTS, DIST, EMBEDDED, MEMWALL, ROOT, checkInputs, launch, pageWeight, startServer } from "./lib.mjs";
+import { ARTIFACTS, DIST, EMBEDDED, MEMWALL, ROOT, checkInputs, expect, harness, launch, pageWeight, startServer } from "./lib.mjs";
 
 const TIMEOUT = 120_000;
 checkInputs();
@@ -59,22 +59,8 @@ const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
 context.setDefaultTimeout(TIMEOUT);
 
-const results = [];
+const { test, summary } = harness();
 const pageErrors = [];
-async function test(name, body) {
-  const started = Date.now();
-  try {
-    await body();
-    results.push({ name, ok: true });
-    console.log(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  } catch (error) {
-    results.push({ name, ok: false });
-    console.log(`FAIL ${name}: ${error.message.split("\n").slice(0, 6).join("\n     ")}`);
-  }
-}
-function expect(condition, message) {
-  if (!condition) throw new Error(message);
-}
 async function newPage(url) {
   const page = await context.newPage();
   page.on("pageerror", (e) => pageErrors.push(`${url}: ${e.message}`));
@@ -491,7 +477,5 @@ await test("no script errors on any page", async () => {
 
 await browser.close();
 server.kill();
-const failed = results.filter((r) => !r.ok).length;
 console.log(`e2e: screenshots in ${path.relative(ROOT, ARTIFACTS)}/`);
-console.log(`${results.length - failed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+process.exit(summary("e2e") === 0 ? 0 : 1);
