@@ -74,11 +74,22 @@ pub(super) fn measure_hops(clock: &dyn Clock, config: &SampleConfig, run: &mut d
     empty.sort_by(f64::total_cmp);
     let overhead = empty[empty.len() / 2];
     let target = config.target_sample_ns.max(1.0);
+    const MAX_HOPS: u64 = 1 << 40;
     let mut hops: u64 = 256;
     let hops_per_sample = loop {
         let (elapsed, ()) = time_ns(clock, || run(hops));
-        if elapsed >= target / 4.0 || hops >= 1 << 40 {
-            break ((hops as f64 * target / elapsed.max(1.0)) as u64).max(16);
+        if elapsed >= target / 4.0 || hops >= MAX_HOPS {
+            let estimate = ((hops as f64 * target / elapsed.max(1.0)) as u64).max(16);
+            // A stall inside a short run (a descheduled worker, a garbage collection, another
+            // tenant) makes its hops look slow and the estimate far too low: samples that short
+            // would read 0 on a coarse timer. An estimate counts only once a run of its own
+            // length is timed at a quarter of the target or more; a stall can only lengthen that.
+            let (check, ()) = time_ns(clock, || run(estimate));
+            if check >= target / 4.0 || hops >= MAX_HOPS {
+                break estimate;
+            }
+            hops = estimate.max(hops).saturating_mul(2).min(MAX_HOPS);
+            continue;
         }
         // Grow fast while the timer can't see the work yet, then more gently.
         hops *= if elapsed < target / 64.0 { 8 } else { 2 };

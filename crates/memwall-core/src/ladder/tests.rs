@@ -397,3 +397,34 @@ fn quick_config() -> SampleConfig {
         pattern: Pattern::Random,
     }
 }
+
+/// A clock that only moves when the chase runs (1 ns a hop) and a stall adds to it: it reads in
+/// steps of `tick` ns, like a coarse browser timer.
+struct SteppedClock {
+    ns: std::cell::Cell<f64>,
+    tick: f64,
+}
+
+impl Clock for SteppedClock {
+    fn now_ns(&self) -> f64 {
+        (self.ns.get() / self.tick).floor() * self.tick
+    }
+}
+
+#[test]
+fn a_stall_while_calibrating_does_not_shorten_the_samples() {
+    let clock = SteppedClock { ns: std::cell::Cell::new(0.0), tick: 100_000.0 };
+    let config = SampleConfig { target_sample_ns: 50e6, samples: 3, ..quick_config() };
+    let mut runs = 0;
+    let (hops, samples) = super::sampling::measure_hops(&clock, &config, &mut |hops| {
+        if hops > 0 {
+            runs += 1;
+            // The first timed run stalls for 20 ms: alone it would suggest 2.5x its hops.
+            let stall = if runs == 1 { 20e6 } else { 0.0 };
+            clock.ns.set(clock.ns.get() + hops as f64 + stall);
+        }
+    });
+    // 1 ns a hop: a 50 ms sample is ~50M hops, give or take the timer's steps.
+    assert!(hops > 25_000_000, "{hops} hops per sample");
+    assert!(samples.iter().all(|&ns| ns > 0.5 && ns < 2.0), "{samples:?}");
+}
