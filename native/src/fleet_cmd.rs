@@ -92,7 +92,8 @@ pub fn fleet(args: FleetArgs) -> CliResult {
     }
 }
 
-/// The files named, with each folder replaced by its reports in name order.
+/// The files named, with each folder replaced by its reports in name order (the files
+/// `memwall serve --reports DIR` would list).
 fn report_files(paths: &[PathBuf]) -> CliResult<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
@@ -100,24 +101,16 @@ fn report_files(paths: &[PathBuf]) -> CliResult<Vec<PathBuf>> {
             files.push(path.clone());
             continue;
         }
-        let entries = std::fs::read_dir(path)
-            .map_err(|e| CliError::usage(format!("{}: cannot list the folder: {e}", path.display())))?;
-        let mut found: Vec<PathBuf> = entries
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && is_report_name(p))
-            .collect();
-        if found.is_empty() {
-            return Err(CliError::usage(format!("{}: no *.json reports in this folder", path.display())));
+        let names = crate::serve::report_names_in(path);
+        if names.is_empty() {
+            return Err(CliError::usage(format!(
+                "{}: no *.json reports in this folder (or it cannot be read)",
+                path.display()
+            )));
         }
-        found.sort();
-        files.extend(found);
+        files.extend(names.into_iter().map(|name| path.join(name)));
     }
     Ok(files)
-}
-
-fn is_report_name(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name.ends_with(".json") && !name.starts_with('.')
 }
 
 /// The columns a buyer reads first; the CSV and JSON carry every field.

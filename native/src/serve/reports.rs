@@ -142,8 +142,9 @@ fn is_listed_name(name: &str) -> bool {
     !name.starts_with('.') && name.len() > ".json".len() && name.to_ascii_lowercase().ends_with(".json")
 }
 
-/// The report files in `dir` now, by name. A folder that can no longer be read lists nothing.
-fn listed(dir: &Path) -> Vec<String> {
+/// The report files in `dir` now, by name: what `--reports DIR` serves and `memwall fleet DIR`
+/// reads. A folder that can no longer be read lists nothing.
+pub fn listed(dir: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
