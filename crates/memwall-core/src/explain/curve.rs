@@ -4,7 +4,7 @@
 use memwall_report::Cache;
 
 use super::evidence::{CurveView, Evidence};
-use super::treads::{MIN_TREAD_WIDTH, NEW_LEVEL_STEP, Tread};
+use super::treads::{MIN_TREAD_WIDTH, NEW_LEVEL_STEP, PLATEAU, Tread};
 use crate::ladder::Pattern;
 use crate::size::format_bytes;
 
@@ -28,6 +28,43 @@ pub(super) struct CacheCurve {
     pub label: String,
     /// A random chase on small pages: TLB misses add to the cache misses in every step.
     pub tlb_prone: bool,
+    /// The sizes that read clearly slower than a larger one did, as (index, ns measured), now
+    /// read at the larger one's latency.
+    pub disturbed: Vec<(usize, f64)>,
+}
+
+impl CacheCurve {
+    fn new(bytes: Vec<u64>, mut ns: Vec<f64>, label: String, tlb_prone: bool) -> Self {
+        let disturbed = undisturb(&mut ns);
+        Self { bytes, ns, label, tlb_prone, disturbed }
+    }
+}
+
+/// A working set never gets faster by growing (a larger ring misses wherever a smaller one does),
+/// and a fastest sample can only be slowed by noise, never sped up: so a size that read more than
+/// [`PLATEAU`] slower than larger sizes did was disturbed throughout (a busy neighbour, a
+/// descheduled vCPU), and the larger sizes' latency bounds its own. Two larger sizes must agree
+/// (the bound is the second fastest of them), so that one lucky reading lowers nothing. Such a
+/// size is lowered to that bound; smaller wiggles are left to the tread finder's pooling. Without
+/// this, a few disturbed sizes among DRAM-bound ones read as a cache level followed by a slower
+/// DRAM. Returns the sizes lowered, with what they read.
+fn undisturb(ns: &mut [f64]) -> Vec<(usize, f64)> {
+    let mut lowered = Vec::new();
+    // The fastest and second fastest reading beyond the size at hand.
+    let (mut fastest, mut second) = (f64::INFINITY, f64::INFINITY);
+    for i in (0..ns.len()).rev() {
+        if ns[i] > second * PLATEAU {
+            lowered.push((i, ns[i]));
+            ns[i] = second;
+        }
+        if ns[i] < fastest {
+            (fastest, second) = (ns[i], fastest);
+        } else if ns[i] < second {
+            second = ns[i];
+        }
+    }
+    lowered.reverse();
+    lowered
 }
 
 /// The TLB-friendliest curve: every page-local curve at the main curve's sizes, pointwise fastest
@@ -44,18 +81,13 @@ pub(super) fn cache_curve(evidence: &Evidence<'_>) -> Result<CacheCurve, String>
     };
     if !local.is_empty() {
         let labels: Vec<String> = local.iter().map(|c| c.label()).collect();
-        return Ok(CacheCurve {
-            bytes: main.bytes(),
-            ns: fastest(&local),
-            label: labels.join(" and "),
-            tlb_prone: false,
-        });
+        return Ok(CacheCurve::new(main.bytes(), fastest(&local), labels.join(" and "), false));
     }
     let random =
         same.iter().copied().filter(|c| c.pattern == Pattern::Random).min_by_key(|c| !c.huge).ok_or_else(|| {
             format!("levels are read from a random or page-local curve; this ladder has {}", main.label())
         })?;
-    Ok(CacheCurve { bytes: random.bytes(), ns: fastest(&[random]), label: random.label(), tlb_prone: !random.huge })
+    Ok(CacheCurve::new(random.bytes(), fastest(&[random]), random.label(), !random.huge))
 }
 
 /// How the cache curve ends.
@@ -141,4 +173,23 @@ pub(super) fn number_treads(found: &[Tread], bytes: &[u64], caches: &[&Cache]) -
 pub(super) fn first_undeclared(numbers: &[(u8, bool)], caches: &[&Cache]) -> Option<usize> {
     let largest = caches.last().filter(|c| c.level >= 3)?;
     numbers.iter().position(|&(n, _)| n > largest.level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::undisturb;
+
+    #[test]
+    fn sizes_slower_than_two_larger_ones_are_lowered_and_one_lucky_reading_lowers_nothing() {
+        // DRAM at 80 ns with two sizes held up (200 and 160 ns) and a 10% wiggle left alone.
+        let mut ns = [1.5, 4.0, 13.0, 80.0, 200.0, 82.0, 160.0, 88.0, 80.0, 81.0];
+        let lowered = undisturb(&mut ns);
+        assert_eq!(lowered, [(4, 200.0), (6, 160.0)]);
+        assert_eq!(ns, [1.5, 4.0, 13.0, 80.0, 81.0, 82.0, 81.0, 88.0, 80.0, 81.0]);
+        // One reading far below the rest (a lucky or broken sample) is not enough to lower others.
+        let mut lucky = [1.5, 4.0, 13.0, 100.0, 104.0, 40.0, 102.0];
+        assert!(undisturb(&mut lucky).is_empty());
+        assert_eq!(lucky, [1.5, 4.0, 13.0, 100.0, 104.0, 40.0, 102.0]);
+        assert!(undisturb(&mut []).is_empty());
+    }
 }

@@ -12,7 +12,7 @@ use memwall_report::{Cache, Cause, Level};
 use super::curve::{CacheCurve, EARLY, End, cache_curve, first_undeclared, number_treads, the_end};
 use super::evidence::{Evidence, data_caches, streams};
 use super::tlb::{dram_with_tlb_misses, tlb_levels};
-use super::treads::{self, Tread};
+use super::treads::{self, PLATEAU, Tread};
 use crate::size::format_bytes;
 
 /// What was found, for the report and the page.
@@ -47,6 +47,9 @@ pub fn read(evidence: &Evidence<'_>) -> Reading {
         }
         End::InCache(why) => verdict.push(why),
     }
+    if let Some(note) = reader.disturbed_note() {
+        verdict.push(note);
+    }
     if reader.curve.tlb_prone {
         verdict.push(format!(
             "these levels are read from one random curve ({}), where TLB misses add to cache misses: `--pattern \
@@ -71,6 +74,24 @@ struct Reader<'a, 'e> {
 }
 
 impl<'a, 'e> Reader<'a, 'e> {
+    /// What the levels were read past: sizes disturbed throughout, the worst of them named.
+    fn disturbed_note(&self) -> Option<String> {
+        let curve = &self.curve;
+        let &(worst, measured) =
+            curve.disturbed.iter().max_by(|a, b| (a.1 / curve.ns[a.0]).total_cmp(&(b.1 / curve.ns[b.0])))?;
+        Some(format!(
+            "{} size(s) of {} read more than {:.0}% slower than a larger working set did, so noise held them up \
+             throughout (the worst, {}, read {:.1} ns where a larger one read {:.1}): the levels read each at the \
+             larger one's latency",
+            curve.disturbed.len(),
+            curve.label,
+            (PLATEAU - 1.0) * 100.0,
+            format_bytes(curve.bytes[worst]),
+            measured,
+            curve.ns[worst]
+        ))
+    }
+
     fn new(evidence: &'a Evidence<'e>, curve: CacheCurve) -> Self {
         let found = treads::treads(&curve.bytes, &curve.ns, !curve.tlb_prone);
         let caches = data_caches(evidence.declared);

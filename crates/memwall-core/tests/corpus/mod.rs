@@ -15,7 +15,7 @@ const MEASURED: &str = include_str!("measured.json");
 const PUBLISHED: &str = include_str!("published.json");
 
 /// The reports of `measured.json`, by file name: include_str! needs each path spelled out.
-const REPORTS: [(&str, &str); 4] = [
+const REPORTS: [(&str, &str); 5] = [
     (
         "xeon-2vcpu-kvm-ladder-4curves.json",
         include_str!("../../../../examples/reports/xeon-2vcpu-kvm-ladder-4curves.json"),
@@ -25,6 +25,7 @@ const REPORTS: [(&str, &str); 4] = [
         include_str!("../../../../examples/reports/zen3-2vcpu-kvm-ladder-4curves.json"),
     ),
     ("zen3-2vcpu-kvm-run.json", include_str!("../../../../examples/reports/zen3-2vcpu-kvm-run.json")),
+    ("zen1-2vcpu-kvm-run-busy.json", include_str!("../../../../examples/reports/zen1-2vcpu-kvm-run-busy.json")),
     (
         "zen3-2vcpu-kvm-run-random-only.json",
         include_str!("../../../../examples/reports/zen3-2vcpu-kvm-run-random-only.json"),
