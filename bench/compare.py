@@ -43,21 +43,18 @@ Usage: bench/compare.sh (which builds memwall, sets up bench/.venv, then runs th
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from engines import AGGS, JOIN, Query, check_agreement, chdb_engine, duckdb_engine, groupby_query, log
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
 
-AGGS = ("count", "sum", "avg")
-# f64's machine epsilon: the float check's unit of rounding.
-EPSILON = 2.0**-52
 
 # What the issues ask, printed beside the measured ratio (never asserted: a measurement).
 ASKED = {
@@ -65,142 +62,6 @@ ASKED = {
     "sum": ("ClickHouse", 3.5, "issue 12"),
     "join": ("faster engine", 2.0, "issue 13"),
 }
-
-
-def log(*args: object) -> None:
-    print(*args, file=sys.stderr, flush=True)
-
-
-def best_of(run, runs: int) -> tuple[list[float], object]:
-    """One untimed warm-up, then `runs` timed calls; every time and the last result."""
-    result = run()
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        started = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - started)
-    return times, result
-
-
-class Query:
-    """One race: its SQL for each engine, how to read the answer, and its rows for ns/row."""
-
-    def __init__(self, name: str, title: str, duckdb_sql: str, chdb_sql: str, per: str):
-        self.name = name
-        self.title = title
-        self.duckdb_sql = duckdb_sql
-        self.chdb_sql = chdb_sql
-        self.per = per  # "row" or "probe row"
-
-
-def groupby_query(agg: str) -> Query:
-    if agg == "count":
-        sql = "SELECT key, count(*) AS c FROM t GROUP BY key ORDER BY c DESC, key LIMIT 10"
-        return Query("count", "GROUP BY count", sql, sql, "row")
-    if agg == "sum":
-        # ClickHouse sums Int64 into Int64 (wrapping past 2^63); the generated values (|v| <= 1e9,
-        # 1e8 rows) stay far inside it, and a wrap would show as a mismatch, never pass silently.
-        sql = "SELECT count(*), sum(s) FROM (SELECT key, sum(value) AS s FROM t GROUP BY key)"
-        return Query("sum", "GROUP BY sum of an i64 column", sql, sql, "row")
-    if agg == "avg":
-        sql = "SELECT count(*), sum(a), sum(abs(a)) FROM (SELECT key, avg(value) AS a FROM t GROUP BY key)"
-        return Query("avg", "GROUP BY avg of an i64 column", sql, sql, "row")
-    raise ValueError(agg)
-
-
-JOIN = Query(
-    "join",
-    "hash join, build side of distinct keys with payloads",
-    "SELECT count(*), sum(p.key), sum(b.payload) FROM probe p JOIN build b ON p.key = b.key",
-    # ClickHouse sums Int64 and UInt64 in 64 bits (wrapping); the key sums need 128.
-    "SELECT count(), sum(toInt128(p.key)), sum(toUInt128(b.payload)) FROM probe AS p INNER JOIN build AS b ON p.key = b.key",
-    "probe row",
-)
-
-
-def answer(query: Query, rows: list) -> dict:
-    """The engine's result rows as the fields checked against memwall's."""
-    if query.name == "count":
-        return {"top": [(int(k), int(c)) for k, c in rows]}
-    if query.name == "sum":
-        return {"groups": int(rows[0][0]), "sum": int(rows[0][1])}
-    if query.name == "avg":
-        return {"groups": int(rows[0][0]), "avg": float(rows[0][1]), "avg_abs": float(rows[0][2])}
-    return {"matches": int(rows[0][0]), "key_sum": int(rows[0][1]), "payload_sum": int(rows[0][2])}
-
-
-def duckdb_engine(keys: Path, build: Path | None, queries: list[Query], runs: int) -> list[dict]:
-    import duckdb
-
-    con = duckdb.connect(":memory:")
-    con.execute("SET threads = 1")
-    # The Python client would otherwise print progress bars on stderr for long queries.
-    con.execute("SET enable_progress_bar = false")
-    name = f"DuckDB {duckdb.__version__}"
-    started = time.perf_counter()
-    if build is None:
-        columns = "key, value" if any(q.name in ("sum", "avg") for q in queries) else "key"
-        con.execute(f"CREATE TABLE t AS SELECT {columns} FROM read_parquet('{keys}')")
-        rows = con.execute("SELECT count(*) FROM t").fetchone()[0]
-    else:
-        con.execute(f"CREATE TABLE probe AS SELECT key FROM read_parquet('{keys}')")
-        con.execute(f"CREATE TABLE build AS SELECT key, payload FROM read_parquet('{build}')")
-        rows = con.execute("SELECT count(*) FROM probe").fetchone()[0]
-    log(f"{name}: loaded {rows} rows in {time.perf_counter() - started:.1f} s")
-    results = []
-    for query in queries:
-        times, out = best_of(lambda: con.execute(query.duckdb_sql).fetchall(), runs)
-        result = {"engine": name, "query": query.name, "times": times, "rows": rows, **answer(query, out)}
-        if query.name == "count":
-            result["groups"] = con.execute("SELECT count(*) FROM (SELECT key FROM t GROUP BY key)").fetchone()[0]
-        results.append(result)
-        log(f"{name} {query.name}: best {min(times):.3f} s")
-    con.close()
-    return results
-
-
-def chdb_engine(keys: Path, build: Path | None, queries: list[Query], runs: int) -> list[dict]:
-    import chdb
-    from chdb import session
-
-    sess = session.Session()
-    settings = " SETTINGS max_threads = 1"
-
-    def query(sql: str) -> list[list[str]]:
-        text = str(sess.query(sql + settings, "TSV"))
-        return [line.split("\t") for line in text.splitlines() if line]
-
-    version = query("SELECT version()")[0][0]
-    name = f"ClickHouse {version} (chDB {chdb.__version__})"
-    tables = ["t"] if build is None else ["probe", "build"]
-    for table in tables:
-        sess.query(f"DROP TABLE IF EXISTS {table}")
-    started = time.perf_counter()
-    if build is None:
-        with_values = any(q.name in ("sum", "avg") for q in queries)
-        sess.query("CREATE TABLE t (key Int64" + (", value Int64" if with_values else "") + ") ENGINE = Memory")
-        sess.query(f"INSERT INTO t SELECT key{', value' if with_values else ''} FROM file('{keys}', Parquet)")
-        rows = int(query("SELECT count(*) FROM t")[0][0])
-    else:
-        sess.query("CREATE TABLE probe (key Int64) ENGINE = Memory")
-        sess.query(f"INSERT INTO probe SELECT key FROM file('{keys}', Parquet)")
-        sess.query("CREATE TABLE build (key Int64, payload UInt64) ENGINE = Memory")
-        sess.query(f"INSERT INTO build SELECT key, payload FROM file('{build}', Parquet)")
-        rows = int(query("SELECT count(*) FROM probe")[0][0])
-    log(f"{name}: loaded {rows} rows in {time.perf_counter() - started:.1f} s")
-    results = []
-    for q in queries:
-        times, out = best_of(lambda: query(q.chdb_sql), runs)
-        result = {"engine": name, "query": q.name, "times": times, "rows": rows, **answer(q, out)}
-        if q.name == "count":
-            result["groups"] = int(query("SELECT count(*) FROM (SELECT key FROM t GROUP BY key)")[0][0])
-        results.append(result)
-        log(f"{name} {q.name}: best {min(times):.3f} s")
-    for table in tables:
-        sess.query(f"DROP TABLE {table}")
-    sess.close()
-    return results
 
 
 def run_memwall(cmd: list[str], out: Path, pin: int | None) -> dict:
@@ -261,41 +122,6 @@ def generate(memwall: Path, keys: Path, preset: str, build: Path | None, miss_ra
         cmd += ["--build-out", str(build), "--payload-column", "payload", "--miss-rate", repr(miss_rate)]
     log("$ " + " ".join(cmd))
     subprocess.run(cmd, check=True, stdout=sys.stderr)
-
-
-def mismatch(field: str, reference: dict, other: dict, why: str = "") -> None:
-    log("!" * 72)
-    log(f"MISMATCH in {field}{why}: {reference['engine']} vs {other['engine']} ({other['query']})")
-    log(f"  {reference['engine']}: {reference.get(field)}")
-    log(f"  {other['engine']}: {other.get(field)}")
-    log("!" * 72)
-
-
-def check_agreement(results: list[dict]) -> bool:
-    """Every engine must give memwall's answer (the first result); a mismatch is printed loudly."""
-    reference = results[0]
-    exact = {
-        "count": ("rows", "groups", "top"),
-        "sum": ("rows", "groups", "sum"),
-        "avg": ("rows", "groups"),
-        "join": ("rows", "matches", "key_sum", "payload_sum"),
-    }[reference["query"]]
-    ok = True
-    for other in results[1:]:
-        for field in exact:
-            if other[field] != reference[field]:
-                ok = False
-                mismatch(field, reference, other)
-        if reference["query"] == "avg":
-            # memwall's total is the exact sum of its per-group averages, rounded once; an engine
-            # adding them in its own order may be off by (n - 1) * eps * sum(|a|) for n groups,
-            # and each average by about eps * |a| (two roundings are allowed for).
-            abs_sum = other.get("avg_abs", abs(other["avg"]))
-            bound = (reference["groups"] + 4) * EPSILON * abs_sum
-            if not abs(other["avg"] - reference["avg"]) <= bound:
-                ok = False
-                mismatch("avg", reference, other, f" (beyond the rounding bound {bound:.3g})")
-    return ok
 
 
 def markdown(query: Query, results: list[dict], runs: int) -> str:

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""memwall against DuckDB, ClickHouse (chDB), Polars and DataFusion at every cardinality.
+
+GROUP BY count and sum over a fixed number of rows while the distinct keys sweep 10^3, 10^4, ...
+(uniform and Zipf-skewed), and the join while the build side sweeps the same sizes (probe rows
+fixed, miss rate 0 and 0.3); each point at one thread and at every thread this process may use.
+Every engine's answer is checked against memwall's at every point (bench/engines.py, the same
+checks as bench/compare.py), a mismatch printed loudly and the exit code 1.
+
+Rules, the same for all: the rows in each engine's own memory before the clock starts (loading is
+never timed); one untimed warm-up, then `--runs` timed runs, the best counts; DuckDB `threads`,
+ClickHouse `max_threads`, Polars `POLARS_MAX_THREADS`, DataFusion `target_partitions` and memwall
+`--threads` all set to the point's thread count. Engine times are wall-clock around the query from
+Python (scan of the in-memory columns, plan and a result of at most ten rows included); memwall's
+are its kernel alone under `--memory warm` (bench/README.md says why that is the fair pairing).
+Each engine runs in a process of its own, one at a time, so no two hold the rows at once.
+
+Output: a Markdown table per query, skew and thread count (ns per row by distinct keys, one column
+per engine and memwall kernel, and how memwall adaptive stands against the best engine), PNG charts,
+and every figure as JSON (`bench/results/sweep-<mode>.{md,json}`, `sweep-<mode>-<query>.png`).
+
+    bench/sweep.sh --quick          # 10M rows, 10^3..10^7 keys: the whole sweep in minutes
+    bench/sweep.sh                  # 100M rows, 10^3..10^8 keys
+    bench/sweep.sh --quick --join   # the join across build sizes
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from engines import ENGINES, JOIN, check_agreement, groupby_query, log
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results"
+# memwall adaptive counts as first where the best engine is at most this much faster.
+WITHIN = 1.05
+
+
+def parse_count(text: str) -> int:
+    """10M, 1e3, 17630976 and so on."""
+    scale = {"k": 1e3, "m": 1e6, "g": 1e9}.get(text[-1:].lower())
+    return int(float(text[:-1]) * scale) if scale else int(float(text))
+
+
+def all_threads() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def memwall_points(memwall: Path, args, data: dict, threads: int) -> list[dict]:
+    """memwall's kernels at one point, one result per kernel and query, in the engines' shape."""
+    results = []
+    for query in data["queries"]:
+        with tempfile.NamedTemporaryFile(suffix=".json") as out:
+            if query == "join":
+                cmd = [str(memwall), "join", "--build-keys", str(data["keys"]), "--probe-rows", str(args.rows),
+                       "--miss-rate", repr(data["miss_rate"])]
+            else:
+                cmd = [str(memwall), "groupby", "--input", str(data["rows_file"]), "--column", "key"]
+                if query != "count":
+                    cmd += ["--agg", query, "--value-column", "value"]
+            cmd += ["--kernel", args.kernels, "--runs", str(args.runs), "--threads", str(threads),
+                    "--memory", "warm", "--json", out.name]
+            log("$ " + " ".join(cmd))
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            report = json.loads(Path(out.name).read_text())
+        section = report["join" if query == "join" else "groupby"]
+        for run in section["runs"]:
+            result = {"engine": f"memwall {run['kernel']}", "query": query, "times": run["samples_seconds"],
+                      "rows": section["dataset"]["probe_rows" if query == "join" else "rows"]}
+            if run.get("choice"):
+                result["chose"] = run["choice"]["kernel"]
+            if query == "join":
+                result.update(matches=run["matches"], key_sum=int(run["key_sum"]), payload_sum=int(run["payload_sum"]))
+            else:
+                result["groups"] = run["groups"]
+                if query == "count":
+                    result["top"] = [(int(kc["key"]), int(kc["count"])) for kc in run["top"]]
+                else:
+                    result["sum"] = int((run.get("totals") or {})["sum"])
+            results.append(result)
+    # The adaptive kernel first: it is the one every engine is held to.
+    return sorted(results, key=lambda r: r["engine"] != "memwall adaptive")
+
+
+def engine_points(engine: str, args, data: dict, threads: int) -> list[dict]:
+    """One engine at one point, in a process of its own (Polars sizes its pool once per process)."""
+    cmd = [sys.executable, __file__, "--worker", engine, "--worker-threads", str(threads), "--runs", str(args.runs),
+           "--worker-rows", str(data["rows_file"]), "--worker-queries", ",".join(data["queries"])]
+    if data.get("build_file"):
+        cmd += ["--worker-build", str(data["build_file"])]
+    env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
+    done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, env=env, text=True)
+    results = json.loads(done.stdout)
+    for r in results:
+        if "top" in r:
+            r["top"] = [tuple(kc) for kc in r["top"]]
+    return results
+
+
+def worker(args) -> int:
+    queries = [JOIN if q == "join" else groupby_query(q) for q in args.worker_queries.split(",")]
+    build = Path(args.worker_build) if args.worker_build else None
+    results = ENGINES[args.worker](Path(args.worker_rows), build, queries, args.runs, args.worker_threads)
+    print(json.dumps(results))
+    return 0
+
+
+def generate(memwall: Path, rows: int, keys: int, skew: str, miss_rate: float | None, out: Path, build: Path | None):
+    if out.exists() and (build is None or build.exists()):
+        return
+    cmd = [str(memwall), "generate", "--rows", str(rows), "--keys", str(keys), "--out", str(out), "--column", "key"]
+    if build is None:
+        cmd += ["--skew", skew, "--value-column", "value"]
+    else:
+        cmd += ["--build-out", str(build), "--payload-column", "payload", "--miss-rate", repr(miss_rate)]
+    log("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def table(points: list[dict], query: str, series: str, threads: int) -> str:
+    """One Markdown table: ns per row by distinct keys, a column per engine, adaptive's standing."""
+    mine = [p for p in points if p["query"] == query and p["series"] == series and p["threads"] == threads]
+    engines = sorted({p["engine"] for p in mine}, key=lambda e: (not e.startswith("memwall"), e))
+    per = "probe row" if query == "join" else "row"
+    lines = [f"| {'build keys' if query == 'join' else 'distinct keys'} | " + " | ".join(engines)
+             + " | best engine | adaptive vs it |", "|---:|" + "---:|" * (len(engines) + 2)]
+    for keys in sorted({p["keys"] for p in mine}):
+        at = {p["engine"]: p for p in mine if p["keys"] == keys}
+        cells = []
+        for e in engines:
+            p = at.get(e)
+            cell = "-" if p is None else f"{p['ns_per_row']:.2f}"
+            if p is not None and p.get("chose"):
+                cell += f" ({p['chose']})"
+            cells.append(cell)
+        rivals = [p for e, p in at.items() if not e.startswith("memwall")]
+        adaptive = at.get("memwall adaptive")
+        if rivals and adaptive:
+            best = min(rivals, key=lambda p: p["ns_per_row"])
+            lead = best["ns_per_row"] / adaptive["ns_per_row"]
+            mark = "**2x+ ahead**" if lead >= 2 else ("first" if lead * WITHIN >= 1 else "BEHIND")
+            standing = f"{lead:.2f}x, {mark}"
+            best_name = best["engine"].split(" (")[0]
+        else:
+            standing, best_name = "-", "-"
+        lines.append(f"| {keys:,} | " + " | ".join(cells) + f" | {best_name} | {standing} |")
+    return f"ns per {per}, {threads} thread(s)\n\n" + "\n".join(lines)
+
+
+def chart(points: list[dict], query: str, out: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib is not installed: no chart (pip install -r bench/requirements.txt)")
+        return
+    mine = [p for p in points if p["query"] == query]
+    panels = sorted({(p["series"], p["threads"]) for p in mine})
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
+    for ax, (series, threads) in zip(axes[0], panels):
+        here = [p for p in mine if p["series"] == series and p["threads"] == threads]
+        for engine in sorted({p["engine"] for p in here}):
+            line = sorted((p["keys"], p["ns_per_row"]) for p in here if p["engine"] == engine)
+            style = dict(linewidth=2.5, color="black") if engine == "memwall adaptive" else {}
+            ax.plot(*zip(*line), marker="o", label=engine.split(" (")[0], **style)
+        ax.set(xscale="log", yscale="log", xlabel="build keys" if query == "join" else "distinct keys",
+               ylabel="ns per probe row" if query == "join" else "ns per row", title=f"{query}, {series}, {threads} thread(s)")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+    plt.close(fig)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--memwall", type=Path, default=REPO / "target" / "release" / "memwall")
+    parser.add_argument("--quick", action="store_true", help="10M rows and keys 10^3..10^7 (default 100M, ..10^8)")
+    parser.add_argument("--rows", type=parse_count, default=None)
+    parser.add_argument("--keys", default=None, help="comma list of distinct keys (default powers of ten to --rows)")
+    parser.add_argument("--skews", default="uniform,zipf:1.1", help="GROUP BY key skews, comma list")
+    parser.add_argument("--aggs", default="count,sum")
+    parser.add_argument("--join", action="store_true", help="sweep the join's build side instead")
+    parser.add_argument("--miss-rates", default="0,0.3", help="join: probe rows missing the build side")
+    parser.add_argument("--threads", default="1,all", help="comma list of thread counts, `all` for every CPU")
+    parser.add_argument("--engines", default="duckdb,chdb,polars,datafusion")
+    parser.add_argument("--kernels", default="adaptive,tuned,naive", help="memwall kernels")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--name", default=None, help="output name (default sweep-quick / sweep-full, -join)")
+    parser.add_argument("--worker", choices=sorted(ENGINES), help=argparse.SUPPRESS)
+    parser.add_argument("--worker-threads", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--worker-rows", help=argparse.SUPPRESS)
+    parser.add_argument("--worker-build", help=argparse.SUPPRESS)
+    parser.add_argument("--worker-queries", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args)
+
+    started = time.perf_counter()
+    args.rows = args.rows or (10_000_000 if args.quick else 100_000_000)
+    top = 7 if args.quick else 8
+    keys = [parse_count(k) for k in args.keys.split(",")] if args.keys else [10**e for e in range(3, top + 1)]
+    keys = [k for k in keys if k <= args.rows]
+    threads = sorted({all_threads() if t == "all" else int(t) for t in args.threads.split(",")})
+    engines = [e for e in args.engines.split(",") if e]
+    unknown = [e for e in engines if e not in ENGINES]
+    if unknown or args.runs < 1 or not keys:
+        parser.error(f"engines are {', '.join(ENGINES)}; --runs at least 1; keys at most --rows")
+    if not args.memwall.exists():
+        parser.error(f"{args.memwall}: no memwall binary (cargo build --release -p memwall)")
+    mode = args.name or ("sweep-quick" if args.quick else "sweep-full") + ("-join" if args.join else "")
+    data_dir = RESULTS / "sweep-data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+
+    datasets = []
+    if args.join:
+        for miss in (float(m) for m in args.miss_rates.split(",")):
+            for k in keys:
+                rows_file = data_dir / f"probe-{args.rows}-{k}-miss{miss:g}.parquet"
+                build_file = data_dir / f"build-{args.rows}-{k}-miss{miss:g}.parquet"
+                datasets.append(dict(series=f"miss {miss:g}", keys=k, miss_rate=miss, queries=["join"],
+                                     rows_file=rows_file, build_file=build_file))
+    else:
+        for skew in args.skews.split(","):
+            for k in keys:
+                rows_file = data_dir / f"rows-{args.rows}-{k}-{skew.replace(':', '')}.parquet"
+                datasets.append(dict(series=skew, keys=k, queries=args.aggs.split(","), rows_file=rows_file))
+
+    points, agree = [], True
+    for data in datasets:
+        generate(args.memwall, args.rows, data["keys"], data["series"], data.get("miss_rate"), data["rows_file"],
+                 data.get("build_file"))
+        for t in threads:
+            results = memwall_points(args.memwall, args, data, t)
+            for engine in engines:
+                results += engine_points(engine, args, data, t)
+            for query in data["queries"]:
+                at = [r for r in results if r["query"] == query]
+                ok = check_agreement(at)
+                agree &= ok
+                for r in at:
+                    points.append(dict(query=query, series=data["series"], keys=data["keys"], threads=t,
+                                       engine=r["engine"], seconds=r["times"], ns_per_row=min(r["times"]) / r["rows"] * 1e9,
+                                       chose=r.get("chose"), agrees=ok))
+            log(f"{data['series']} {data['keys']:,} keys, {t} thread(s): done at {time.perf_counter() - started:.0f} s")
+
+    elapsed = time.perf_counter() - started
+    version = subprocess.run([str(args.memwall), "--version"], capture_output=True, text=True).stdout.strip()
+    host = dict(cpu=cpu_model(), cpus=all_threads(), system=platform.platform())
+    queries = ["join"] if args.join else args.aggs.split(",")
+    sections = [f"# {mode}: memwall against engines by cardinality",
+                "",
+                f"{args.rows:,} {'probe ' if args.join else ''}rows; {version}; {host['cpu']}, {host['cpus']} CPUs; "
+                f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; best of {args.runs} warm runs "
+                f"after one untimed; load average {os.getloadavg()[0]:.2f} at the end; the whole sweep took "
+                f"{elapsed / 60:.1f} min. Every engine agreed with memwall at every point: "
+                f"{'yes' if agree else 'NO (see the log)'}. 'first': adaptive within {WITHIN - 1:.0%} of the best "
+                "engine or ahead. Rules: bench/sweep.py's docstring."]
+    for query in queries:
+        series = sorted({p["series"] for p in points if p["query"] == query})
+        for s in series:
+            for t in threads:
+                sections += ["", f"## {query}, {s}", "", table(points, query, s, t)]
+        chart(points, query, RESULTS / f"{mode}-{query}.png")
+    text = "\n".join(sections) + "\n"
+    print(text)
+    (RESULTS / f"{mode}.md").write_text(text)
+    doc = {"schema_version": 1, "mode": mode, "rows": args.rows, "runs": args.runs, "memwall_version": version,
+           "host": host, "elapsed_seconds": elapsed, "all_agree": agree, "points": points}
+    (RESULTS / f"{mode}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min")
+    return 0 if agree else 1
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
