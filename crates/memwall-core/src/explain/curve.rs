@@ -48,7 +48,7 @@ impl CacheCurve {
 /// size is lowered to that bound; smaller wiggles are left to the tread finder's pooling. Without
 /// this, a few disturbed sizes among DRAM-bound ones read as a cache level followed by a slower
 /// DRAM. Returns the sizes lowered, with what they read.
-fn undisturb(ns: &mut [f64]) -> Vec<(usize, f64)> {
+pub(super) fn undisturb(ns: &mut [f64]) -> Vec<(usize, f64)> {
     let mut lowered = Vec::new();
     // The fastest and second fastest reading beyond the size at hand.
     let (mut fastest, mut second) = (f64::INFINITY, f64::INFINITY);

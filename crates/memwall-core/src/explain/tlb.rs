@@ -3,7 +3,7 @@
 
 use memwall_report::{Cause, LadderPoint, Level};
 
-use super::curve::CacheCurve;
+use super::curve::{CacheCurve, undisturb};
 use super::evidence::{CurveView, Evidence};
 use super::treads::{PLATEAU, Tread};
 use crate::ladder::Pattern;
@@ -57,8 +57,12 @@ pub(super) fn tlb_levels(
 ) {
     let Some((random, local)) = small_page_pair(evidence) else { return };
     let (random_label, local_label) = (random.label(), local.label());
-    let (random, local) = (random.points, local.points);
-    let gap: Vec<f64> = random.iter().zip(local).map(|(r, l)| r.ns_per_load.min / l.ns_per_load.min).collect();
+    let random = random.points;
+    // Page-local read as the levels read it: a size noise held up throughout would open a gap
+    // that is not the TLB's.
+    let mut local: Vec<f64> = local.points.iter().map(|l| l.ns_per_load.min).collect();
+    undisturb(&mut local);
+    let gap: Vec<f64> = random.iter().zip(&local).map(|(r, l)| r.ns_per_load.min / l).collect();
     // From where random stays above page-local for good: one size read slower by noise, or a
     // first-level TLB miss that the second level catches, is not where page walks start.
     let first = gap.iter().rposition(|&g| g <= TLB_GAP).map_or(0, |i| i + 1);
@@ -84,7 +88,7 @@ pub(super) fn tlb_levels(
             at.ns_per_load.min,
             format_bytes(at.bytes),
             local_label,
-            local[first].ns_per_load.min
+            local[first]
         )],
     });
     let last = random.len() - 1;
@@ -94,10 +98,10 @@ pub(super) fn tlb_levels(
         format_bytes(reach),
         at.ns_per_load.min,
         format_bytes(at.bytes),
-        local[first].ns_per_load.min,
+        local[first],
         format_bytes(random[last].bytes),
-        page_walk_share(&random[last], &local[last]) * 100.0,
-        random[last].ns_per_load.min - local[last].ns_per_load.min,
+        walk_share(random[last].ns_per_load.min, local[last]) * 100.0,
+        random[last].ns_per_load.min - local[last],
         random[last].ns_per_load.min
     ));
 }
