@@ -6,11 +6,12 @@
 #   4. e2e/serve.mjs checks what the server sends: compressed bytes, 304s on a reload,
 #   5. e2e/anywhere.mjs --ci: the page on a plain static host and in another origin's iframe, the
 #      first look's verdict with no click, each view's weight, browser-vs-native ratios (timings
-#      printed, not asserted: they depend on the machine's load).
+#      printed, not asserted: they depend on the machine's load), then the same in Firefox ESR.
 # Screenshots of every page land in e2e/artifacts/. Exits non-zero when a check fails.
 #
 # Needs what `scripts/setup.sh --test` installs: trunk and wasm-bindgen in .tools/bin, npm's
-# binaryen@132.0.0 in .tools/npm, Chromium, and e2e/node_modules (playwright-core).
+# binaryen@132.0.0 in .tools/npm, Chromium, Firefox ESR, geckodriver in .tools/bin, and
+# e2e/node_modules (playwright-core, selenium-webdriver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -25,6 +26,8 @@ command -v wasm-bindgen >/dev/null || missing "wasm-bindgen"
 wasm-opt --version 2>/dev/null | grep -q "version 132" || missing "wasm-opt 132 (npm binaryen@132.0.0 in .tools/npm)"
 [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || missing "Chromium"
 [ -d e2e/node_modules/playwright-core ] || missing "playwright-core (e2e/node_modules)"
+command -v firefox-esr >/dev/null || missing "Firefox ESR"
+[ -x .tools/bin/geckodriver ] || command -v geckodriver >/dev/null || missing "geckodriver"
 
 # trunk runs cargo offline, so everything must already be in the local registry.
 cargo fetch --locked --quiet
@@ -37,3 +40,5 @@ node e2e/run.mjs
 # What the server sends: the compressed wasm's bytes on the wire, and 304s on a second load.
 node e2e/serve.mjs
 node e2e/anywhere.mjs chromium --ci
+# The same page in a second engine: Firefox ESR over WebDriver (geckodriver), its own timer rules.
+node e2e/anywhere.mjs firefox --ci

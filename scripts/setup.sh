@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what memwall needs beyond the Rust toolchain, idempotently: each step checks first and
 # does nothing when the right version is already there. Tools go to .tools/ (ignored by git);
-# only Chromium comes from the system's package manager.
+# only the browsers (Chromium, Firefox ESR) come from the system's package manager.
 #
 #   scripts/setup.sh          what building the web front end needs (wasm target, trunk,
 #                             wasm-bindgen, wasm-opt); the native memwall needs only Rust.
 #                             scripts/run.sh calls it after measuring, so it never delays figures
 #   scripts/setup.sh --test   also what the tests need (rustfmt, clippy, Chromium, chromedriver,
-#                             e2e npm packages)
+#                             Firefox ESR, geckodriver, e2e npm packages)
 #   scripts/setup.sh --release  also what scripts/release.sh needs: the two musl targets, Debian's
 #                             musl and aarch64 cross tools, and qemu-user-static for the checks
 set -euo pipefail
@@ -17,6 +17,7 @@ TOOLS=$ROOT/.tools
 export PATH="$TOOLS/bin:$TOOLS/npm/node_modules/.bin:$PATH"
 
 TRUNK_VERSION=0.21.14        # 0.22 needs a newer rustc than this toolchain
+GECKODRIVER_VERSION=0.37.1   # drives Firefox ESR for the e2e checks in a second engine
 want_test=false
 want_release=false
 [ "${1:-}" = "--test" ] && want_test=true
@@ -77,6 +78,21 @@ if $want_test; then
         $SUDO apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
         took "installed Chromium"
+    fi
+    # The second engine: Debian's Firefox ESR, driven over WebDriver by geckodriver (from
+    # crates.io; Debian 12 does not package it, and GitHub's binaries cannot be downloaded).
+    if ! command -v firefox-esr >/dev/null; then
+        begin "installing Firefox ESR from the system's packages (about a minute)"
+        SUDO=""
+        [ "$(id -u)" = 0 ] || SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends firefox-esr >/dev/null
+        took "installed Firefox ESR"
+    fi
+    if ! "$TOOLS/bin/geckodriver" --version 2>/dev/null | grep -q "geckodriver $GECKODRIVER_VERSION"; then
+        begin "installing geckodriver $GECKODRIVER_VERSION into .tools: compiled from source, ~4 minutes on 2 cores, once"
+        cargo install --root "$TOOLS" --locked geckodriver --version "$GECKODRIVER_VERSION"
+        took "installed geckodriver"
     fi
     if [ -f e2e/package-lock.json ] && ! (cd e2e && npm ls --silent >/dev/null 2>&1); then
         say "installing the e2e test's npm packages (playwright-core drives the system Chromium)"
