@@ -197,9 +197,17 @@ pub fn reports_csv(reports: &[(&str, &Report)]) -> String {
     out
 }
 
-/// The fleet's rows, one per report.
+/// The fleet's rows, one per report, then every price column any row was joined with (by name;
+/// empty where a row has no figure for it).
 pub fn fleet_csv(rows: &[crate::fleet::FleetRow]) -> String {
-    table(crate::fleet::FLEET_CSV_HEADER, rows.iter().map(crate::fleet::FleetRow::csv_fields))
+    let prices: std::collections::BTreeSet<&String> = rows.iter().flat_map(|r| r.prices.keys()).collect();
+    let header = crate::fleet::FLEET_CSV_HEADER.iter().copied().chain(prices.iter().map(|p| p.as_str()));
+    let header: Vec<&str> = header.collect();
+    let fields = |r: &crate::fleet::FleetRow| {
+        let extra = prices.iter().map(|p| r.prices.get(*p).map_or(String::new(), f64::to_string));
+        r.csv_fields().into_iter().chain(extra).collect()
+    };
+    table(&header, rows.iter().map(fields))
 }
 
 #[cfg(test)]

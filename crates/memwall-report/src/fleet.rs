@@ -2,6 +2,8 @@
 //! derived from reports (by `memwall_core::fleet`), never stored in them; this is their shape for
 //! `memwall fleet --json` and the page.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::Source;
@@ -46,10 +48,16 @@ pub struct FleetRow {
     pub join_adaptive_ns_per_probe: Option<f64>,
     pub created_unix_s: u64,
     pub memwall_version: String,
+    /// Figures a user joined onto the row from a CSV of their own (`memwall fleet --prices`,
+    /// e.g. `usd_per_hour`), by that CSV's column names; a column a row has no figure for is
+    /// absent. Never read from a report.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, f64>,
 }
 
 /// The columns, by the names `--sort` and `--filter` take, with what each holds.
 pub const FLEET_COLUMNS: &[(&str, &str)] = &[
+    ("report", "where the report came from (file name or URL)"),
     ("host", "host name"),
     ("cpu", "CPU model"),
     ("vcpus", "logical CPUs"),
@@ -81,12 +89,14 @@ pub enum Cell {
 }
 
 impl FleetRow {
-    /// The value of column `name` (one of [`FLEET_COLUMNS`]), or `None` for an unknown name.
+    /// The value of column `name` (one of [`FLEET_COLUMNS`], else a joined price column), or
+    /// `None` for a name that is neither, or a price column this row has no figure for.
     pub fn cell(&self, name: &str) -> Option<Cell> {
         let num = |v: Option<f64>| v.map_or(Cell::Missing, Cell::Number);
         let int = |v: Option<u64>| num(v.map(|v| v as f64));
         let text = |v: Option<&String>| v.map_or(Cell::Missing, |s| Cell::Text(s.clone()));
         Some(match name {
+            "report" => Cell::Text(self.report.clone()),
             "host" => Cell::Text(self.host.clone()),
             "cpu" => text(self.cpu.as_ref()),
             "vcpus" => int(self.vcpus.map(u64::from)),
@@ -107,7 +117,7 @@ impl FleetRow {
             "join_adaptive" => num(self.join_adaptive_ns_per_probe),
             "date" => int(Some(self.created_unix_s)),
             "version" => Cell::Text(self.memwall_version.clone()),
-            _ => return None,
+            _ => return self.prices.get(name).map(|&v| Cell::Number(v)),
         })
     }
 }

@@ -1,6 +1,10 @@
 //! A report turned into the row a buyer compares hosts by. Every figure comes from the report,
 //! read again by the current rules first (as `memwall explain` and the page read it), so reports
-//! from older versions line up with new ones.
+//! from older versions line up with new ones. A user's own figures (prices) are joined onto the
+//! rows by [`prices`].
+
+pub mod prices;
+pub mod table;
 
 use memwall_report::fleet::{Cell, FLEET_COLUMNS, FleetRow};
 use memwall_report::{Cause, GroupBy, Join, Report};
@@ -51,6 +55,17 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
         join_adaptive_ns_per_probe: report.join.as_ref().and_then(|j| join_ns(j, "adaptive")),
         created_unix_s: report.created_unix_s,
         memwall_version: report.tool.version.clone(),
+        prices: Default::default(),
+    }
+}
+
+/// A report's name without its folder, URL path or `.json`: what a row is called in tables,
+/// and what a prices CSV names it by.
+pub fn report_stem(report: &str) -> &str {
+    let file = report.rsplit(['/', '\\']).next().unwrap_or(report);
+    match file.len().checked_sub(".json".len()) {
+        Some(cut) if cut > 0 && file.is_char_boundary(cut) && file[cut..].eq_ignore_ascii_case(".json") => &file[..cut],
+        _ => file,
     }
 }
 
@@ -80,7 +95,7 @@ fn join_data(join: &Join) -> String {
 /// `column<value`, `column>value` for numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
-    column: &'static str,
+    column: String,
     op: Op,
     value: String,
 }
@@ -95,8 +110,8 @@ enum Op {
 /// Why a column name or filter was refused; the message lists what is accepted.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FleetError {
-    #[error("no column {0:?}: the columns are {cols}", cols = column_names())]
-    UnknownColumn(String),
+    #[error("no column {0:?}: the columns are {cols}{1}", cols = column_names())]
+    UnknownColumn(String, String),
     #[error("filter {0:?} is not COLUMN=VALUE, COLUMN<NUMBER or COLUMN>NUMBER")]
     BadFilter(String),
     #[error("filter {0:?} compares a column with something that is not a number")]
@@ -113,11 +128,27 @@ pub fn column(name: &str) -> Result<&'static str, FleetError> {
         .iter()
         .map(|(c, _)| *c)
         .find(|c| c.eq_ignore_ascii_case(name))
-        .ok_or_else(|| FleetError::UnknownColumn(name.to_owned()))
+        .ok_or_else(|| FleetError::UnknownColumn(name.to_owned(), String::new()))
+}
+
+/// The column named `name`: one of [`FLEET_COLUMNS`], else one of `joined` (the price columns
+/// joined onto the rows), as they spell it.
+pub fn column_among(name: &str, joined: &[String]) -> Result<String, FleetError> {
+    column(name).map(str::to_owned).or_else(|_| {
+        joined.iter().find(|c| c.eq_ignore_ascii_case(name)).cloned().ok_or_else(|| {
+            let extra = if joined.is_empty() { String::new() } else { format!(", and from the prices {}", joined.join(", ")) };
+            FleetError::UnknownColumn(name.to_owned(), extra)
+        })
+    })
 }
 
 impl Filter {
     pub fn parse(term: &str) -> Result<Self, FleetError> {
+        Self::parse_among(term, &[])
+    }
+
+    /// As [`Filter::parse`], also taking the price columns `joined` onto the rows.
+    pub fn parse_among(term: &str, joined: &[String]) -> Result<Self, FleetError> {
         let at = term.find(['=', '<', '>']).ok_or_else(|| FleetError::BadFilter(term.to_owned()))?;
         let (name, rest) = term.split_at(at);
         let op = match &rest[..1] {
@@ -132,11 +163,11 @@ impl Filter {
         if op != Op::Matches && value.parse::<f64>().is_err() {
             return Err(FleetError::NotANumber(term.to_owned()));
         }
-        Ok(Self { column: column(name.trim())?, op, value })
+        Ok(Self { column: column_among(name.trim(), joined)?, op, value })
     }
 
     pub fn keeps(&self, row: &FleetRow) -> bool {
-        let Some(cell) = row.cell(self.column) else { return false };
+        let Some(cell) = row.cell(&self.column) else { return false };
         let number = self.value.parse::<f64>().ok();
         match (cell, self.op) {
             (Cell::Missing, _) => false,
@@ -149,23 +180,27 @@ impl Filter {
     }
 }
 
-/// Sorts `rows` by `column` (a name from [`FLEET_COLUMNS`]): numbers ascending, text
-/// alphabetically, rows missing the figure last; `descending` reverses all but the missing.
+/// Sorts `rows` by `column` (a name from [`FLEET_COLUMNS`], or a joined price column): numbers
+/// ascending, text alphabetically, rows missing the figure last; `descending` reverses all but
+/// the missing.
 pub fn sort(rows: &mut [FleetRow], column: &str, descending: bool) {
+    rows.sort_by(|a, b| compare(a, b, column, descending));
+}
+
+/// The order [`sort`] puts two rows in (for a front end that sorts references to its rows).
+pub fn compare(a: &FleetRow, b: &FleetRow, column: &str, descending: bool) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
     let key = |row: &FleetRow| row.cell(column).unwrap_or(Cell::Missing);
-    rows.sort_by(|a, b| {
-        use std::cmp::Ordering;
-        let order = match (key(a), key(b)) {
-            (Cell::Missing, Cell::Missing) => return Ordering::Equal,
-            (Cell::Missing, _) => return Ordering::Greater,
-            (_, Cell::Missing) => return Ordering::Less,
-            (Cell::Number(x), Cell::Number(y)) => x.total_cmp(&y),
-            (Cell::Text(x), Cell::Text(y)) => x.to_lowercase().cmp(&y.to_lowercase()),
-            (Cell::Number(_), Cell::Text(_)) => Ordering::Less,
-            (Cell::Text(_), Cell::Number(_)) => Ordering::Greater,
-        };
-        if descending { order.reverse() } else { order }
-    });
+    let order = match (key(a), key(b)) {
+        (Cell::Missing, Cell::Missing) => return Ordering::Equal,
+        (Cell::Missing, _) => return Ordering::Greater,
+        (_, Cell::Missing) => return Ordering::Less,
+        (Cell::Number(x), Cell::Number(y)) => x.total_cmp(&y),
+        (Cell::Text(x), Cell::Text(y)) => x.to_lowercase().cmp(&y.to_lowercase()),
+        (Cell::Number(_), Cell::Text(_)) => Ordering::Less,
+        (Cell::Text(_), Cell::Number(_)) => Ordering::Greater,
+    };
+    if descending { order.reverse() } else { order }
 }
 
 #[cfg(test)]
@@ -177,11 +212,11 @@ mod tests {
     }
 
     fn zen3_run() -> FleetRow {
-        row(report(include_str!("../../../examples/reports/zen3-2vcpu-kvm-run.json")), "zen3.json")
+        row(report(include_str!("../../../../examples/reports/zen3-2vcpu-kvm-run.json")), "zen3.json")
     }
 
     fn xeon_ladder() -> FleetRow {
-        row(report(include_str!("../../../examples/reports/xeon-2vcpu-kvm-ladder-4curves.json")), "xeon.json")
+        row(report(include_str!("../../../../examples/reports/xeon-2vcpu-kvm-ladder-4curves.json")), "xeon.json")
     }
 
     #[test]
@@ -226,7 +261,7 @@ mod tests {
         assert_eq!(keep("vcpus=2"), 2);
         // A host without the figure never passes a filter on it.
         assert_eq!(keep("groupby_tuned>0"), 1);
-        assert!(matches!(Filter::parse("nonsense=1"), Err(FleetError::UnknownColumn(_))));
+        assert!(matches!(Filter::parse("nonsense=1"), Err(FleetError::UnknownColumn(..))));
         assert!(matches!(Filter::parse("dram_ns"), Err(FleetError::BadFilter(_))));
         assert!(matches!(Filter::parse("dram_ns<fast"), Err(FleetError::NotANumber(_))));
         assert!(matches!(Filter::parse("=3"), Err(FleetError::BadFilter(_))));
@@ -242,6 +277,15 @@ mod tests {
             assert_eq!(sorted[1].report, "xeon.json");
         }
         assert_eq!(column("DRAM_NS"), Ok("dram_ns"));
+    }
+
+    #[test]
+    fn a_report_is_named_by_its_file_without_json() {
+        assert_eq!(report_stem("examples/reports/zen3-run.json"), "zen3-run");
+        assert_eq!(report_stem("reports/dir/0/a%20b.JSON"), "a%20b");
+        assert_eq!(report_stem("C:\\r\\x.json"), "x");
+        assert_eq!(report_stem("plain"), "plain");
+        assert_eq!(report_stem(".json"), ".json");
     }
 
     #[test]
