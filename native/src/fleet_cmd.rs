@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use memwall_core::fleet::prices::Prices;
 use memwall_core::fleet::{self, Filter};
-use memwall_core::size::format_bytes;
 use memwall_report::fleet::{FLEET_COLUMNS, Fleet, FleetRow, Unreadable};
 
 use crate::output::{self, Table};
@@ -16,16 +16,22 @@ pub struct FleetArgs {
     /// Reports, or folders of them (every `*.json` directly inside that is not hidden).
     #[arg(required_unless_present = "columns", value_name = "REPORT.json|DIR")]
     pub paths: Vec<PathBuf>,
-    /// Sort by this column (see --columns); numbers ascending, hosts without the figure last.
-    #[arg(long, value_name = "COLUMN", value_parser = parse_column)]
-    pub sort: Option<&'static str>,
+    /// Sort by this column (see --columns, or a --prices column); numbers ascending, hosts
+    /// without the figure last.
+    #[arg(long, value_name = "COLUMN")]
+    pub sort: Option<String>,
     /// Sort descending.
     #[arg(long, requires = "sort")]
     pub desc: bool,
     /// Keep rows matching COLUMN=TEXT (case-insensitive substring, or a number equal),
     /// COLUMN<NUMBER or COLUMN>NUMBER; repeat to require all, e.g. --filter hypervisor=kvm.
-    #[arg(long, value_name = "TERM", value_parser = parse_filter)]
-    pub filter: Vec<Filter>,
+    #[arg(long, value_name = "TERM")]
+    pub filter: Vec<String>,
+    /// Your own figures per host, joined as extra columns: a CSV whose header is a name column
+    /// then numeric columns (e.g. name,usd_per_hour); each name is a report's file name without
+    /// .json, else a host name. See docs/fleet.md.
+    #[arg(long, value_name = "FILE.csv")]
+    pub prices: Option<PathBuf>,
     /// List the columns --sort and --filter take, then exit.
     #[arg(long)]
     pub columns: bool,
@@ -34,12 +40,11 @@ pub struct FleetArgs {
     pub export: output::ExportArgs,
 }
 
-fn parse_column(name: &str) -> Result<&'static str, String> {
-    fleet::column(name).map_err(|e| e.to_string())
-}
-
-fn parse_filter(term: &str) -> Result<Filter, String> {
-    Filter::parse(term).map_err(|e| e.to_string())
+/// The prices CSV, read before any report so that a bad file or column fails fast.
+fn read_prices(path: &Path) -> CliResult<Prices> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::usage(format!("--prices {}: cannot be read ({e})", path.display())))?;
+    Prices::parse(&text).map_err(|e| CliError::usage(format!("--prices {}: {e}", path.display())))
 }
 
 pub fn fleet(args: FleetArgs) -> CliResult {
@@ -51,6 +56,12 @@ pub fn fleet(args: FleetArgs) -> CliResult {
         }
         return Ok(());
     }
+    let prices = args.prices.as_deref().map(read_prices).transpose()?;
+    let joined = prices.as_ref().map_or(&[][..], Prices::columns);
+    let usage = |flag: &'static str| move |e: fleet::FleetError| CliError::usage(format!("--{flag}: {e}"));
+    let sort = args.sort.as_deref().map(|name| fleet::column_among(name, joined)).transpose().map_err(usage("sort"))?;
+    let filters: Vec<Filter> =
+        args.filter.iter().map(|term| Filter::parse_among(term, joined)).collect::<Result<_, _>>().map_err(usage("filter"))?;
     let files = report_files(&args.paths)?;
     let mut rows = Vec::new();
     let mut unreadable = Vec::new();
@@ -61,12 +72,22 @@ pub fn fleet(args: FleetArgs) -> CliResult {
             Err(e) => unreadable.push(Unreadable { report: name, reason: e.message().to_owned() }),
         }
     }
+    if let (Some(prices), Some(path)) = (&prices, &args.prices) {
+        let unmatched = prices.join(&mut rows);
+        if !unmatched.is_empty() {
+            eprintln!(
+                "memwall: warning: --prices {}: no report or host is called {}",
+                path.display(),
+                unmatched.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
     let read = rows.len();
-    rows.retain(|row| args.filter.iter().all(|f| f.keeps(row)));
-    if let Some(column) = args.sort {
+    rows.retain(|row| filters.iter().all(|f| f.keeps(row)));
+    if let Some(column) = &sort {
         fleet::sort(&mut rows, column, args.desc);
     }
-    let table = table(&rows);
+    let table = table(&rows, joined);
     write!(out, "{}", table.text()).ok();
     if read > rows.len() {
         writeln!(out, "{} of {read} reports left out by --filter", read - rows.len()).ok();
@@ -113,64 +134,32 @@ fn report_files(paths: &[PathBuf]) -> CliResult<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The columns a buyer reads first; the CSV and JSON carry every field.
-fn table(rows: &[FleetRow]) -> Table {
-    let num = |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
-    let share = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.0}%", v * 100.0));
-    let bytes = |v: Option<u64>| v.map_or("-".to_string(), format_bytes);
+/// The table both front ends show ([`fleet::table::TABLE`]), then the price columns joined; the
+/// CSV and JSON carry every field.
+fn table(rows: &[FleetRow], joined: &[String]) -> Table {
+    use fleet::table::{TABLE, TABLE_NOTE, price_text};
     let rows = rows
         .iter()
         .map(|r| {
-            vec![
-                Path::new(&r.report).file_stem().map_or_else(|| r.report.clone(), |s| s.to_string_lossy().into_owned()),
-                r.host.clone(),
-                r.cpu.clone().unwrap_or_else(|| "-".into()),
-                r.vcpus.map_or("-".into(), |v| v.to_string()),
-                match r.hypervisor.as_deref() {
-                    Some("none") => "bare metal".into(),
-                    Some(h) => h.to_owned(),
-                    None => "-".into(),
-                },
-                format!("{} / {}", bytes(r.declared_llc_bytes), bytes(r.effective_llc_bytes)),
-                num(r.dram_ns, 0),
-                match (r.random_small_pages_ns, r.largest_bytes) {
-                    (Some(ns), Some(at)) => format!("{ns:.0} @ {}", format_bytes(at)),
-                    _ => "-".into(),
-                },
-                share(r.page_walk_share),
-                share(r.huge_page_saving),
-                r.mlp_knee_chains.map_or("-".into(), |k| k.to_string()),
-                format!("{} / {}", num(r.read_gb_per_s_one_thread, 1), num(r.read_gb_per_s_all_threads, 1)),
-                format!("{} / {}", num(r.groupby_tuned_ns_per_row, 1), num(r.groupby_adaptive_ns_per_row, 1)),
-                format!("{} / {}", num(r.join_tuned_ns_per_probe, 1), num(r.join_adaptive_ns_per_probe, 1)),
-                output::utc_date(r.created_unix_s),
-                r.memwall_version.clone(),
-            ]
+            let shown = TABLE.iter().map(|c| (c.text)(r));
+            shown.chain(joined.iter().map(|c| price_text(r, c))).collect()
         })
         .collect();
-    let header = vec![
-        "report",
-        "host",
-        "cpu",
-        "vCPUs",
-        "hypervisor",
-        "LLC declared / cache-like",
-        "DRAM ns",
-        "random 4K ns",
-        "page walks",
-        "THP saves",
-        "MLP",
-        "read GB/s 1T / all",
-        "GROUP BY ns/row tuned / adaptive",
-        "join ns/probe tuned / adaptive",
-        "date",
-        "version",
-    ];
-    let notes = vec![
-        "DRAM ns: the DRAM level on the curve the caches were read from (page-local where measured); random 4K: a \
-         random load on small pages at the largest size measured; page walks: its share spent walking page tables; \
-         GROUP BY and join: one thread, on the data each report names (see --csv)"
-            .to_string(),
-    ];
-    Table { header, rows, notes }
+    let header = TABLE
+        .iter()
+        .map(|c| c.header)
+        // `Table` takes static headers; the few price column names live until `memwall fleet` exits.
+        .chain(joined.iter().map(|c| &*Box::leak(c.clone().into_boxed_str())))
+        .collect();
+    Table { header, rows, notes: vec![TABLE_NOTE.to_string()] }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_tables_dates_are_the_ones_memwall_writes_elsewhere() {
+        for unix_s in [0, 951_782_400, 1_796_256_000, 1_796_255_999, 4_107_542_400] {
+            assert_eq!(memwall_core::fleet::table::utc_date(unix_s), crate::output::utc_date(unix_s));
+        }
+    }
 }

@@ -63,3 +63,49 @@ fn bad_flags_are_refused() {
     let empty = tempfile::tempdir().unwrap();
     assert_refused(&["fleet", empty.path().to_str().unwrap()], "no *.json reports");
 }
+
+#[test]
+fn prices_join_as_columns_sorted_and_exported() {
+    let dir = tempfile::tempdir().unwrap();
+    let prices = dir.path().join("prices.csv");
+    std::fs::write(&prices, "name,usd_per_hour\nzen3-2vcpu-kvm-run,0.085\nxeon-2vcpu-kvm-ladder-4curves,0.12\nnot-measured,1\n")
+        .unwrap();
+    let prices = prices.to_str().unwrap();
+    let out = memwall(&["fleet", REPORTS, "--prices", prices, "--sort", "usd_per_hour", "--desc", "--json", "-"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("warning") && stderr.contains("\"not-measured\""), "{stderr}");
+    let fleet: memwall_report::fleet::Fleet = serde_json::from_slice(&out.stdout).unwrap();
+    let usd: Vec<Option<f64>> = fleet.rows.iter().map(|r| r.prices.get("usd_per_hour").copied()).collect();
+    assert_eq!(usd, [Some(0.12), Some(0.085), None, None]);
+
+    let csv = stdout(&["fleet", REPORTS, "--prices", prices, "--filter", "usd_per_hour<0.1", "--csv", "-"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].ends_with(",memwall_version,usd_per_hour"), "{}", lines[0]);
+    assert_eq!(lines.len(), 2, "{csv}");
+    assert!(lines[1].ends_with(",0.085"), "{}", lines[1]);
+
+    let markdown = stdout(&["fleet", REPORTS, "--prices", prices, "--markdown", "-"]);
+    assert!(markdown.lines().next().unwrap().ends_with("| usd_per_hour |"), "{markdown}");
+}
+
+#[test]
+fn unusable_prices_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let cases = [
+        (dir.path().join("missing.csv").to_str().unwrap().to_owned(), "cannot be read"),
+        (write("empty.csv", ""), "empty"),
+        (write("no-header.csv", "zen3,0.085\n"), "looks like data"),
+        (write("words.csv", "name,usd_per_hour\nzen3,cheap\n"), "line 2: \"cheap\" in column usd_per_hour is not a number"),
+    ];
+    for (path, needle) in cases {
+        assert_refused(&["fleet", REPORTS, "--prices", &path], needle);
+    }
+    // A column that only the prices would have named.
+    assert_refused(&words("fleet . --sort usd_per_hour"), "no column \"usd_per_hour\"");
+}
