@@ -53,6 +53,7 @@ pub const NAVIGATE: &str = "memwall:navigate";
 pub const ALERTS_HOST: &str = "views-alerts";
 pub const REPORTS_HOST: &str = "views-reports";
 pub const RACES_HOST: &str = "views-races";
+pub const FLEET_HOST: &str = "views-fleet";
 
 /// trunk names the second module's files after its binary, without a content hash (see Trunk.toml);
 /// the first view's own hashed name goes on their URLs, so a new build is never paired with a

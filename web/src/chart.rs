@@ -1,5 +1,5 @@
-//! Charts drawn as SVG by hand: a log-x line chart (the ladder, the partitions sweep) and a
-//! horizontal bar chart (the race). No chart library: these two shapes are all memwall needs,
+//! Charts drawn as SVG by hand: a log-x line chart (the ladder, the partitions sweep), a
+//! horizontal bar chart (the race) and a scatter (the fleet). No chart library: these shapes are all memwall needs,
 //! and a library would weigh more than the whole app.
 //!
 //! Both are keyboard-reachable (arrow keys move the readout), name themselves to screen readers,
@@ -12,9 +12,11 @@ use yew::prelude::*;
 mod bar;
 mod line;
 mod scale;
+mod scatter;
 
 pub use bar::{Bar, BarChart};
 pub use line::LineChart;
+pub use scatter::{Dot, Group, ScatterChart};
 
 pub(crate) const WIDE_W: f64 = 760.0;
 /// Phones get a narrower drawing, so that its text is not scaled down to nothing.

@@ -3,7 +3,7 @@
 //!
 //! Two wasm modules are built from this crate (see index.html): the first view (`src/main.rs`:
 //! the ladder with its first-look verdict, and the page around it) and the views loaded when
-//! first wanted (`src/bin/memwall-views.rs`: the reports, and the GROUP BY and join races with
+//! first wanted (`src/bin/memwall-views.rs`: the reports, the fleet, and the GROUP BY and join races with
 //! their kernels and workers). Each binary keeps only the code it reaches; `bridge.rs` says how
 //! the two share one page.
 
@@ -12,6 +12,7 @@ pub mod bridge;
 pub mod chart;
 pub mod clock;
 pub mod embed;
+pub mod fleet;
 pub mod ladder;
 pub mod overlay;
 pub mod races;

@@ -18,10 +18,11 @@ pub enum Page {
     GroupBy,
     Join,
     Reports,
+    Fleet,
 }
 
 impl Page {
-    pub const ALL: [Page; 4] = [Page::Ladder, Page::GroupBy, Page::Join, Page::Reports];
+    pub const ALL: [Page; 5] = [Page::Ladder, Page::GroupBy, Page::Join, Page::Reports, Page::Fleet];
 
     pub fn slug(self) -> &'static str {
         match self {
@@ -29,6 +30,7 @@ impl Page {
             Self::GroupBy => "groupby",
             Self::Join => "join",
             Self::Reports => "reports",
+            Self::Fleet => "fleet",
         }
     }
 
@@ -38,6 +40,7 @@ impl Page {
             Self::GroupBy => "GROUP BY race",
             Self::Join => "Join race",
             Self::Reports => "Reports",
+            Self::Fleet => "Fleet",
         }
     }
 
@@ -58,6 +61,7 @@ pub enum Embed {
     GroupBy,
     Join,
     Report,
+    Fleet,
 }
 
 impl Embed {
@@ -67,6 +71,7 @@ impl Embed {
             "groupby" => Some(Self::GroupBy),
             "join" => Some(Self::Join),
             "report" => Some(Self::Report),
+            "fleet" => Some(Self::Fleet),
             _ => None,
         }
     }
@@ -77,6 +82,7 @@ impl Embed {
             Self::GroupBy => "groupby",
             Self::Join => "join",
             Self::Report => "report",
+            Self::Fleet => "fleet",
         }
     }
 }
@@ -92,7 +98,9 @@ fn mark_interactive() {
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| {
-        let page = Page::from_slug(&util::fragment()).unwrap_or(Page::Ladder);
+        // A fleet named in the URL (`?fleet=`, a shared link) is what the link was shared for.
+        let first = if util::query("fleet").is_some() { Page::Fleet } else { Page::Ladder };
+        let page = Page::from_slug(&util::fragment()).unwrap_or(first);
         AppState::new(page, crate::theme::Theme::preferred(), Embed::from_query())
     });
     load::use_reports_named_on_start(&state);

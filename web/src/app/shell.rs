@@ -5,7 +5,7 @@
 use yew::prelude::*;
 
 use super::{AppAction, Embed, Page, ViewsStatus, use_app};
-use crate::bridge::{ALERTS_HOST, RACES_HOST, REPORTS_HOST};
+use crate::bridge::{ALERTS_HOST, FLEET_HOST, RACES_HOST, REPORTS_HOST};
 use crate::ladder::LadderPage;
 use crate::theme::Theme;
 use crate::util;
@@ -90,6 +90,9 @@ pub fn shell(props: &Props) -> Html {
                 <section hidden={page != Page::Reports} aria-label="Reports">
                     <div id={REPORTS_HOST}></div>
                 </section>
+                <section hidden={page != Page::Fleet} aria-label="Fleet">
+                    <div id={FLEET_HOST}></div>
+                </section>
             </main>
             <footer class="wrap foot">
                 <p>{ "memwall measures in your browser with WebAssembly; nothing leaves this page unless you save or share it. For full precision on a host, run " }<code>{ "memwall run" }</code>{ " and open its report here." }</p>
@@ -104,6 +107,7 @@ pub fn embed_view(props: &Props) -> Html {
     let widget = match state.embed {
         Some(Embed::Ladder) => html! { <LadderPage compact=true /> },
         Some(Embed::Report) => html! { <><div id={REPORTS_HOST}></div>{ views_status(&props.views) }</> },
+        Some(Embed::Fleet) => html! { <><div id={FLEET_HOST}></div>{ views_status(&props.views) }</> },
         Some(_) => html! { <><div id={RACES_HOST}></div>{ views_status(&props.views) }</> },
         None => html! {},
     };

@@ -99,6 +99,34 @@ fn export(
     })
 }
 
+/// Says when the page shows only the reports picked in the Fleet tab, or leaves `memwall
+/// serve`'s reports to it.
+fn focus_note(views: &ViewsContext) -> Html {
+    let state = &views.reports;
+    let all = state.reports.len();
+    let show_all = {
+        let reports = views.reports.clone();
+        Callback::from(move |_| reports.dispatch(ReportsAction::ShowAll))
+    };
+    let to_fleet = Callback::from(|_| {
+        util::set_fragment("fleet");
+        crate::bridge::post(crate::bridge::NAVIGATE, &wasm_bindgen::JsValue::from_str("fleet"));
+    });
+    html! {
+        <>
+            if let Some(ids) = state.focus.as_ref().filter(|_| all > state.visible().len()) {
+                <p class="notice focus-note" role="status">
+                    { format!("Showing the {} report{} picked in the Fleet tab ({all} open). ", ids.len(), if ids.len() == 1 { "" } else { "s" }) }
+                    <button type="button" class="link" onclick={show_all}>{ "Show all open reports" }</button>
+                </p>
+            }
+            if state.left_to_fleet > 0 {
+                <p class="muted">{ format!("memwall serve lists {} reports: too many to open side by side here. Pick hosts in the ", state.left_to_fleet) }<button type="button" class="link to-fleet" onclick={to_fleet}>{ "Fleet tab" }</button>{ "." }</p>
+            }
+        </>
+    }
+}
+
 /// Where reports are opened: files picked or dropped, or a URL.
 #[function_component(OpenReports)]
 fn open_reports() -> Html {
@@ -181,9 +209,9 @@ pub fn reports_page(props: &Props) -> Html {
     let log_y = use_state(|| true);
     let notice = use_state(|| None::<String>);
     let palette = views.palette;
-    let reports = &views.reports.reports;
-    let with_ladder: Vec<&LoadedReport> = reports.iter().filter(|r| r.report.ladder.is_some()).collect();
-    let with_groupby: Vec<&LoadedReport> = reports.iter().filter(|r| r.report.groupby.is_some()).collect();
+    let reports = views.reports.visible();
+    let with_ladder: Vec<&LoadedReport> = reports.iter().copied().filter(|r| r.report.ladder.is_some()).collect();
+    let with_groupby: Vec<&LoadedReport> = reports.iter().copied().filter(|r| r.report.groupby.is_some()).collect();
 
     if props.compact {
         return html! {
@@ -210,6 +238,7 @@ pub fn reports_page(props: &Props) -> Html {
                 <p>{ "Open the JSON that " }<code>{ "memwall run" }</code>{ " writes (memwall-report.json), or a run saved from this browser. Several reports overlay in the same charts: a cloud VM against a dedicated server, or this browser against the native tool on the same machine." }</p>
             </div>
             <OpenReports />
+            { focus_note(&views) }
             if reports.is_empty() {
                 <p class="muted empty">{ "No reports open yet." }</p>
             } else {

@@ -7,6 +7,9 @@ use yew::prelude::*;
 use super::state::{ReportsAction, ReportsState};
 use crate::util;
 
+/// The most served reports opened on the Reports page by themselves; more are left to the Fleet tab.
+pub const MAX_SIDE_BY_SIDE: usize = 8;
+
 /// Opens them once, when the module is mounted; `served` asks for `memwall serve`'s list too.
 #[hook]
 pub fn use_reports_named_on_start(reports: &UseReducerHandle<ReportsState>, served: bool) {
@@ -48,6 +51,11 @@ async fn load_served(dispatcher: UseReducerDispatcher<ReportsState>) {
         Ok(index) => index,
         Err(e) => return dispatcher.dispatch(ReportsAction::Error(format!("{INDEX_PATH}: {e}"))),
     };
+    // A fleet's folder is read by the Fleet tab, one row per report; opening hundreds of reports
+    // side by side here would draw hundreds of ladders nobody can tell apart.
+    if index.reports.len() > MAX_SIDE_BY_SIDE {
+        return dispatcher.dispatch(ReportsAction::LeftToFleet(index.reports.len()));
+    }
     for served in index.reports {
         dispatcher.dispatch(match util::fetch_text(&served.url).await {
             Ok(text) => ReportsAction::Served { text, origin: served.name },

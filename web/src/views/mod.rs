@@ -10,7 +10,8 @@ use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use self::state::{ReportsAction, ReportsState};
-use crate::bridge::{self, ALERTS_HOST, Listener, RACES_HOST, REPORTS_HOST};
+use crate::bridge::{self, ALERTS_HOST, FLEET_HOST, Listener, RACES_HOST, REPORTS_HOST};
+use crate::fleet::FleetPage;
 use crate::overlay;
 use crate::races::groupby::GroupByPage;
 use crate::races::join::JoinPage;
@@ -21,9 +22,9 @@ use crate::theme::{Palette, Theme};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ViewsContext {
     pub palette: Palette,
-    /// The first view's page: "ladder", "groupby", "join", "reports".
+    /// The first view's page: "ladder", "groupby", "join", "reports", "fleet".
     pub page: String,
-    /// "report", "groupby", "join" in an embed.
+    /// "report", "groupby", "join", "fleet" in an embed.
     pub embed: Option<String>,
     pub reports: UseReducerHandle<ReportsState>,
 }
@@ -117,11 +118,13 @@ pub fn views_app(props: &Props) -> Html {
     let context = ViewsContext { palette: theme.palette(), page: page.clone(), embed: embed.clone(), reports };
     let pages = match embed.as_deref() {
         Some("report") => portal(REPORTS_HOST, html! { <ReportsPage compact=true /> }),
+        Some("fleet") => portal(FLEET_HOST, html! { <FleetPage compact=true /> }),
         Some("groupby") => portal(RACES_HOST, html! { <GroupByPage compact=true /> }),
         Some(_) => portal(RACES_HOST, html! { <JoinPage compact=true /> }),
         None => html! {
             <>
                 { portal(REPORTS_HOST, html! { <ReportsPage compact=false /> }) }
+                { portal(FLEET_HOST, html! { <FleetPage compact=false /> }) }
                 { portal(RACES_HOST, html! {
                     <>
                         <section hidden={page != "groupby"} aria-label="GROUP BY race"><GroupByPage compact=false /></section>

@@ -20,6 +20,11 @@ pub struct ReportsState {
     pub implausible: Vec<String>,
     /// Bumped when a report the URL named is read: the Reports page should show.
     pub shown: u32,
+    /// The reports picked in the Fleet tab, shown alone on the Reports page (the others stay
+    /// open) until "show all".
+    pub focus: Option<Vec<u32>>,
+    /// How many reports `memwall serve` lists that were left to the Fleet tab, not opened here.
+    pub left_to_fleet: usize,
 }
 
 #[derive(Debug)]
@@ -40,6 +45,12 @@ pub enum ReportsAction {
     /// A report measured in this browser (a race here, or the first view's ladder as JSON).
     Add(Box<Report>),
     AddJson(String),
+    /// Reports picked in the Fleet tab, as (JSON text, where it came from): each opened, or
+    /// found open already by where it came from, then shown alone.
+    Focus(Vec<(String, String)>),
+    ShowAll,
+    /// `memwall serve` lists this many reports: too many to open here, they are the Fleet tab's.
+    LeftToFleet(usize),
     Remove(u32),
     Error(String),
     DismissError,
@@ -65,7 +76,28 @@ impl Reducible for ReportsState {
                 Ok(report) => next.push(report, THIS_PAGE.into()),
                 Err(e) => next.error = Some(format!("{THIS_PAGE}: {e}")),
             },
-            ReportsAction::Remove(id) => Rc::make_mut(&mut next.reports).retain(|r| r.id != id),
+            ReportsAction::Focus(picked) => {
+                let mut ids = Vec::new();
+                for (text, origin) in picked {
+                    match next.reports.iter().find(|r| r.origin == origin).map(|r| r.id) {
+                        Some(open) => ids.push(open),
+                        None if next.load(&text, origin) => ids.push(next.next_id),
+                        None => {}
+                    }
+                }
+                if !ids.is_empty() {
+                    next.focus = Some(ids);
+                    next.shown += 1;
+                }
+            }
+            ReportsAction::ShowAll => next.focus = None,
+            ReportsAction::LeftToFleet(n) => next.left_to_fleet = n,
+            ReportsAction::Remove(id) => {
+                Rc::make_mut(&mut next.reports).retain(|r| r.id != id);
+                if next.visible().is_empty() {
+                    next.focus = None;
+                }
+            }
             ReportsAction::Error(message) => next.error = Some(message),
             ReportsAction::DismissError => next.error = None,
         }
@@ -74,6 +106,14 @@ impl Reducible for ReportsState {
 }
 
 impl ReportsState {
+    /// The reports the Reports page shows: those picked in the fleet, else every one open.
+    pub fn visible(&self) -> Vec<&LoadedReport> {
+        match &self.focus {
+            Some(ids) => self.reports.iter().filter(|r| ids.contains(&r.id)).collect(),
+            None => self.reports.iter().collect(),
+        }
+    }
+
     /// Parses, checks and adds a report; says whether it was added. A report that cannot be
     /// read sets the message (naming where it came from; nothing else changes), one with
     /// impossible figures is listed as not drawn. Its levels, verdict and advice are read again by
