@@ -28,10 +28,11 @@ export function checkInputs() {
   }
 }
 
-/** Starts `memwall serve` on a free port; resolves to { base, server }. */
-export async function startServer(reports = []) {
+/** Starts `memwall serve` on a free port with these `--report` files and `--reports` folders;
+ * resolves to { base, server }. */
+export async function startServer(reports = [], folders = []) {
   const front = EMBEDDED ? [] : ["--dist", DIST];
-  const args = ["serve", ...front, "--port", "0", ...reports.flatMap((r) => ["--report", r])];
+  const args = ["serve", ...front, "--port", "0", ...reports.flatMap((r) => ["--report", r]), ...folders.flatMap((d) => ["--reports", d])];
   const cwd = EMBEDDED ? mkdtempSync(path.join(tmpdir(), "memwall-e2e-empty-")) : undefined;
   const server = spawn(MEMWALL, args, { stdio: ["ignore", "pipe", "inherit"], cwd });
   const base = await new Promise((resolve, reject) => {

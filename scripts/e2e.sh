@@ -4,6 +4,8 @@
 #   2. cargo builds the native memwall (a no-op when it is up to date),
 #   3. e2e/run.mjs serves dist/ with `memwall serve` and drives the pages with playwright-core,
 #   4. e2e/serve.mjs checks what the server sends: compressed bytes, 304s on a reload,
+#   4b. e2e/fleet.mjs: the Fleet tab (sorting, scatter, opening and comparing hosts, prices,
+#      ?fleet= indexes and their errors) and 1,000 served reports (every row; the time printed),
 #   5. e2e/anywhere.mjs --ci: the page on a plain static host and in another origin's iframe, the
 #      first look's verdict with no click, each view's weight, browser-vs-native ratios (timings
 #      printed, not asserted: they depend on the machine's load), then the same in Firefox ESR.
@@ -39,6 +41,7 @@ export MEMWALL_BIN="$TARGET_DIR/release/memwall" MEMWALL_DIST="$ROOT/dist"
 node e2e/run.mjs
 # What the server sends: the compressed wasm's bytes on the wire, and 304s on a second load.
 node e2e/serve.mjs
+node e2e/fleet.mjs
 node e2e/anywhere.mjs chromium --ci
 # The same page in a second engine: Firefox ESR over WebDriver (geckodriver), its own timer rules.
 node e2e/anywhere.mjs firefox --ci
