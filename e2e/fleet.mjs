@@ -24,7 +24,7 @@ const COUNT = 1000;
 
 /** `memwall fleet ARGS --json -`, parsed. */
 function fleetJson(...args) {
-  return JSON.parse(execFileSync(MEMWALL, ["fleet", ...args, "--json", "-"], { maxBuffer: 64 << 20 }));
+  return JSON.parse(execFileSync(MEMWALL, ["fleet", ...args, "--json", "-"], { maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] }));
 }
 
 /** The table `memwall fleet` prints as Markdown: one array of cells per row. */
@@ -108,7 +108,10 @@ const bigServer = await startServer([], [big]);
 const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: "light" });
 context.setDefaultTimeout(60_000);
-const { test, summary } = harness();
+const suite = harness();
+const { summary } = suite;
+// FLEET_ONLY=words runs only the checks whose name holds them (while working on one).
+const test = (name, body) => (!process.env.FLEET_ONLY || name.includes(process.env.FLEET_ONLY) ? suite.test(name, body) : null);
 const pageErrors = [];
 const shot = async (page, name) => (await page.evaluate(() => window.scrollTo(0, 0)), page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true }));
 async function open(url) {

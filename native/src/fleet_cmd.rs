@@ -60,8 +60,12 @@ pub fn fleet(args: FleetArgs) -> CliResult {
     let joined = prices.as_ref().map_or(&[][..], Prices::columns);
     let usage = |flag: &'static str| move |e: fleet::FleetError| CliError::usage(format!("--{flag}: {e}"));
     let sort = args.sort.as_deref().map(|name| fleet::column_among(name, joined)).transpose().map_err(usage("sort"))?;
-    let filters: Vec<Filter> =
-        args.filter.iter().map(|term| Filter::parse_among(term, joined)).collect::<Result<_, _>>().map_err(usage("filter"))?;
+    let filters: Vec<Filter> = args
+        .filter
+        .iter()
+        .map(|term| Filter::parse_among(term, joined))
+        .collect::<Result<_, _>>()
+        .map_err(usage("filter"))?;
     let files = report_files(&args.paths)?;
     let mut rows = Vec::new();
     let mut unreadable = Vec::new();

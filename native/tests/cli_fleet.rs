@@ -68,8 +68,11 @@ fn bad_flags_are_refused() {
 fn prices_join_as_columns_sorted_and_exported() {
     let dir = tempfile::tempdir().unwrap();
     let prices = dir.path().join("prices.csv");
-    std::fs::write(&prices, "name,usd_per_hour\nzen3-2vcpu-kvm-run,0.085\nxeon-2vcpu-kvm-ladder-4curves,0.12\nnot-measured,1\n")
-        .unwrap();
+    std::fs::write(
+        &prices,
+        "name,usd_per_hour\nzen3-2vcpu-kvm-run,0.085\nxeon-2vcpu-kvm-ladder-4curves,0.12\nnot-measured,1\n",
+    )
+    .unwrap();
     let prices = prices.to_str().unwrap();
     let out = memwall(&["fleet", REPORTS, "--prices", prices, "--sort", "usd_per_hour", "--desc", "--json", "-"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -101,7 +104,10 @@ fn unusable_prices_are_refused_in_one_line() {
         (dir.path().join("missing.csv").to_str().unwrap().to_owned(), "cannot be read"),
         (write("empty.csv", ""), "empty"),
         (write("no-header.csv", "zen3,0.085\n"), "looks like data"),
-        (write("words.csv", "name,usd_per_hour\nzen3,cheap\n"), "line 2: \"cheap\" in column usd_per_hour is not a number"),
+        (
+            write("words.csv", "name,usd_per_hour\nzen3,cheap\n"),
+            "line 2: \"cheap\" in column usd_per_hour is not a number",
+        ),
     ];
     for (path, needle) in cases {
         assert_refused(&["fleet", REPORTS, "--prices", &path], needle);

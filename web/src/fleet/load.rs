@@ -10,9 +10,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use memwall_core::fleet::prices::Prices;
+use memwall_report::Report;
 use memwall_report::fleet::{FleetRow, Unreadable};
 use memwall_report::index::ReportsIndex;
-use memwall_report::Report;
 use yew::prelude::*;
 
 use super::state::{FleetAction, FleetState, Origin};
@@ -23,12 +23,17 @@ type Dispatcher = UseReducerDispatcher<FleetState>;
 
 /// Reports fetched at once.
 const IN_FLIGHT: usize = 6;
-/// Rows wait at most this long (ms) for their batch to go to the table.
-const BATCH_MS: f64 = 400.0;
+/// A batch goes to the table once it is as large as what the table holds (so a thousand rows
+/// cost about ten renders, not a render per row), at least this many rows...
+const BATCH_ROWS: usize = 32;
+/// ...or once its first row has waited this long (ms), for a slow server.
+const BATCH_MS: f64 = 1500.0;
 
 /// `url` made absolute against `base` (itself absolute), or why it is not a URL.
 fn absolute(url: &str, base: &str) -> Result<String, String> {
-    web_sys::Url::new_with_base(url, base).map(|u| u.href()).map_err(|e| format!("{url:?} is not a URL ({})", js_error(e)))
+    web_sys::Url::new_with_base(url, base)
+        .map(|u| u.href())
+        .map_err(|e| format!("{url:?} is not a URL ({})", js_error(e)))
 }
 
 /// A report's text read into its row, or why it cannot be.
@@ -45,14 +50,18 @@ struct Batch {
     rows: Vec<(FleetRow, Origin)>,
     unreadable: Vec<Unreadable>,
     since: f64,
+    /// Reports already sent to the table.
+    sent: usize,
 }
 
 impl Batch {
-    /// Sends what waits when it has waited long enough, or when `last`.
+    /// Sends what waits when it is large enough or has waited long enough, or when `last`.
     fn flush(&mut self, dispatcher: &Dispatcher, last: bool) {
         let now = js_sys::Date::now();
-        if last || now - self.since >= BATCH_MS {
+        let waiting = self.rows.len() + self.unreadable.len();
+        if last || waiting >= self.sent.max(BATCH_ROWS) || now - self.since >= BATCH_MS {
             self.since = now;
+            self.sent += waiting;
             let (rows, unreadable) = (std::mem::take(&mut self.rows), std::mem::take(&mut self.unreadable));
             if last || !rows.is_empty() || !unreadable.is_empty() {
                 dispatcher.dispatch(FleetAction::Batch { rows, unreadable });
@@ -82,7 +91,8 @@ pub async fn from_index(index_url: String, kind: IndexKind, source: String, disp
         Ok(text) => text,
         Err(_) if kind == IndexKind::Served => return,
         Err(e) => {
-            return dispatcher.dispatch(FleetAction::Failed(format!("Could not fetch the fleet index at {index_url}: {e}.")));
+            return dispatcher
+                .dispatch(FleetAction::Failed(format!("Could not fetch the fleet index at {index_url}: {e}.")));
         }
     };
     let index = match ReportsIndex::from_json(&text) {
@@ -131,7 +141,8 @@ pub async fn from_index(index_url: String, kind: IndexKind, source: String, disp
 /// Reads files picked or dropped: reports become the fleet (replacing what was shown), a
 /// `.csv` is the prices joined onto it.
 pub fn from_files(files: Vec<web_sys::File>, dispatcher: Dispatcher) {
-    let (prices, reports): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| f.name().to_lowercase().ends_with(".csv"));
+    let (prices, reports): (Vec<_>, Vec<_>) =
+        files.into_iter().partition(|f| f.name().to_lowercase().ends_with(".csv"));
     for file in prices {
         let dispatcher = dispatcher.clone();
         wasm_bindgen_futures::spawn_local(async move {

@@ -33,7 +33,8 @@ fn open(views: &ViewsContext, fleet: &FleetState, ids: &[u32], embedded: bool) {
                 state::Origin::File(_) => None,
             })
             .collect();
-        let _ = util::window().open_with_url_and_target(&format!("{}?{}", util::page_base_url(), query.join("&")), "_blank");
+        let _ = util::window()
+            .open_with_url_and_target(&format!("{}?{}", util::page_base_url(), query.join("&")), "_blank");
         return;
     }
     let dispatcher = views.reports.dispatcher();
@@ -60,9 +61,9 @@ fn use_fleet_on_first_show(fleet: &UseReducerHandle<FleetState>, shown: bool) {
             if let Some(url) = util::query("prices") {
                 let dispatcher = dispatcher.clone();
                 wasm_bindgen_futures::spawn_local(async move {
-                    let parsed = util::fetch_text(&url).await.and_then(|text| {
-                        memwall_core::fleet::prices::Prices::parse(&text).map_err(|e| e.to_string())
-                    });
+                    let parsed = util::fetch_text(&url)
+                        .await
+                        .and_then(|text| memwall_core::fleet::prices::Prices::parse(&text).map_err(|e| e.to_string()));
                     dispatcher.dispatch(FleetAction::Prices(parsed.map_err(|e| format!("?prices={url}: {e}"))));
                 });
             }
@@ -119,7 +120,10 @@ fn drop_fleet(props: &DropProps) -> Html {
     let on_change = {
         let dispatcher = dispatcher.clone();
         Callback::from(move |e: Event| {
-            load::from_files(files(chart::target::<web_sys::HtmlInputElement>(&e).and_then(|i| i.files())), dispatcher.clone())
+            load::from_files(
+                files(chart::target::<web_sys::HtmlInputElement>(&e).and_then(|i| i.files())),
+                dispatcher.clone(),
+            )
         })
     };
     let on_drop = Callback::from(move |e: DragEvent| {

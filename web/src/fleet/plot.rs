@@ -21,7 +21,9 @@ pub fn scatter(palette: Palette, fleet: &FleetState, open: Callback<Vec<u32>>) -
             let r = &h.row;
             let x = r.effective_llc_bytes.map_or(f64::NAN, |b| b as f64);
             let y = r.dram_ns.unwrap_or(f64::NAN);
-            let groupby = r.groupby_tuned_ns_per_row.map_or("no GROUP BY".into(), |g| format!("GROUP BY {} ns/row", format_number(g)));
+            let groupby = r
+                .groupby_tuned_ns_per_row
+                .map_or("no GROUP BY".into(), |g| format!("GROUP BY {} ns/row", format_number(g)));
             Dot {
                 x,
                 y,

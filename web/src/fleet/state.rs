@@ -64,11 +64,17 @@ pub struct FleetState {
 #[derive(Debug)]
 pub enum FleetAction {
     /// A new list of `count` reports from `source` is being read: what was there goes.
-    Begin { source: String, count: usize },
+    Begin {
+        source: String,
+        count: usize,
+    },
     /// The list could not be read (its URL, its JSON).
     Failed(String),
     /// Rows read, and reports not read, since the last batch.
-    Batch { rows: Vec<(FleetRow, Origin)>, unreadable: Vec<Unreadable> },
+    Batch {
+        rows: Vec<(FleetRow, Origin)>,
+        unreadable: Vec<Unreadable>,
+    },
     Prices(Result<Prices, String>),
     /// Sort by this column; the same column again reverses.
     SortBy(String),
@@ -84,7 +90,12 @@ impl Reducible for FleetState {
         let mut next = (*self).clone();
         match action {
             FleetAction::Begin { source, count } => {
-                next = Self { prices: next.prices.take(), sort: next.sort.take(), next_id: next.next_id, ..Self::default() };
+                next = Self {
+                    prices: next.prices.take(),
+                    sort: next.sort.take(),
+                    next_id: next.next_id,
+                    ..Self::default()
+                };
                 next.source = Some(source);
                 next.pending = count;
                 next.set_filter(self.filter.clone());
@@ -138,7 +149,10 @@ impl FleetState {
     /// The hosts the filter keeps, in the table's order.
     pub fn shown(&self) -> Vec<&Host> {
         let named = |row: &FleetRow, word: &String| {
-            [Some(&row.host), row.cpu.as_ref(), Some(&row.report)].into_iter().flatten().any(|t| t.to_lowercase().contains(word))
+            [Some(&row.host), row.cpu.as_ref(), Some(&row.report)]
+                .into_iter()
+                .flatten()
+                .any(|t| t.to_lowercase().contains(word))
         };
         self.hosts
             .iter()
@@ -150,9 +164,8 @@ impl FleetState {
         let Some(prices) = self.prices.clone() else { return };
         let unmatched = prices.join(Rc::make_mut(&mut self.hosts).iter_mut().map(|h| &mut h.row));
         // Said only once every report is read: until then a name may match a row still coming.
-        self.prices_note = (self.pending == 0 && !unmatched.is_empty()).then(|| {
-            format!("No report or host is called {} (prices CSV).", unmatched.join(", "))
-        });
+        self.prices_note = (self.pending == 0 && !unmatched.is_empty())
+            .then(|| format!("No report or host is called {} (prices CSV).", unmatched.join(", ")));
     }
 
     fn apply_sort(&mut self) {

@@ -34,7 +34,9 @@ fn sort_button(fleet: &UseReducerHandle<FleetState>, label: &str, column: &str) 
 /// What a screen reader is told of the header's order.
 fn aria_sort(fleet: &FleetState, columns: &[&str]) -> Option<&'static str> {
     match &fleet.sort {
-        Some((c, descending)) if columns.contains(&c.as_str()) => Some(if *descending { "descending" } else { "ascending" }),
+        Some((c, descending)) if columns.contains(&c.as_str()) => {
+            Some(if *descending { "descending" } else { "ascending" })
+        }
         _ => None,
     }
 }

@@ -41,10 +41,13 @@ fn first_look_job() -> LadderJob {
 }
 
 /// The full page measures its first look unless `?verdict=0`; an embed sits on someone else's
-/// page and measures one only when it asks (`verdict=1`).
+/// page and measures one only when it asks (`verdict=1`). A page opened on the Fleet tab (or a
+/// `?fleet=` link) is there to read other hosts' reports: measuring this browser meanwhile would
+/// take a core from reading them, so it waits for a click, as the full ladder does.
 fn wants_first_look(compact: bool) -> bool {
     let asked = util::query("verdict");
-    if compact { asked.as_deref() == Some("1") } else { asked.as_deref() != Some("0") }
+    let fleet = util::query("fleet").is_some() || util::fragment() == "fleet";
+    if compact { asked.as_deref() == Some("1") } else { asked.as_deref() != Some("0") && !fleet }
 }
 
 /// On opening: the first look, or in an embed that asks for it (`autorun=1`) a small run; and

@@ -136,7 +136,8 @@ pub fn column(name: &str) -> Result<&'static str, FleetError> {
 pub fn column_among(name: &str, joined: &[String]) -> Result<String, FleetError> {
     column(name).map(str::to_owned).or_else(|_| {
         joined.iter().find(|c| c.eq_ignore_ascii_case(name)).cloned().ok_or_else(|| {
-            let extra = if joined.is_empty() { String::new() } else { format!(", and from the prices {}", joined.join(", ")) };
+            let extra =
+                if joined.is_empty() { String::new() } else { format!(", and from the prices {}", joined.join(", ")) };
             FleetError::UnknownColumn(name.to_owned(), extra)
         })
     })

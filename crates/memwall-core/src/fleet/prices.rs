@@ -54,8 +54,11 @@ impl Prices {
     /// Reads a prices CSV: a header, then a name and numbers per line (an empty field is a
     /// figure not known; anything else that is not a number is an error).
     pub fn parse(text: &str) -> Result<Self, PricesError> {
-        let mut reader =
-            ::csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(::csv::Trim::All).from_reader(text.as_bytes());
+        let mut reader = ::csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .trim(::csv::Trim::All)
+            .from_reader(text.as_bytes());
         let mut records = reader.records();
         let header = records.next().ok_or(PricesError::Empty)?.map_err(|e| PricesError::Csv(e.to_string()))?;
         let header: Vec<String> = header.iter().map(str::to_owned).collect();
@@ -90,17 +93,18 @@ impl Prices {
             if lines.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
                 return Err(PricesError::DuplicateName { line, name });
             }
-            let figures = record
-                .iter()
-                .skip(1)
-                .zip(&columns)
-                .map(|(value, column)| match value {
-                    "" => Ok(None),
-                    v => v.parse::<f64>().ok().filter(|f| f.is_finite()).map(Some).ok_or_else(|| {
-                        PricesError::NotANumber { line, column: column.clone(), value: v.to_owned() }
-                    }),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            let figures =
+                record
+                    .iter()
+                    .skip(1)
+                    .zip(&columns)
+                    .map(|(value, column)| match value {
+                        "" => Ok(None),
+                        v => v.parse::<f64>().ok().filter(|f| f.is_finite()).map(Some).ok_or_else(|| {
+                            PricesError::NotANumber { line, column: column.clone(), value: v.to_owned() }
+                        }),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
             lines.push((name, figures));
         }
         Ok(Self { columns, lines })
@@ -149,7 +153,8 @@ mod tests {
     fn prices_join_by_report_name_then_by_host_and_sort_and_filter() {
         let mut rows = rows();
         let xeon_host = rows[1].host.clone();
-        let text = format!("name,usd_per_hour,spot\n\"ZEN3-2vcpu-kvm-run\",0.085,\n{xeon_host},0.12,0.04\nnot-measured,1,1\n");
+        let text =
+            format!("name,usd_per_hour,spot\n\"ZEN3-2vcpu-kvm-run\",0.085,\n{xeon_host},0.12,0.04\nnot-measured,1,1\n");
         let prices = Prices::parse(&text).unwrap();
         assert_eq!(prices.columns(), ["usd_per_hour", "spot"]);
         assert_eq!(prices.join(&mut rows), ["not-measured"]);

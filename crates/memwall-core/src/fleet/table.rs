@@ -60,7 +60,11 @@ pub const TABLE: &[TableColumn] = &[
     TableColumn { header: "report", sorts: &[("report", "report")], text: |r| report_stem(&r.report).to_owned() },
     TableColumn { header: "host", sorts: &[("host", "host")], text: |r| r.host.clone() },
     TableColumn { header: "cpu", sorts: &[("cpu", "cpu")], text: |r| r.cpu.clone().unwrap_or_else(|| "-".into()) },
-    TableColumn { header: "vCPUs", sorts: &[("vCPUs", "vcpus")], text: |r| r.vcpus.map_or("-".into(), |v| v.to_string()) },
+    TableColumn {
+        header: "vCPUs",
+        sorts: &[("vCPUs", "vcpus")],
+        text: |r| r.vcpus.map_or("-".into(), |v| v.to_string()),
+    },
     TableColumn { header: "hypervisor", sorts: &[("hypervisor", "hypervisor")], text: hypervisor_text },
     TableColumn {
         header: "LLC declared / cache-like",
@@ -78,7 +82,11 @@ pub const TABLE: &[TableColumn] = &[
     },
     TableColumn { header: "page walks", sorts: &[("page walks", "page_walks")], text: |r| share(r.page_walk_share) },
     TableColumn { header: "THP saves", sorts: &[("THP saves", "huge_saving")], text: |r| share(r.huge_page_saving) },
-    TableColumn { header: "MLP", sorts: &[("MLP", "mlp")], text: |r| r.mlp_knee_chains.map_or("-".into(), |k| k.to_string()) },
+    TableColumn {
+        header: "MLP",
+        sorts: &[("MLP", "mlp")],
+        text: |r| r.mlp_knee_chains.map_or("-".into(), |k| k.to_string()),
+    },
     TableColumn {
         header: "read GB/s 1T / all",
         sorts: &[("1T", "read_1t"), ("all", "read_all")],
