@@ -7,6 +7,14 @@ use common::{assert_refused, memwall, words};
 
 const REPORTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/reports");
 
+/// How many reports are kept in examples/reports (the folder grows as hosts are measured).
+fn kept() -> usize {
+    std::fs::read_dir(REPORTS)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))
+        .count()
+}
+
 fn stdout(args: &[&str]) -> String {
     let out = memwall(args);
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -17,7 +25,7 @@ fn stdout(args: &[&str]) -> String {
 fn every_kept_report_is_a_row() {
     let text = stdout(&["fleet", REPORTS]);
     let rows: Vec<&str> = text.lines().skip(2).filter(|l| l.contains("KVM")).collect();
-    assert_eq!(rows.len(), 4, "{text}");
+    assert_eq!(rows.len(), kept(), "{text}");
     assert!(text.contains("480 MiB / 16 MiB"), "the Xeon guest's L3 as read: {text}");
 }
 
@@ -28,7 +36,7 @@ fn sorted_filtered_and_exported() {
     let header = reader.headers().unwrap().clone();
     let dram = header.iter().position(|h| h == "dram_ns").unwrap();
     let values: Vec<f64> = reader.records().map(|r| r.unwrap()[dram].parse().unwrap()).collect();
-    assert_eq!(values.len(), 4);
+    assert_eq!(values.len(), kept());
     assert!(values.windows(2).all(|w| w[0] <= w[1]), "{values:?}");
 
     let json = stdout(&["fleet", REPORTS, "--filter", "cpu=xeon", "--json", "-"]);
@@ -80,7 +88,8 @@ fn prices_join_as_columns_sorted_and_exported() {
     assert!(stderr.contains("warning") && stderr.contains("\"not-measured\""), "{stderr}");
     let fleet: memwall_report::fleet::Fleet = serde_json::from_slice(&out.stdout).unwrap();
     let usd: Vec<Option<f64>> = fleet.rows.iter().map(|r| r.prices.get("usd_per_hour").copied()).collect();
-    assert_eq!(usd, [Some(0.12), Some(0.085), None, None]);
+    assert_eq!(usd[..2], [Some(0.12), Some(0.085)]);
+    assert!(usd[2..].iter().all(Option::is_none), "{usd:?}");
 
     let csv = stdout(&["fleet", REPORTS, "--prices", prices, "--filter", "usd_per_hour<0.1", "--csv", "-"]);
     let lines: Vec<&str> = csv.lines().collect();
