@@ -23,6 +23,7 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
         reads.iter().filter(|p| Some(p.bytes) == largest_read && p.threads == threads).map(|p| p.read_gb_per_s).next()
     };
     let most_threads = reads.iter().filter(|p| Some(p.bytes) == largest_read).map(|p| p.threads).max();
+    let stability = report.watch.as_ref().and_then(|w| w.stability.as_ref());
     FleetRow {
         report: name.to_owned(),
         host: host.name.clone().unwrap_or_else(|| "unnamed host".into()),
@@ -49,6 +50,11 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
         join_data: report.join.as_ref().map(join_data),
         join_tuned_ns_per_probe: report.join.as_ref().and_then(|j| join_ns(j, "tuned")),
         join_adaptive_ns_per_probe: report.join.as_ref().and_then(|j| join_ns(j, "adaptive")),
+        vcpu_topology: report.cores.as_ref().map(crate::cores::short),
+        stability_spread: stability.map(|s| s.spread),
+        steal_share: stability.and_then(|s| s.steal_share),
+        sensitivity_workload: report.sensitivity.first().map(|s| s.workload.clone()),
+        sensitivity_slowdown: report.sensitivity.first().and_then(|s| s.reading.as_ref()).map(|r| r.worst_slowdown),
         created_unix_s: report.created_unix_s,
         memwall_version: report.tool.version.clone(),
     }
