@@ -100,14 +100,14 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
         run_once(&args.command).map_err(|e| e.context("warm-up run"))?;
         let mut levels = Vec::new();
         for (name, bytes) in &plan {
-            let runs = |_: ()| -> CliResult<(Vec<f64>, Counters)> {
+            let runs = |_: ()| -> CliResult<(Vec<Timed>, Counters)> {
                 let session = CounterSession::start();
-                let mut seconds = Vec::with_capacity(args.runs as usize);
+                let mut timed = Vec::with_capacity(args.runs as usize);
                 for run in 0..args.runs {
                     let t = run_once(&args.command).map_err(|e| e.context(&format!("run {} at {name}", run + 1)))?;
-                    seconds.push(t);
+                    timed.push(t);
                 }
-                Ok((seconds, session.stop()))
+                Ok((timed, session.stop()))
             };
             let (result, passes) = if *bytes == 0 {
                 (runs(()), None)
@@ -115,14 +115,27 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
                 let (result, stats) = with_pressure(pressure_cpu, *bytes, || runs(())).map_err(CliError::runtime)?;
                 (result, Some(stats.passes))
             };
-            let (seconds, counters) = result?;
+            let (timed, counters) = result?;
+            let seconds: Vec<f64> = timed.iter().map(|t| t.wall_seconds).collect();
+            let cpu_seconds: Vec<f64> = timed.iter().filter_map(|t| t.cpu_seconds).collect();
             let summary = Summary::of(&seconds).ok_or_else(|| CliError::runtime("no run was timed"))?;
-            writeln!(out, "  {name:<12} {:>10}  median {:.3} s", pressure_text(*bytes), summary.median).ok();
+            // CPU time only when every run has it: a summary of some runs would not compare.
+            let cpu_summary = if cpu_seconds.len() == seconds.len() { Summary::of(&cpu_seconds) } else { None };
+            writeln!(
+                out,
+                "  {name:<12} {:>10}  median {:.3} s wall{}",
+                pressure_text(*bytes),
+                summary.median,
+                cpu_summary.map_or(String::new(), |c| format!(", {:.3} s CPU", c.median))
+            )
+            .ok();
             levels.push(PressureLevel {
                 name: name.clone(),
                 pressure_bytes: *bytes,
                 samples_seconds: seconds,
                 seconds: summary,
+                samples_cpu_seconds: if cpu_summary.is_some() { cpu_seconds } else { vec![] },
+                cpu_seconds: cpu_summary,
                 pressure_passes: passes,
                 counters: Some(counters),
             });
@@ -195,9 +208,18 @@ fn on_cpu<T: Send>(cpu: u32, work: impl FnOnce() -> CliResult<T> + Send) -> CliR
     })
 }
 
-/// Runs the command once and returns its wall time in seconds; a command that cannot start is
-/// bad input (exit 2), one that fails is a failure (exit 1), each with its last line of stderr.
-fn run_once(command: &[String]) -> CliResult<f64> {
+/// One run of the command.
+#[derive(Debug, Clone, Copy)]
+struct Timed {
+    wall_seconds: f64,
+    /// User + system time of the command and its children, where the OS reports it.
+    cpu_seconds: Option<f64>,
+}
+
+/// Runs the command once and times it; a command that cannot start is bad input (exit 2), one
+/// that fails is a failure (exit 1), each with its last line of stderr.
+fn run_once(command: &[String]) -> CliResult<Timed> {
+    let cpu_before = children_cpu_seconds();
     let start = Instant::now();
     let output = Command::new(&command[0])
         .args(&command[1..])
@@ -206,14 +228,39 @@ fn run_once(command: &[String]) -> CliResult<f64> {
         .stderr(Stdio::piped())
         .output()
         .map_err(|e| CliError::usage(format!("cannot run '{}': {e}", command[0])))?;
-    let seconds = start.elapsed().as_secs_f64();
+    let wall_seconds = start.elapsed().as_secs_f64();
+    let cpu_seconds = match (cpu_before, children_cpu_seconds()) {
+        (Some(before), Some(after)) => Some(after - before),
+        _ => None,
+    };
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let last =
             stderr.lines().rev().find(|l| !l.trim().is_empty()).map_or(String::new(), |l| format!(": {}", l.trim()));
         return Err(CliError::runtime(format!("'{}' failed ({}){last}", command.join(" "), output.status)));
     }
-    Ok(seconds)
+    Ok(Timed { wall_seconds, cpu_seconds })
+}
+
+/// User + system CPU seconds of every child this process has waited for so far. Runs are one
+/// at a time, so the difference around one run is that run's (its own children included).
+#[cfg(target_os = "linux")]
+fn children_cpu_seconds() -> Option<f64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes one whole `rusage` through the pointer, which is valid and aligned.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: getrusage returned 0, so it filled the struct (which was zeroed before anyway).
+    let usage = unsafe { usage.assume_init() };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn children_cpu_seconds() -> Option<f64> {
+    None
 }
 
 /// What the pressure thread did.
@@ -287,7 +334,8 @@ pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::R
         format_bytes(curve.llc_bytes)
     )?;
     let reading = curve.reading.as_ref();
-    let header = ["level", "pressure", "median s", "min-max s", "slowdown", ""];
+    let header =
+        ["level", "pressure", "wall s (median)", "wall min-max", "CPU s (median)", "CPU min-max", "slowdown", ""];
     let rows: Vec<Vec<String>> = curve
         .levels
         .iter()
@@ -300,6 +348,8 @@ pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::R
                 pressure_text(l.pressure_bytes),
                 format!("{:.3}", l.seconds.median),
                 format!("{:.3}-{:.3}", l.seconds.min, l.seconds.max),
+                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}", c.median)),
+                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}-{:.3}", c.min, c.max)),
                 if i == 0 { "-".into() } else { slow.map_or("?".into(), |s| format!("{:+.1}%", s * 100.0)) },
                 if beyond { "beyond noise".into() } else { String::new() },
             ]
@@ -307,6 +357,8 @@ pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::R
         .collect();
     write!(out, "{}", output::table(&header, &rows))?;
     if let Some(r) = reading {
+        let basis = if r.basis == "cpu" { "the command's CPU time" } else { "wall time" };
+        writeln!(out, "slowdowns are of {basis}; noise (no pressure, max-min over median) {:.1}%", r.noise * 100.0)?;
         writeln!(out, "reading: {}", r.verdict)?;
     }
     let counters: Vec<&Counters> = curve.levels.iter().filter_map(|l| l.counters.as_ref()).collect();
@@ -362,6 +414,7 @@ mod tests {
         let allowed = allowed_cpus();
         let Some(&cpu) = allowed.last() else { return };
         let (result, stats) = with_pressure(cpu, 1 << 20, || run_once(&["false".to_string()])).unwrap();
+        assert!(run_once(&["true".to_string()]).unwrap().wall_seconds > 0.0);
         let e = result.unwrap_err();
         assert_eq!(e.code, 1);
         assert!(e.message().starts_with("'false' failed (exit status: 1)"), "{}", e.message());

@@ -105,6 +105,8 @@ fn sensitivity_of_a_trivial_command_and_of_failing_ones() {
     assert_eq!(names, ["none", "1/4 LLC", "1/2 LLC", "1x LLC", "2x LLC", "DRAM stream"]);
     assert!(curve.levels.iter().all(|l| l.samples_seconds.len() == 2));
     assert!(curve.levels[1..].iter().all(|l| l.pressure_passes.is_some_and(|p| p > 0)));
+    #[cfg(target_os = "linux")]
+    assert!(curve.levels.iter().all(|l| l.cpu_seconds.is_some() && l.samples_cpu_seconds.len() == 2));
     assert!(curve.reading.is_some());
     let stderr = String::from_utf8_lossy(&out.stderr);
     for level in &curve.levels {

@@ -251,6 +251,81 @@ mod tests {
     }
 
     #[test]
+    fn cores_watch_and_sensitivity_fill_their_columns_and_the_topology_joins_the_advice() {
+        use memwall_report::{CorePair, Cores, PressureLevel, Sensitivity, Summary, Watch, WatchPoint, WatchSample};
+        let mut report = report(include_str!("../../../examples/reports/zen3-2vcpu-kvm-run.json"));
+        report.cores = Some(Cores {
+            cpus: vec![0, 1],
+            round_trips_per_sample: 200,
+            pairs: vec![CorePair {
+                cpu_a: 0,
+                cpu_b: 1,
+                one_way_median_ns: 72.0,
+                one_way_p10_ns: 71.0,
+                one_way_p90_ns: 73.0,
+                samples: 300,
+            }],
+            declared: None,
+            tiers: vec![],
+            agreement: vec![],
+            topology: String::new(),
+        });
+        let sample = |at_s: f64, ns: f64, steal: u64| WatchSample {
+            at_s,
+            ns_per_load: vec![Some(ns)],
+            noise: vec![Some(0.01)],
+            steal_jiffies: Some(steal),
+            total_jiffies: Some(100),
+        };
+        report.watch = Some(Watch {
+            every_s: 10.0,
+            window_s: 30.0,
+            points: vec![WatchPoint { level: "DRAM".into(), bytes: 12 << 20 }],
+            samples: vec![sample(0.0, 90.0, 0), sample(10.0, 99.0, 1), sample(20.0, 90.0, 2)],
+            steal_unavailable: None,
+            interrupted: false,
+            stability: None,
+        });
+        let level = |name: &str, bytes: u64, secs: &[f64]| PressureLevel {
+            name: name.into(),
+            pressure_bytes: bytes,
+            samples_seconds: secs.to_vec(),
+            seconds: Summary::of(secs).unwrap(),
+            samples_cpu_seconds: vec![],
+            cpu_seconds: None,
+            pressure_passes: None,
+            counters: None,
+        };
+        report.sensitivity = vec![Sensitivity {
+            command: vec!["awk".into()],
+            workload: "awk-loop".into(),
+            workload_cpu: 0,
+            pressure_cpu: 1,
+            runs_per_level: 2,
+            llc_bytes: 2 << 20,
+            llc_source: "test".into(),
+            levels: vec![level("none", 0, &[1.0, 1.02]), level("1x LLC", 2 << 20, &[1.5, 1.52])],
+            reading: None,
+        }];
+        let r = row(report.clone(), "zen3.json");
+        assert_eq!(r.vcpu_topology.as_deref(), Some("2 CPUs: 1 tier, 72 ns"));
+        assert!((r.stability_spread.unwrap() - 0.1).abs() < 1e-9, "{:?}", r.stability_spread);
+        assert!((r.steal_share.unwrap() - 0.01).abs() < 1e-9);
+        assert_eq!(r.sensitivity_workload.as_deref(), Some("awk-loop"));
+        assert!((r.sensitivity_slowdown.unwrap() - 0.4951).abs() < 0.001, "{:?}", r.sensitivity_slowdown);
+        assert_eq!(r.cell("vcpu_topology"), Some(Cell::Text("2 CPUs: 1 tier, 72 ns".into())));
+        explain::reread(&mut report);
+        let topology =
+            "Core-to-core: 2 CPUs in 1 latency tier (72 ns one way), sysfs declares nothing to check them against";
+        assert_eq!(report.advice.iter().filter(|s| *s == topology).count(), 1, "{:?}", report.advice);
+        // Read twice, still said once; and without a ladder the line is the advice's too.
+        explain::reread(&mut report);
+        report.ladder = None;
+        explain::reread(&mut report);
+        assert_eq!(report.advice.iter().filter(|s| *s == topology).count(), 1, "{:?}", report.advice);
+    }
+
+    #[test]
     fn every_column_has_a_cell() {
         let r = zen3_run();
         for (name, _) in FLEET_COLUMNS {

@@ -7,7 +7,7 @@
 //! runs' own spread. A workload whose runs wander by 10% alone is not called sensitive for a
 //! 5% change.
 
-use memwall_report::{PressureLevel, SensitivityReading};
+use memwall_report::{PressureLevel, SensitivityReading, Summary};
 
 use crate::size::format_bytes;
 
@@ -32,17 +32,28 @@ pub fn dram_stream_bytes(measured_llc_bytes: u64, declared_llc_bytes: Option<u64
 }
 
 /// The reading of a curve whose first level is "none"; `None` without one.
+///
+/// The command's CPU time is read where every level has it, wall time otherwise: on a shared
+/// host the pressure thread takes a CPU other processes were using, they crowd onto the
+/// command's, and wall time then measures the queue for the CPU rather than the caches.
 pub fn read(levels: &[PressureLevel], llc_bytes: u64) -> Option<SensitivityReading> {
-    let base = levels.first().filter(|l| l.pressure_bytes == 0)?;
-    let none = base.seconds;
+    levels.first().filter(|l| l.pressure_bytes == 0)?;
+    let cpu: Option<Vec<Summary>> = levels.iter().map(|l| l.cpu_seconds).collect();
+    let (basis, times) = match cpu {
+        Some(cpu) => ("cpu", cpu),
+        None => ("wall", levels.iter().map(|l| l.seconds).collect()),
+    };
+    let none = times[0];
     let noise = if none.median > 0.0 { (none.max - none.min) / none.median } else { 0.0 };
     let slowdowns: Vec<f64> =
-        levels.iter().map(|l| if none.median > 0.0 { l.seconds.median / none.median - 1.0 } else { 0.0 }).collect();
+        times.iter().map(|t| if none.median > 0.0 { t.median / none.median - 1.0 } else { 0.0 }).collect();
     let beyond_noise: Vec<bool> = levels
         .iter()
+        .zip(&times)
         .zip(&slowdowns)
-        .map(|(l, &slow)| l.pressure_bytes > 0 && l.seconds.min > none.max && slow > noise)
+        .map(|((l, t), &slow)| l.pressure_bytes > 0 && t.min > none.max && slow > noise)
         .collect();
+    let by = if basis == "cpu" { "in its CPU time" } else { "in wall time" };
     let is_cache = |l: &PressureLevel| l.pressure_bytes <= llc_bytes.saturating_mul(2);
     let first_cache = levels.iter().zip(&beyond_noise).position(|(l, &b)| b && is_cache(l));
     let worst = (0..levels.len()).filter(|&i| beyond_noise[i]).max_by(|&a, &b| slowdowns[a].total_cmp(&slowdowns[b]));
@@ -70,8 +81,8 @@ pub fn read(levels: &[PressureLevel], llc_bytes: u64) -> Option<SensitivityReadi
             (
                 "cache-sensitive",
                 format!(
-                    "slows {} when a neighbour {holds}{onset}, against {} noise without pressure: cache-sensitive; \
-                     keep it off shared hosts or give it a dedicated one",
+                    "slows {} {by} when a neighbour {holds}{onset}, against {} noise without pressure: \
+                     cache-sensitive; keep it off shared hosts or give it a dedicated one",
                     pct(worst_slowdown),
                     pct(noise)
                 ),
@@ -80,8 +91,8 @@ pub fn read(levels: &[PressureLevel], llc_bytes: u64) -> Option<SensitivityReadi
         (None, Some(worst)) => (
             "bandwidth-sensitive",
             format!(
-                "flat while a neighbour holds up to {} of the LLC, but slows {} when one streams {} of DRAM (noise {}): \
-                 bandwidth-sensitive; avoid hosts whose neighbours stream memory",
+                "flat while a neighbour holds up to {} of the LLC, but slows {} {by} when one streams {} of DRAM \
+                 (noise {}): bandwidth-sensitive; avoid hosts whose neighbours stream memory",
                 format_bytes(llc_bytes * 2),
                 pct(worst_slowdown),
                 format_bytes(levels[worst].pressure_bytes),
@@ -91,8 +102,8 @@ pub fn read(levels: &[PressureLevel], llc_bytes: u64) -> Option<SensitivityReadi
         _ => (
             "flat",
             format!(
-                "flat: no pressure level slowed it beyond the no-pressure runs' own spread of {}{}: fine beside \
-                 neighbours",
+                "flat: no pressure level slowed it {by} beyond the no-pressure runs' own spread of {}{}: fine \
+                 beside neighbours",
                 pct(noise),
                 largest_change.map_or(String::new(), |i| format!(
                     " (the largest change, {:+.0}%, at {})",
@@ -102,13 +113,20 @@ pub fn read(levels: &[PressureLevel], llc_bytes: u64) -> Option<SensitivityReadi
             ),
         ),
     };
-    Some(SensitivityReading { noise, slowdowns, beyond_noise, class: class.into(), worst_slowdown, verdict })
+    Some(SensitivityReading {
+        basis: basis.into(),
+        noise,
+        slowdowns,
+        beyond_noise,
+        class: class.into(),
+        worst_slowdown,
+        verdict,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memwall_report::Summary;
 
     const LLC: u64 = 8 << 20;
 
@@ -121,6 +139,8 @@ mod tests {
                 pressure_bytes: bytes,
                 samples_seconds: secs.to_vec(),
                 seconds: Summary::of(secs).unwrap(),
+                samples_cpu_seconds: vec![],
+                cpu_seconds: None,
                 pressure_passes: None,
                 counters: None,
             })
@@ -156,8 +176,8 @@ mod tests {
         assert!((r.worst_slowdown - 0.584).abs() < 0.01, "{}", r.worst_slowdown);
         assert_eq!(
             r.verdict,
-            "slows 58% when a neighbour streams 512 MiB of DRAM (already 10% at 1/2 LLC, 4 MiB), against 2% noise \
-             without pressure: cache-sensitive; keep it off shared hosts or give it a dedicated one"
+            "slows 58% in wall time when a neighbour streams 512 MiB of DRAM (already 10% at 1/2 LLC, 4 MiB), against \
+             2% noise without pressure: cache-sensitive; keep it off shared hosts or give it a dedicated one"
         );
     }
 
@@ -179,9 +199,9 @@ mod tests {
         assert_eq!(r.class, "flat");
         assert!(r.beyond_noise.iter().all(|b| !b));
         assert_eq!(r.worst_slowdown, 0.0);
-        assert!(
-            r.verdict.starts_with("flat: no pressure level slowed it beyond the no-pressure runs' own spread of 8%")
-        );
+        assert!(r.verdict.starts_with(
+            "flat: no pressure level slowed it in wall time beyond the no-pressure runs' own spread of 8%"
+        ));
         assert!(r.verdict.contains("(the largest change, +5%, at 2x LLC)"), "{}", r.verdict);
     }
 
@@ -192,8 +212,47 @@ mod tests {
                 .unwrap();
         assert_eq!(r.class, "bandwidth-sensitive");
         assert!(r.verdict.starts_with(
-            "flat while a neighbour holds up to 16 MiB of the LLC, but slows 20% when one streams 512 MiB"
+            "flat while a neighbour holds up to 16 MiB of the LLC, but slows 20% in wall time when one streams 512 MiB"
         ));
         assert!(read(&curve(&[&[1.0]])[1..], LLC).is_none(), "no baseline, no reading");
+    }
+
+    /// On a shared host the wall times swing with the queue for the CPU; the command's CPU time
+    /// is what the reading goes by when every level has it.
+    #[test]
+    fn cpu_time_is_read_when_every_level_has_it() {
+        let wall: [&[f64]; 6] = [
+            &[1.0, 2.0, 1.5],
+            &[2.5, 1.2, 1.9],
+            &[1.1, 2.2, 1.4],
+            &[2.0, 1.3, 1.6],
+            &[1.2, 2.4, 1.8],
+            &[1.6, 2.1, 1.3],
+        ];
+        let cpu: [&[f64]; 6] = [
+            &[1.0, 1.01, 1.0],
+            &[1.0, 1.01, 1.01],
+            &[1.02, 1.01, 1.0],
+            &[1.25, 1.24, 1.26],
+            &[1.4, 1.41, 1.39],
+            &[1.5, 1.5, 1.52],
+        ];
+        let mut levels = curve(&wall);
+        assert_eq!(read(&levels, LLC).unwrap().class, "flat", "wall time alone is noise here");
+        for (level, cpu) in levels.iter_mut().zip(cpu) {
+            level.samples_cpu_seconds = cpu.to_vec();
+            level.cpu_seconds = Summary::of(cpu);
+        }
+        let r = read(&levels, LLC).unwrap();
+        assert_eq!((r.basis.as_str(), r.class.as_str()), ("cpu", "cache-sensitive"));
+        assert!(
+            r.verdict.starts_with(
+                "slows 50% in its CPU time when a neighbour streams 512 MiB of DRAM (already 25% at 1x LLC"
+            ),
+            "{}",
+            r.verdict
+        );
+        levels[2].cpu_seconds = None;
+        assert_eq!(read(&levels, LLC).unwrap().basis, "wall", "one level without CPU time: wall time for all");
     }
 }

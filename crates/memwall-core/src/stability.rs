@@ -1,12 +1,14 @@
 //! Reading a `memwall watch` timeline: how far each watched ladder point moved over the window,
 //! the worst minute, the hypervisor's steal time, and a plain verdict on how stable the host is.
 //!
-//! What counts as a disturbed interval is relative to the point's own figures: its median over
-//! the window, and the noise within one interval's samples (floored at the ladder's own
-//! [`SETTLED_SPREAD`], the spread under which a ladder point counts as undisturbed). The same
-//! share of CPU time stolen by the hypervisor is where steal starts to matter.
+//! What counts as a disturbed interval is relative to the point's own figures. Its reference is
+//! its fastest interval (noise only ever adds time, so the fastest is the least disturbed, as the
+//! ladder keeps its least disturbed attempt); an interval is disturbed when it runs above that by
+//! more than the point's quiet noise: the within-interval spread of its quieter intervals (the
+//! lower quartile), floored at the ladder's own [`SETTLED_SPREAD`]. The same share of CPU time
+//! stolen by the hypervisor is where steal starts to matter.
 
-use memwall_report::{Level, PointStability, Stability, Summary, Watch, WatchPoint};
+use memwall_report::{Level, PointStability, Stability, Summary, Watch, WatchPoint, quantile};
 
 use crate::budget::CacheBudget;
 use crate::ladder::{LINE_BYTES, SETTLED_SPREAD};
@@ -91,8 +93,9 @@ pub fn steal_jiffies(proc_stat: &str) -> Option<(u64, u64)> {
 pub fn read(watch: &Watch) -> Stability {
     let intervals = watch.samples.len() as u32;
     let mut points = Vec::new();
-    // Per point: its window median and the tolerance above it an interval may run.
-    let mut reference: Vec<Option<(f64, f64)>> = Vec::new();
+    // Per point: its fastest interval, its window median, and how far above the fastest an
+    // undisturbed interval may run.
+    let mut reference: Vec<Option<(f64, f64, f64)>> = Vec::new();
     for (j, point) in watch.points.iter().enumerate() {
         let values: Vec<f64> = watch.samples.iter().filter_map(|s| s.ns_per_load.get(j).copied().flatten()).collect();
         let noises: Vec<f64> = watch.samples.iter().filter_map(|s| s.noise.get(j).copied().flatten()).collect();
@@ -100,9 +103,12 @@ pub fn read(watch: &Watch) -> Stability {
             reference.push(None);
             continue;
         };
-        let noise = Summary::of(&noises).map_or(0.0, |s| s.median);
+        let mut sorted_noise = noises.clone();
+        sorted_noise.sort_by(f64::total_cmp);
+        let noise = if sorted_noise.is_empty() { 0.0 } else { quantile(&sorted_noise, 0.5) };
+        let quiet_noise = if sorted_noise.is_empty() { 0.0 } else { quantile(&sorted_noise, 0.25) };
         let spread = if summary.median > 0.0 { (summary.max - summary.min) / summary.median } else { 0.0 };
-        reference.push(Some((summary.median, noise.max(SETTLED_SPREAD))));
+        reference.push(Some((summary.min, summary.median, quiet_noise.max(SETTLED_SPREAD))));
         points.push(PointStability {
             level: point.level.clone(),
             bytes: point.bytes,
@@ -113,19 +119,23 @@ pub fn read(watch: &Watch) -> Stability {
             noise,
         });
     }
-    let slowness = |sample: &memwall_report::WatchSample| -> Vec<(f64, f64)> {
+    // Per point measured in `sample`: (over its fastest, over its median, tolerance).
+    let slowness = |sample: &memwall_report::WatchSample| -> Vec<(f64, f64, f64)> {
         reference
             .iter()
             .enumerate()
             .filter_map(|(j, r)| {
-                let (median, tolerance) = (*r)?;
+                let (fastest, median, tolerance) = (*r)?;
                 let ns = sample.ns_per_load.get(j).copied().flatten()?;
-                Some((ns / median - 1.0, tolerance))
+                Some((ns / fastest - 1.0, ns / median - 1.0, tolerance))
             })
             .collect()
     };
-    let disturbed: Vec<bool> =
-        watch.samples.iter().map(|s| slowness(s).iter().any(|(slow, tolerance)| slow > tolerance)).collect();
+    let disturbed: Vec<bool> = watch
+        .samples
+        .iter()
+        .map(|s| slowness(s).iter().any(|(over_fastest, _, tolerance)| over_fastest > tolerance))
+        .collect();
     let disturbed_intervals = disturbed.iter().filter(|d| **d).count() as u32;
 
     // Minutes of the window: the mean slowness of every point measured in each.
@@ -139,7 +149,7 @@ pub fn read(watch: &Watch) -> Stability {
                 .samples
                 .iter()
                 .filter(|s| minute_of(s.at_s) == m)
-                .flat_map(|s| slowness(s).into_iter().map(|(slow, _)| slow))
+                .flat_map(|s| slowness(s).into_iter().map(|(_, over_median, _)| over_median))
                 .collect();
             (!slow.is_empty()).then(|| (m, slow.iter().sum::<f64>() / slow.len() as f64))
         })
@@ -224,28 +234,45 @@ fn verdict(s: &Stability, watch: &Watch) -> String {
             percent(s.worst_minute_slowdown.unwrap_or(0.0))
         ),
         _ => format!(
-            "Unsteady: {} of {} intervals ran disturbed (a point above its window median by more than its noise), \
-             the worst minute (from {}) {} slow on average; {widest_text}: another tenant shares this host's caches \
-             or memory",
+            "Unsteady: {} of {} intervals ran disturbed (a point above its fastest interval by more than its quiet \
+             noise), the worst minute (from {}) {} above the window medians; {widest_text}",
             s.disturbed_intervals,
             s.intervals,
             clock_text(s.worst_minute_from_s.unwrap_or(0.0)),
             percent(s.worst_minute_slowdown.unwrap_or(0.0))
         ),
     };
-    match s.steal_share {
-        Some(steal) if steal > SETTLED_SPREAD => {
-            out += &format!(
-                "; the hypervisor stole {} of CPU time{}: other tenants are taking this host's CPUs",
-                percent(steal),
-                s.worst_minute_steal_share.map_or(String::new(), |w| format!(" ({} in the worst minute)", percent(w)))
-            )
-        }
-        Some(steal) => out += &format!("; steal time {} of CPU time", percent(steal)),
-        None => {
-            out += &format!("; steal time unavailable ({})", watch.steal_unavailable.as_deref().unwrap_or("not read"))
-        }
+    // Samples that spread within one interval mean the CPU itself was taken from the chase.
+    let noisiest = s.points.iter().filter(|p| p.noise > SETTLED_SPREAD).max_by(|a, b| a.noise.total_cmp(&b.noise));
+    if let Some(noisy) = noisiest {
+        out += &format!(
+            "; even within one interval the samples spread {} ({} {}, median over the window)",
+            percent(noisy.noise),
+            noisy.level,
+            format_bytes(noisy.bytes)
+        );
     }
+    let unsteady = matches!(s.class.as_str(), "unsteady" | "one bad minute");
+    out += &match (s.steal_share, s.worst_minute_steal_share) {
+        (None, _) => format!("; steal time unavailable ({})", watch.steal_unavailable.as_deref().unwrap_or("not read")),
+        (Some(steal), worst) if steal > SETTLED_SPREAD => format!(
+            "; the hypervisor stole {} of CPU time{}: other tenants are taking this host's CPUs",
+            percent(steal),
+            worst.map_or(String::new(), |w| format!(" ({} in the worst minute)", percent(w)))
+        ),
+        (Some(steal), Some(worst)) if unsteady && worst > SETTLED_SPREAD => format!(
+            "; steal {} over the window but {} in the worst minute: the hypervisor gave this guest's CPUs to others \
+             then",
+            percent(steal),
+            percent(worst)
+        ),
+        (Some(steal), _) if unsteady => format!(
+            "; steal stayed at {} of CPU time, so the hypervisor did not take the CPU: the disturbance came from \
+             other work on this guest's CPUs or from neighbours' cache and memory traffic",
+            percent(steal)
+        ),
+        (Some(steal), _) => format!("; steal time {} of CPU time", percent(steal)),
+    };
     out
 }
 
@@ -315,13 +342,29 @@ mod tests {
         assert!(s.spread > 0.25);
         assert!(s.verdict.starts_with("Steady but for one bad minute (from 4:00): the watched points ran 30% slow"));
         // 120 of 12000 jiffies: 1%, under the 3% at which steal is called out.
-        assert!(s.verdict.ends_with("; steal time 1.0% of CPU time"), "{}", s.verdict);
+        assert!(
+            s.verdict.ends_with(
+                "; steal 1.0% over the window but 10% in the worst minute: the hypervisor gave this guest's CPUs to \
+                 others then"
+            ),
+            "{}",
+            s.verdict
+        );
 
         // Slow intervals spread over the window: unsteady.
         let s = read(&timeline(|i| if i % 7 == 0 { 1.2 } else { 1.0 }, |_| 0));
         assert_eq!(s.class, "unsteady");
         assert_eq!(s.disturbed_intervals, 9);
         assert!(s.verdict.starts_with("Unsteady: 9 of 60 intervals ran disturbed"), "{}", s.verdict);
+        assert!(s.verdict.contains("steal stayed at 0.0% of CPU time, so the hypervisor did not take the CPU"));
+
+        // Samples that spread within every interval are said to, whatever the medians did.
+        let mut noisy = timeline(|_| 1.0, |_| 0);
+        for sample in &mut noisy.samples {
+            sample.noise[2] = Some(0.4);
+        }
+        let s = read(&noisy);
+        assert!(s.verdict.contains("even within one interval the samples spread 40% (DRAM 12 MiB"), "{}", s.verdict);
     }
 
     #[test]

@@ -35,6 +35,13 @@ pub struct PressureLevel {
     /// Wall time of each run, in order.
     pub samples_seconds: Vec<f64>,
     pub seconds: Summary,
+    /// The command's own CPU time (user + system, its children included) of each run, and their
+    /// summary, where the OS reports it: unlike wall time it does not count waiting for a CPU
+    /// that other processes hold, which on a shared host can dwarf what the pressure does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples_cpu_seconds: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<Summary>,
     /// Passes the pressure thread made over its buffer during this level's runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pressure_passes: Option<u64>,
@@ -45,7 +52,11 @@ pub struct PressureLevel {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SensitivityReading {
-    /// (max - min) / median of the no-pressure runs: what counts as noise.
+    /// What the slowdowns are of: "cpu" (the command's CPU time, when every level has it) or
+    /// "wall" (wall time).
+    #[serde(default = "wall")]
+    pub basis: String,
+    /// (max - min) / median of the no-pressure runs (on `basis`): what counts as noise.
     pub noise: f64,
     /// Per level (same order as `levels`, "none" first at 0): median over the no-pressure
     /// median, minus 1.
@@ -58,4 +69,8 @@ pub struct SensitivityReading {
     /// The largest slowdown beyond noise (0 when none).
     pub worst_slowdown: f64,
     pub verdict: String,
+}
+
+fn wall() -> String {
+    "wall".into()
 }

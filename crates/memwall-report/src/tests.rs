@@ -258,6 +258,8 @@ fn sensitivity() -> Sensitivity {
         pressure_bytes: bytes,
         samples_seconds: secs.to_vec(),
         seconds: Summary::of(secs).unwrap(),
+        samples_cpu_seconds: secs.iter().map(|s| s * 0.5).collect(),
+        cpu_seconds: Summary::of(&secs.iter().map(|s| s * 0.5).collect::<Vec<_>>()),
         pressure_passes: (bytes > 0).then_some(42),
         counters: Some(Counters::unavailable("no PMU")),
     };
@@ -271,6 +273,7 @@ fn sensitivity() -> Sensitivity {
         llc_source: "the ladder".into(),
         levels: vec![level("none", 0, &[1.0, 1.01, 1.02]), level("1x LLC", 2 << 20, &[1.3, 1.31, 1.35])],
         reading: Some(SensitivityReading {
+            basis: "cpu".into(),
             noise: 0.02,
             slowdowns: vec![0.0, 0.297],
             beyond_noise: vec![false, true],
