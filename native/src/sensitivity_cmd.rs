@@ -100,7 +100,7 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
         run_once(&args.command).map_err(|e| e.context("warm-up run"))?;
         let mut levels = Vec::new();
         for (name, bytes) in &plan {
-            let runs = |_: ()| -> CliResult<(Vec<Timed>, Counters)> {
+            let runs = || -> CliResult<(Vec<Timed>, Counters)> {
                 let session = CounterSession::start();
                 let mut timed = Vec::with_capacity(args.runs as usize);
                 for run in 0..args.runs {
@@ -110,9 +110,9 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
                 Ok((timed, session.stop()))
             };
             let (result, passes) = if *bytes == 0 {
-                (runs(()), None)
+                (runs(), None)
             } else {
-                let (result, stats) = with_pressure(pressure_cpu, *bytes, || runs(())).map_err(CliError::runtime)?;
+                let (result, stats) = with_pressure(pressure_cpu, *bytes, runs).map_err(CliError::runtime)?;
                 (result, Some(stats.passes))
             };
             let (timed, counters) = result?;
