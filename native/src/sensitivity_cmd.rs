@@ -171,10 +171,11 @@ fn allowed_cpus() -> Vec<u32> {
 /// The workload's CPU and the pressure's: as asked, or the first two this process may use.
 fn choose_cpus(allowed: &[u32], cpu: Option<u32>, pressure: Option<u32>) -> CliResult<(u32, u32)> {
     if allowed.len() < 2 {
+        let only =
+            if allowed.is_empty() { "an unknown set".to_string() } else { format!("CPU {}", cpus_text(allowed)) };
         return Err(CliError::usage(format!(
-            "the pressure thread needs a second CPU, and this process may use only {} ({})",
-            if allowed.is_empty() { "an unknown set".to_string() } else { format!("CPU {}", cpus_text(allowed)) },
-            "run it where two CPUs are allowed, e.g. without taskset or a one-CPU cgroup"
+            "the pressure thread needs a second CPU, and this process may use only {only}: run it where two CPUs \
+             are allowed, e.g. without taskset or a one-CPU cgroup"
         )));
     }
     for (flag, asked) in [("--cpu", cpu), ("--pressure-cpu", pressure)] {
@@ -263,6 +264,9 @@ fn children_cpu_seconds() -> Option<f64> {
     None
 }
 
+/// The CPUs a `cpu_set_t` can name.
+const CPU_SET_BITS: u32 = 1024;
+
 /// What the pressure thread did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PressureStats {
@@ -291,7 +295,9 @@ pub fn with_pressure<R>(cpu: u32, bytes: u64, body: impl FnOnce() -> R) -> Resul
     let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
     std::thread::scope(|scope| {
         let thread = scope.spawn(|| -> bool {
-            if !core_affinity::set_for_current(core_affinity::CoreId { id: cpu as usize }) {
+            // Checked first: core_affinity indexes glibc's 1024-bit cpu_set_t without a bound check
+            // (this thread's own mask may be narrower than the process's: its spawner is pinned).
+            if cpu >= CPU_SET_BITS || !core_affinity::set_for_current(core_affinity::CoreId { id: cpu as usize }) {
                 let _ = ready_tx.send(Err(format!("could not pin the pressure thread to CPU {cpu}")));
                 return false;
             }
