@@ -123,10 +123,12 @@ fn sensitivity_of_a_trivial_command_and_of_failing_ones() {
     assert_eq!(failed.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("failed (exit status: 3): boom"), "{stderr}");
     assert_eq!(stderr.lines().filter(|l| l.starts_with("memwall: error")).count(), 1, "{stderr}");
-    assert_refused(
-        &["sensitivity", "--report", REPORT, "--", "/nonexistent/workload"],
-        "cannot run '/nonexistent/workload'",
-    );
+    // The plan line is printed before the warm-up run finds the command missing.
+    let missing = memwall(&["sensitivity", "--report", REPORT, "--", "/nonexistent/workload"]);
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("warm-up run: cannot run '/nonexistent/workload'"), "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("memwall: error")).count(), 1, "{stderr}");
 }
 
 #[test]
