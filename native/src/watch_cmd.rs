@@ -269,7 +269,7 @@ mod tests {
         let points = [WatchPoint { level: "L2".into(), bytes: 1 << 19 }];
         let sample = |steal, total| WatchSample {
             at_s: 70.0,
-            ns_per_load: vec![Some(3.14)],
+            ns_per_load: vec![Some(3.12)],
             noise: vec![Some(0.0)],
             steal_jiffies: steal,
             total_jiffies: total,
