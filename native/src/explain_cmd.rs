@@ -63,10 +63,30 @@ pub fn print_reading(out: &mut dyn Write, name: &str, report: &Report) -> std::i
     about.extend(host.hypervisor.as_ref().map(|h| if h == "none" { "bare metal".into() } else { h.clone() }));
     about.push(format!("{:?} report by memwall {}", report.source, report.tool.version).to_lowercase());
     writeln!(out, "{name}: {}", about.join(", "))?;
-    let Some(ladder) = &report.ladder else {
-        writeln!(out, "  no ladder in this report: nothing to read\n")?;
-        return Ok(());
-    };
+    match &report.ladder {
+        Some(ladder) => print_ladder(out, ladder)?,
+        None => writeln!(out, "  no ladder in this report: no levels to read")?,
+    }
+    if !report.advice.is_empty() {
+        writeln!(out, "for someone choosing a server:")?;
+        for sentence in &report.advice {
+            writeln!(out, "- {sentence}")?;
+        }
+    }
+    if let Some(cores) = &report.cores {
+        crate::cores_cmd::print_cores(out, cores)?;
+    }
+    if let Some(watch) = &report.watch {
+        crate::watch_cmd::print_watch(out, watch)?;
+    }
+    for curve in &report.sensitivity {
+        crate::sensitivity_cmd::print_sensitivity(out, curve)?;
+    }
+    writeln!(out)
+}
+
+/// The ladder's curves, levels with what placed them, and verdict.
+fn print_ladder(out: &mut dyn Write, ladder: &memwall_report::Ladder) -> std::io::Result<()> {
     let curves: Vec<String> = std::iter::once(format!("{} {}", ladder.pattern, ladder.huge_pages))
         .chain(ladder.curves.iter().filter(|c| c.chains == 1).map(|c| format!("{} {}", c.pattern, c.huge_pages)))
         .collect();
@@ -88,11 +108,5 @@ pub fn print_reading(out: &mut dyn Write, name: &str, report: &Report) -> std::i
     for sentence in &ladder.verdict {
         writeln!(out, "- {sentence}")?;
     }
-    if !report.advice.is_empty() {
-        writeln!(out, "for someone choosing a server:")?;
-        for sentence in &report.advice {
-            writeln!(out, "- {sentence}")?;
-        }
-    }
-    writeln!(out)
+    Ok(())
 }

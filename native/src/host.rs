@@ -76,12 +76,7 @@ pub fn caches(dir: &Path) -> Vec<Cache> {
 
 /// Counts the CPUs in a list such as `0-3,8,10-11`.
 fn count_cpu_list(list: &str) -> u32 {
-    list.split(',')
-        .filter_map(|part| match part.split_once('-') {
-            Some((a, b)) => Some(b.trim().parse::<u32>().ok()? - a.trim().parse::<u32>().ok()? + 1),
-            None => part.trim().parse::<u32>().ok().map(|_| 1),
-        })
-        .sum()
+    memwall_core::cores::parse_cpu_list(list).map_or(0, |cpus| cpus.len() as u32)
 }
 
 /// The hypervisor's name, "none" on bare metal, or None if it can't be told.

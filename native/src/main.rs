@@ -2,6 +2,7 @@
 
 mod arena;
 mod bandwidth_cmd;
+mod cores_cmd;
 mod counters;
 mod dataset;
 mod emulation;
@@ -21,11 +22,14 @@ mod output;
 mod platform;
 mod race_args;
 mod run_cmd;
+mod sensitivity_cmd;
 mod serve;
 mod sweep_cmd;
 mod threads;
+mod watch_cmd;
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand};
 
@@ -62,6 +66,12 @@ enum Command {
     Explain(explain_cmd::ExplainArgs),
     /// Many hosts' reports side by side, one row each, to choose a server: sort, filter, export.
     Fleet(fleet_cmd::FleetArgs),
+    /// Core-to-core latency for every pair of CPUs, grouped, and checked against sysfs.
+    Cores(cores_cmd::CoresArgs),
+    /// Re-measure an L2, an LLC and a DRAM point and read steal time at intervals: how stable is this host?
+    Watch(watch_cmd::WatchArgs),
+    /// Run a command under growing cache pressure from a neighbour CPU: how much does it slow?
+    Sensitivity(sensitivity_cmd::SensitivityArgs),
     /// Serve the web front end (trunk's dist/) and the given reports on 127.0.0.1.
     Serve(serve::ServeArgs),
 }
@@ -81,6 +91,10 @@ impl CliError {
     pub fn runtime(message: impl Into<String>) -> Self {
         Self { message: message.into(), code: 1 }
     }
+    /// Ctrl-C ended a command that stops cleanly: exit 130, as the shell reports a SIGINT.
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        Self { message: message.into(), code: 130 }
+    }
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -91,6 +105,11 @@ impl CliError {
 }
 
 pub type CliResult<T = ()> = Result<T, CliError>;
+
+/// Set by a command that stops cleanly on Ctrl-C (`watch`: it still summarises what it measured);
+/// while it is set, Ctrl-C only raises [`INTERRUPTED`], and a second Ctrl-C exits at once.
+pub static STOP_CLEANLY: AtomicBool = AtomicBool::new(false);
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// clap's own errors, in the one-line shape of every other memwall error: its message and tips
 /// on one line, without the usage block (`--help` has it). Help and version print as usual.
@@ -138,6 +157,9 @@ fn main() -> ExitCode {
     // Ctrl-C still ends memwall at once (exit 130, as the shell reports a SIGINT), but first
     // removes the temporary file of any write in progress; finished outputs are never partial.
     let _ = ctrlc::set_handler(|| {
+        if STOP_CLEANLY.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
+            return;
+        }
         output::remove_files_in_progress();
         std::process::exit(130);
     });
@@ -160,6 +182,9 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate_cmd::generate(args),
         Command::Explain(args) => explain_cmd::explain(args),
         Command::Fleet(args) => fleet_cmd::fleet(args),
+        Command::Cores(args) => cores_cmd::cores(args),
+        Command::Watch(args) => watch_cmd::watch(args),
+        Command::Sensitivity(args) => sensitivity_cmd::sensitivity(args),
         Command::Serve(args) => serve::serve(args),
     };
     match result {

@@ -9,6 +9,7 @@ pub mod arch;
 pub mod bandwidth;
 pub mod budget;
 pub mod clock;
+pub mod cores;
 pub mod cycles;
 pub mod datagen;
 pub mod describe;
@@ -20,7 +21,9 @@ pub mod join;
 pub mod ladder;
 pub mod race;
 pub mod scratch;
+pub mod sensitivity;
 pub mod size;
+pub mod stability;
 
 #[doc(hidden)]
 pub mod fixtures;

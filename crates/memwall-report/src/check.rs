@@ -107,7 +107,11 @@ impl Report {
         check_host(&self.host)?;
         self.ladder.as_ref().map_or(Ok(()), check_ladder)?;
         self.groupby.as_ref().map_or(Ok(()), check_groupby)?;
-        self.join.as_ref().map_or(Ok(()), check_join)
+        self.join.as_ref().map_or(Ok(()), check_join)?;
+        self.cores.as_ref().map_or(Ok(()), check_cores)?;
+        self.watch.as_ref().map_or(Ok(()), check_watch)?;
+        count_at_most("sensitivity curves", self.sensitivity.len())?;
+        self.sensitivity.iter().try_for_each(check_sensitivity)
     }
 }
 
@@ -240,6 +244,43 @@ fn check_join_sweep(sweep: &crate::JoinSweep) -> Result<(), Implausible> {
     }
     if let Some(share) = sweep.prefetch_tolerance_share {
         finite_in("join sweep prefetch_tolerance_share", share, 1.0)?;
+    }
+    Ok(())
+}
+
+fn check_cores(cores: &crate::Cores) -> Result<(), Implausible> {
+    count_at_most("cores cpus", cores.cpus.len())?;
+    count_at_most("cores pairs", cores.pairs.len())?;
+    for pair in &cores.pairs {
+        let what = format!("cores pair {}-{}", pair.cpu_a, pair.cpu_b);
+        for ns in [pair.one_way_median_ns, pair.one_way_p10_ns, pair.one_way_p90_ns] {
+            finite_in(&format!("{what} one_way ns"), ns, MAX_NS_PER_LOAD)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_watch(watch: &crate::Watch) -> Result<(), Implausible> {
+    finite_in("watch every_s", watch.every_s, MAX_SECONDS)?;
+    finite_in("watch window_s", watch.window_s, MAX_SECONDS)?;
+    count_at_most("watch points", watch.points.len())?;
+    count_at_most("watch samples", watch.samples.len())?;
+    for sample in &watch.samples {
+        finite_in("watch sample at_s", sample.at_s, MAX_SECONDS)?;
+        count_at_most("watch sample points", sample.ns_per_load.len())?;
+        for ns in sample.ns_per_load.iter().flatten() {
+            finite_in("watch sample ns_per_load", *ns, MAX_NS_PER_LOAD)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_sensitivity(curve: &crate::Sensitivity) -> Result<(), Implausible> {
+    count_at_most("sensitivity levels", curve.levels.len())?;
+    for level in &curve.levels {
+        let what = format!("sensitivity level {}", level.name);
+        summary_in(&format!("{what} seconds"), &level.seconds, MAX_SECONDS)?;
+        samples_in(&what, &level.samples_seconds, MAX_SECONDS)?;
     }
     Ok(())
 }

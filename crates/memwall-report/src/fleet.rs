@@ -46,6 +46,20 @@ pub struct FleetRow {
     pub join_data: Option<String>,
     pub join_tuned_ns_per_probe: Option<f64>,
     pub join_adaptive_ns_per_probe: Option<f64>,
+    /// The core-to-core tiers in short ("2 CPUs: 1 tier, 48 ns"), where `memwall cores` ran.
+    #[serde(default)]
+    pub vcpu_topology: Option<String>,
+    /// The largest spread of a watched ladder point over a `memwall watch` window.
+    #[serde(default)]
+    pub stability_spread: Option<f64>,
+    /// Steal time's share of that window.
+    #[serde(default)]
+    pub steal_share: Option<f64>,
+    /// The first workload `memwall sensitivity` measured, and its largest slowdown beyond noise.
+    #[serde(default)]
+    pub sensitivity_workload: Option<String>,
+    #[serde(default)]
+    pub sensitivity_slowdown: Option<f64>,
     pub created_unix_s: u64,
     pub memwall_version: String,
     /// Figures a user joined onto the row from a CSV of their own (`memwall fleet --prices`,
@@ -76,6 +90,11 @@ pub const FLEET_COLUMNS: &[(&str, &str)] = &[
     ("groupby_adaptive", "GROUP BY adaptive, ns/row"),
     ("join_tuned", "join tuned, ns/probe"),
     ("join_adaptive", "join adaptive, ns/probe"),
+    ("vcpu_topology", "core-to-core latency tiers, in short"),
+    ("stability_spread", "largest spread of a watched ladder point over the window"),
+    ("steal", "steal time's share of the watch window"),
+    ("sensitivity_workload", "the workload memwall sensitivity measured"),
+    ("sensitivity_slowdown", "its largest slowdown under cache or DRAM pressure, beyond noise"),
     ("date", "when the report was made"),
     ("version", "memwall version"),
 ];
@@ -115,6 +134,11 @@ impl FleetRow {
             "groupby_adaptive" => num(self.groupby_adaptive_ns_per_row),
             "join_tuned" => num(self.join_tuned_ns_per_probe),
             "join_adaptive" => num(self.join_adaptive_ns_per_probe),
+            "vcpu_topology" => text(self.vcpu_topology.as_ref()),
+            "stability_spread" => num(self.stability_spread),
+            "steal" => num(self.steal_share),
+            "sensitivity_workload" => text(self.sensitivity_workload.as_ref()),
+            "sensitivity_slowdown" => num(self.sensitivity_slowdown),
             "date" => int(Some(self.created_unix_s)),
             "version" => Cell::Text(self.memwall_version.clone()),
             _ => return self.prices.get(name).map(|&v| Cell::Number(v)),
@@ -169,6 +193,11 @@ impl FleetRow {
             opt(self.join_data.as_ref()),
             opt(self.join_tuned_ns_per_probe),
             opt(self.join_adaptive_ns_per_probe),
+            opt(self.vcpu_topology.as_ref()),
+            opt(self.stability_spread),
+            opt(self.steal_share),
+            opt(self.sensitivity_workload.as_ref()),
+            opt(self.sensitivity_slowdown),
             self.created_unix_s.to_string(),
             self.memwall_version.clone(),
         ]
@@ -201,6 +230,11 @@ pub const FLEET_CSV_HEADER: &[&str] = &[
     "join_data",
     "join_tuned_ns_per_probe",
     "join_adaptive_ns_per_probe",
+    "vcpu_topology",
+    "stability_spread",
+    "steal_share",
+    "sensitivity_workload",
+    "sensitivity_slowdown",
     "created_unix_s",
     "memwall_version",
 ];

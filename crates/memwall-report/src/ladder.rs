@@ -36,7 +36,7 @@ impl Summary {
 }
 
 /// Linear interpolation between closest ranks of an already sorted, non-empty slice.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
     let lo = pos.floor() as usize;
     let hi = pos.ceil() as usize;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 mod bandwidth;
 mod check;
+mod cores;
 mod csv;
 pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES, Untrusted, check_size, too_large_stopped};
 mod explain;
@@ -20,7 +21,10 @@ mod host;
 pub mod index;
 mod join;
 mod ladder;
+mod sensitivity;
+mod watch;
 pub use bandwidth::{Bandwidth, BandwidthPoint, LoadedLatency};
+pub use cores::{CorePair, CoreTier, Cores, DeclaredTopology};
 pub use csv::{
     GROUPBY_CSV_HEADER, JOIN_CSV_HEADER, LADDER_CSV_HEADER, fleet_csv, groupby_csv, join_csv, ladder_csv, reports_csv,
 };
@@ -32,7 +36,9 @@ pub use groupby::{
 };
 pub use host::{Cache, Host};
 pub use join::{BuildSizeCrossover, BuildSizeFastest, Join, JoinDataset, JoinRun, JoinSweep, JoinSweepPoint};
-pub use ladder::{Ladder, LadderPoint, Step, Summary};
+pub use ladder::{Ladder, LadderPoint, Step, Summary, quantile};
+pub use sensitivity::{PressureLevel, Sensitivity, SensitivityReading};
+pub use watch::{PointStability, Stability, Watch, WatchPoint, WatchSample};
 
 /// The version of the schema this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -55,6 +61,16 @@ pub struct Report {
     /// The hash-join probe race. Added within schema 1: absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join: Option<Join>,
+    /// Core-to-core latencies (`memwall cores`). Added within schema 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<Cores>,
+    /// Ladder points and steal time over a window (`memwall watch`). Added within schema 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<Watch>,
+    /// Workloads' wall time under growing cache pressure (`memwall sensitivity`), one per
+    /// workload. Added within schema 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sensitivity: Vec<Sensitivity>,
     /// A short reading for someone choosing a server, each sentence backed by a figure above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub advice: Vec<String>,
@@ -109,6 +125,9 @@ impl Report {
             groupby: None,
             bandwidth: None,
             join: None,
+            cores: None,
+            watch: None,
+            sensitivity: Vec::new(),
             advice: Vec::new(),
             timing_warnings: Vec::new(),
         }

@@ -167,7 +167,144 @@ fn full_report() -> Report {
         }],
     });
     report.join = Some(join());
+    report.cores = Some(cores());
+    report.watch = Some(watch());
+    report.sensitivity = vec![sensitivity()];
     report
+}
+
+fn cores() -> Cores {
+    let pair = |a, b, ns: f64| CorePair {
+        cpu_a: a,
+        cpu_b: b,
+        one_way_median_ns: ns,
+        one_way_p10_ns: ns - 1.5,
+        one_way_p90_ns: ns + 4.0,
+        samples: 1000,
+    };
+    Cores {
+        cpus: vec![0, 1, 2],
+        round_trips_per_sample: 100,
+        pairs: vec![pair(0, 1, 14.5), pair(0, 2, 52.0), pair(1, 2, 51.0)],
+        declared: Some(DeclaredTopology {
+            smt_siblings: vec![vec![0, 1], vec![2]],
+            llc_groups: vec![vec![0, 1, 2]],
+            llc_level: Some(3),
+        }),
+        tiers: vec![CoreTier {
+            from_ns: 14.5,
+            to_ns: 14.5,
+            pairs: 1,
+            groups: vec![vec![0, 1]],
+            matches: Some("smt".into()),
+        }],
+        agreement: vec!["the fastest pairs are the SMT siblings sysfs declares".into()],
+        topology: "3 CPUs in 2 latency tiers".into(),
+    }
+}
+
+fn watch() -> Watch {
+    Watch {
+        every_s: 10.0,
+        window_s: 600.0,
+        points: vec![
+            WatchPoint { level: "L2".into(), bytes: 256 << 10 },
+            WatchPoint { level: "DRAM".into(), bytes: 64 << 20 },
+        ],
+        samples: vec![
+            WatchSample {
+                at_s: 0.0,
+                ns_per_load: vec![Some(3.1), None],
+                noise: vec![Some(0.01), None],
+                steal_jiffies: Some(3),
+                total_jiffies: Some(2000),
+            },
+            WatchSample {
+                at_s: 10.0,
+                ns_per_load: vec![Some(3.2), Some(98.0)],
+                noise: vec![],
+                steal_jiffies: None,
+                total_jiffies: None,
+            },
+        ],
+        steal_unavailable: None,
+        interrupted: true,
+        stability: Some(Stability {
+            points: vec![PointStability {
+                level: "L2".into(),
+                bytes: 256 << 10,
+                min_ns: 3.1,
+                median_ns: 3.15,
+                max_ns: 3.2,
+                spread: 0.03,
+                noise: 0.01,
+            }],
+            spread: 0.03,
+            worst_minute_from_s: Some(0.0),
+            worst_minute_slowdown: Some(0.01),
+            steal_share: Some(0.0015),
+            worst_minute_steal_share: Some(0.0015),
+            disturbed_intervals: 0,
+            intervals: 2,
+            class: "steady".into(),
+            verdict: "steady".into(),
+        }),
+    }
+}
+
+fn sensitivity() -> Sensitivity {
+    let level = |name: &str, bytes: u64, secs: &[f64]| PressureLevel {
+        name: name.into(),
+        pressure_bytes: bytes,
+        samples_seconds: secs.to_vec(),
+        seconds: Summary::of(secs).unwrap(),
+        samples_cpu_seconds: secs.iter().map(|s| s * 0.5).collect(),
+        cpu_seconds: Summary::of(&secs.iter().map(|s| s * 0.5).collect::<Vec<_>>()),
+        pressure_passes: (bytes > 0).then_some(42),
+        counters: Some(Counters::unavailable("no PMU")),
+    };
+    Sensitivity {
+        command: vec!["memwall".into(), "groupby".into()],
+        workload: "groupby".into(),
+        workload_cpu: 0,
+        pressure_cpu: 1,
+        runs_per_level: 3,
+        llc_bytes: 2 << 20,
+        llc_source: "the ladder".into(),
+        levels: vec![level("none", 0, &[1.0, 1.01, 1.02]), level("1x LLC", 2 << 20, &[1.3, 1.31, 1.35])],
+        reading: Some(SensitivityReading {
+            basis: "cpu".into(),
+            noise: 0.02,
+            slowdowns: vec![0.0, 0.297],
+            beyond_noise: vec![false, true],
+            class: "cache-sensitive".into(),
+            worst_slowdown: 0.297,
+            verdict: "slows 30%".into(),
+        }),
+    }
+}
+
+#[test]
+fn a_report_from_before_cores_watch_and_sensitivity_opens_and_they_round_trip() {
+    let mut old = full_report();
+    old.cores = None;
+    old.watch = None;
+    old.sensitivity.clear();
+    let text = old.to_json_pretty();
+    for field in ["\"cores\"", "\"watch\"", "\"sensitivity\""] {
+        assert!(!text.contains(field), "{field} is not written when absent");
+    }
+    let back = Report::from_json(&text).unwrap();
+    assert_eq!((back.cores, back.watch, back.sensitivity.len()), (None, None, 0));
+    let full = full_report();
+    let back = Report::from_json(&full.to_json_pretty()).unwrap();
+    assert_eq!(back.cores, Some(cores()));
+    assert_eq!(back.watch, Some(watch()));
+    assert_eq!(back.sensitivity, vec![sensitivity()]);
+    assert!(back.check().is_ok());
+    let mut bad = full;
+    bad.cores.as_mut().unwrap().pairs[0].one_way_median_ns = f64::NAN;
+    assert!(bad.check().is_err());
 }
 
 fn join() -> Join {

@@ -32,16 +32,37 @@ pub fn read_ladder(ladder: &Ladder, declared: &[Cache]) -> Reading {
 /// advice are replaced, everything measured is left as it was. The bandwidth run, when the
 /// report has one, is evidence too.
 pub fn reread(report: &mut Report) {
-    let Some(ladder) = report.ladder.as_mut() else { return };
+    reread_sections(report);
+    let Some(ladder) = report.ladder.as_mut() else {
+        // Without a ladder the advice is whatever was written; only the topology line is ours.
+        report.advice.retain(|s| !s.starts_with(crate::cores::TOPOLOGY_PREFIX));
+        report.advice.extend(report.cores.iter().map(|c| c.topology.clone()));
+        return;
+    };
     let reading = read(&Evidence::of(ladder, &report.host.caches, report.bandwidth.as_ref()));
     ladder.levels = reading.levels;
     ladder.verdict = reading.verdict;
     report.advice = advice(ladder, report.bandwidth.as_ref());
+    // The core-to-core reading is one more fact for someone placing work on this host.
+    report.advice.extend(report.cores.iter().map(|c| c.topology.clone()));
     // Timings of an emulator say nothing for choosing a server: its warning heads the verdict
     // and stands in for the advice.
     if !report.timing_warnings.is_empty() {
         ladder.verdict.splice(0..0, report.timing_warnings.iter().cloned());
         report.advice.clone_from(&report.timing_warnings);
+    }
+}
+
+/// The readings of the cores, watch and sensitivity sections, by the current rules.
+fn reread_sections(report: &mut Report) {
+    if let Some(cores) = report.cores.as_mut() {
+        crate::cores::read(cores);
+    }
+    if let Some(watch) = report.watch.as_mut() {
+        watch.stability = Some(crate::stability::read(watch));
+    }
+    for curve in &mut report.sensitivity {
+        curve.reading = crate::sensitivity::read(&curve.levels, curve.llc_bytes);
     }
 }
 

@@ -27,6 +27,7 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
         reads.iter().filter(|p| Some(p.bytes) == largest_read && p.threads == threads).map(|p| p.read_gb_per_s).next()
     };
     let most_threads = reads.iter().filter(|p| Some(p.bytes) == largest_read).map(|p| p.threads).max();
+    let stability = report.watch.as_ref().and_then(|w| w.stability.as_ref());
     FleetRow {
         report: name.to_owned(),
         host: host.name.clone().unwrap_or_else(|| "unnamed host".into()),
@@ -53,6 +54,11 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
         join_data: report.join.as_ref().map(join_data),
         join_tuned_ns_per_probe: report.join.as_ref().and_then(|j| join_ns(j, "tuned")),
         join_adaptive_ns_per_probe: report.join.as_ref().and_then(|j| join_ns(j, "adaptive")),
+        vcpu_topology: report.cores.as_ref().map(crate::cores::short),
+        stability_spread: stability.map(|s| s.spread),
+        steal_share: stability.and_then(|s| s.steal_share),
+        sensitivity_workload: report.sensitivity.first().map(|s| s.workload.clone()),
+        sensitivity_slowdown: report.sensitivity.first().and_then(|s| s.reading.as_ref()).map(|r| r.worst_slowdown),
         created_unix_s: report.created_unix_s,
         memwall_version: report.tool.version.clone(),
         prices: Default::default(),
@@ -287,6 +293,81 @@ mod tests {
         assert_eq!(report_stem("C:\\r\\x.json"), "x");
         assert_eq!(report_stem("plain"), "plain");
         assert_eq!(report_stem(".json"), ".json");
+    }
+
+    #[test]
+    fn cores_watch_and_sensitivity_fill_their_columns_and_the_topology_joins_the_advice() {
+        use memwall_report::{CorePair, Cores, PressureLevel, Sensitivity, Summary, Watch, WatchPoint, WatchSample};
+        let mut report = report(include_str!("../../../../examples/reports/zen3-2vcpu-kvm-run.json"));
+        report.cores = Some(Cores {
+            cpus: vec![0, 1],
+            round_trips_per_sample: 200,
+            pairs: vec![CorePair {
+                cpu_a: 0,
+                cpu_b: 1,
+                one_way_median_ns: 72.0,
+                one_way_p10_ns: 71.0,
+                one_way_p90_ns: 73.0,
+                samples: 300,
+            }],
+            declared: None,
+            tiers: vec![],
+            agreement: vec![],
+            topology: String::new(),
+        });
+        let sample = |at_s: f64, ns: f64, steal: u64| WatchSample {
+            at_s,
+            ns_per_load: vec![Some(ns)],
+            noise: vec![Some(0.01)],
+            steal_jiffies: Some(steal),
+            total_jiffies: Some(100),
+        };
+        report.watch = Some(Watch {
+            every_s: 10.0,
+            window_s: 30.0,
+            points: vec![WatchPoint { level: "DRAM".into(), bytes: 12 << 20 }],
+            samples: vec![sample(0.0, 90.0, 0), sample(10.0, 99.0, 1), sample(20.0, 90.0, 2)],
+            steal_unavailable: None,
+            interrupted: false,
+            stability: None,
+        });
+        let level = |name: &str, bytes: u64, secs: &[f64]| PressureLevel {
+            name: name.into(),
+            pressure_bytes: bytes,
+            samples_seconds: secs.to_vec(),
+            seconds: Summary::of(secs).unwrap(),
+            samples_cpu_seconds: vec![],
+            cpu_seconds: None,
+            pressure_passes: None,
+            counters: None,
+        };
+        report.sensitivity = vec![Sensitivity {
+            command: vec!["awk".into()],
+            workload: "awk-loop".into(),
+            workload_cpu: 0,
+            pressure_cpu: 1,
+            runs_per_level: 2,
+            llc_bytes: 2 << 20,
+            llc_source: "test".into(),
+            levels: vec![level("none", 0, &[1.0, 1.02]), level("1x LLC", 2 << 20, &[1.5, 1.52])],
+            reading: None,
+        }];
+        let r = row(report.clone(), "zen3.json");
+        assert_eq!(r.vcpu_topology.as_deref(), Some("2 CPUs: 1 tier, 72 ns"));
+        assert!((r.stability_spread.unwrap() - 0.1).abs() < 1e-9, "{:?}", r.stability_spread);
+        assert!((r.steal_share.unwrap() - 0.01).abs() < 1e-9);
+        assert_eq!(r.sensitivity_workload.as_deref(), Some("awk-loop"));
+        assert!((r.sensitivity_slowdown.unwrap() - 0.4951).abs() < 0.001, "{:?}", r.sensitivity_slowdown);
+        assert_eq!(r.cell("vcpu_topology"), Some(Cell::Text("2 CPUs: 1 tier, 72 ns".into())));
+        explain::reread(&mut report);
+        let topology =
+            "Core-to-core: 2 CPUs in 1 latency tier (72 ns one way), sysfs declares nothing to check them against";
+        assert_eq!(report.advice.iter().filter(|s| *s == topology).count(), 1, "{:?}", report.advice);
+        // Read twice, still said once; and without a ladder the line is the advice's too.
+        explain::reread(&mut report);
+        report.ladder = None;
+        explain::reread(&mut report);
+        assert_eq!(report.advice.iter().filter(|s| *s == topology).count(), 1, "{:?}", report.advice);
     }
 
     #[test]

@@ -1,0 +1,449 @@
+//! `memwall sensitivity -- CMD [ARGS...]`: CMD's wall time, N runs per level, while a pressure
+//! thread pinned to another CPU holds nothing, then 1/4, 1/2, 1 and 2x the last-level cache,
+//! then streams DRAM (Mars et al., "Bubble-Up", MICRO 2011). The core reads the curve.
+//!
+//! CMD is pinned by spawning it from a thread pinned to its CPU: a child inherits the affinity
+//! of the thread that forks it, so no code runs between fork and exec. The pressure thread
+//! streams its buffer with the bandwidth kernels (read every word, then write every word) until
+//! told to stop; it is always stopped and joined before this command returns, whatever CMD did.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use clap::Args;
+use memwall_core::bandwidth::{read_words, write_words};
+use memwall_core::budget::CacheBudget;
+use memwall_core::cores::cpus_text;
+use memwall_core::explain;
+use memwall_core::sensitivity::{self, dram_stream_bytes, pressure_levels};
+use memwall_core::size::format_bytes;
+use memwall_report::{Counters, PressureLevel, Report, Sensitivity, Summary};
+
+use crate::counters::CounterSession;
+use crate::ladder_cmd;
+use crate::output::{self, Destination};
+use crate::platform::{self, NativeClock};
+use crate::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct SensitivityArgs {
+    /// Runs of the command per pressure level (six levels, plus one warm-up run).
+    #[arg(long = "for-each", value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// The CPU the command runs on (default: the first this process may use).
+    #[arg(long, value_name = "CPU")]
+    pub cpu: Option<u32>,
+    /// The CPU the pressure thread runs on (default: the next one this process may use).
+    #[arg(long, value_name = "CPU")]
+    pub pressure_cpu: Option<u32>,
+    /// Size the pressure by this report's ladder (read by the current rules) instead of measuring
+    /// a quick ladder first.
+    #[arg(long, value_name = "REPORT.json")]
+    pub report: Option<PathBuf>,
+    /// The workload's name in the report and the fleet (default: the command's file name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<Destination>,
+    /// The command and its arguments, after `--`. Its stdout is discarded; its stderr is kept
+    /// for the error message when it fails.
+    #[arg(required = true, last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+pub fn sensitivity(args: SensitivityArgs) -> CliResult {
+    let (cpu, pressure_cpu) = choose_cpus(&allowed_cpus(), args.cpu, args.pressure_cpu)?;
+    let clock = NativeClock::new();
+    let mut out = output::human(args.json == Some(Destination::Stdout));
+    let (levels, host) = match &args.report {
+        Some(path) => {
+            let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
+            explain::reread(&mut report);
+            (report.ladder.map(|l| l.levels).unwrap_or_default(), crate::host::describe())
+        }
+        None => {
+            let host = ladder_cmd::measured_host(&clock);
+            writeln!(out, "measuring a quick ladder to size the pressure (about a second)...").ok();
+            (ladder_cmd::cache_probe(&host, &clock)?.levels, host)
+        }
+    };
+    let budget = CacheBudget::declared(&host.caches, 1).measured(&levels);
+    let llc_bytes = budget.last_level_bytes;
+    let declared_llc = explain::data_caches(&host.caches).last().map(|c| c.size_bytes);
+    let dram_bytes = dram_stream_bytes(llc_bytes, declared_llc);
+    platform::check_fits_in_memory(dram_bytes, &format!("the DRAM stream's {}", format_bytes(dram_bytes)))?;
+    let workload = args.name.clone().unwrap_or_else(|| {
+        std::path::Path::new(&args.command[0])
+            .file_name()
+            .map_or(args.command[0].clone(), |n| n.to_string_lossy().into())
+    });
+    writeln!(
+        out,
+        "{workload} on CPU {cpu}, pressure on CPU {pressure_cpu}; LLC {} ({}); {} run{} per level",
+        format_bytes(llc_bytes),
+        budget.describe(),
+        args.runs,
+        if args.runs == 1 { "" } else { "s" }
+    )
+    .ok();
+    let plan = pressure_levels(llc_bytes, dram_bytes);
+    let json_on_stdout = args.json == Some(Destination::Stdout);
+    let measured = on_cpu(cpu, || -> CliResult<Vec<PressureLevel>> {
+        // Progress as each level ends, on the pinned thread (the terminal writer is not Send).
+        let mut out = output::human(json_on_stdout);
+        // Untimed: the binary, its libraries and its input in the page cache before anything counts.
+        run_once(&args.command).map_err(|e| e.context("warm-up run"))?;
+        let mut levels = Vec::new();
+        for (name, bytes) in &plan {
+            let runs = || -> CliResult<(Vec<Timed>, Counters)> {
+                let session = CounterSession::start();
+                let mut timed = Vec::with_capacity(args.runs as usize);
+                for run in 0..args.runs {
+                    let t = run_once(&args.command).map_err(|e| e.context(&format!("run {} at {name}", run + 1)))?;
+                    timed.push(t);
+                }
+                Ok((timed, session.stop()))
+            };
+            let (result, passes) = if *bytes == 0 {
+                (runs(), None)
+            } else {
+                let (result, stats) = with_pressure(pressure_cpu, *bytes, runs).map_err(CliError::runtime)?;
+                (result, Some(stats.passes))
+            };
+            let (timed, counters) = result?;
+            let seconds: Vec<f64> = timed.iter().map(|t| t.wall_seconds).collect();
+            let cpu_seconds: Vec<f64> = timed.iter().filter_map(|t| t.cpu_seconds).collect();
+            let summary = Summary::of(&seconds).ok_or_else(|| CliError::runtime("no run was timed"))?;
+            // CPU time only when every run has it: a summary of some runs would not compare.
+            let cpu_summary = if cpu_seconds.len() == seconds.len() { Summary::of(&cpu_seconds) } else { None };
+            writeln!(
+                out,
+                "  {name:<12} {:>10}  median {:.3} s wall{}",
+                pressure_text(*bytes),
+                summary.median,
+                cpu_summary.map_or(String::new(), |c| format!(", {:.3} s CPU", c.median))
+            )
+            .ok();
+            levels.push(PressureLevel {
+                name: name.clone(),
+                pressure_bytes: *bytes,
+                samples_seconds: seconds,
+                seconds: summary,
+                samples_cpu_seconds: if cpu_summary.is_some() { cpu_seconds } else { vec![] },
+                cpu_seconds: cpu_summary,
+                pressure_passes: passes,
+                counters: Some(counters),
+            });
+        }
+        Ok(levels)
+    })?;
+    let reading = sensitivity::read(&measured, llc_bytes);
+    let curve = Sensitivity {
+        command: args.command.clone(),
+        workload,
+        workload_cpu: cpu,
+        pressure_cpu,
+        runs_per_level: args.runs,
+        llc_bytes,
+        llc_source: budget.describe(),
+        levels: measured,
+        reading,
+    };
+    print_sensitivity(&mut *out, &curve).map_err(|e| CliError::runtime(e.to_string()))?;
+    if let Some(destination) = &args.json {
+        let report = Report { sensitivity: vec![curve], ..output::new_report(host) };
+        output::write_report(destination, &report)?;
+    }
+    Ok(())
+}
+
+fn allowed_cpus() -> Vec<u32> {
+    let mut cpus: Vec<u32> = core_affinity::get_core_ids().unwrap_or_default().iter().map(|c| c.id as u32).collect();
+    cpus.sort_unstable();
+    cpus
+}
+
+/// The workload's CPU and the pressure's: as asked, or the first two this process may use.
+fn choose_cpus(allowed: &[u32], cpu: Option<u32>, pressure: Option<u32>) -> CliResult<(u32, u32)> {
+    if allowed.len() < 2 {
+        let only =
+            if allowed.is_empty() { "an unknown set".to_string() } else { format!("CPU {}", cpus_text(allowed)) };
+        return Err(CliError::usage(format!(
+            "the pressure thread needs a second CPU, and this process may use only {only}: run it where two CPUs \
+             are allowed, e.g. without taskset or a one-CPU cgroup"
+        )));
+    }
+    for (flag, asked) in [("--cpu", cpu), ("--pressure-cpu", pressure)] {
+        if let Some(c) = asked.filter(|c| !allowed.contains(c)) {
+            return Err(CliError::usage(format!(
+                "{flag} {c}: not a CPU this process may use ({})",
+                cpus_text(allowed)
+            )));
+        }
+    }
+    let cpu = cpu.unwrap_or(allowed[0]);
+    let pressure = pressure.unwrap_or_else(|| *allowed.iter().find(|&&c| c != cpu).unwrap_or(&allowed[0]));
+    if cpu == pressure {
+        return Err(CliError::usage(format!(
+            "--cpu and --pressure-cpu are both {cpu}: the pressure must run beside the command, not on its CPU"
+        )));
+    }
+    Ok((cpu, pressure))
+}
+
+/// Runs `work` on a thread pinned to `cpu`, so that what it spawns starts there too.
+fn on_cpu<T: Send>(cpu: u32, work: impl FnOnce() -> CliResult<T> + Send) -> CliResult<T> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                platform::pin_current_thread(cpu)?;
+                work()
+            })
+            .join()
+            .unwrap_or_else(|_| Err(CliError::runtime("the workload's thread stopped unexpectedly")))
+    })
+}
+
+/// One run of the command.
+#[derive(Debug, Clone, Copy)]
+struct Timed {
+    wall_seconds: f64,
+    /// User + system time of the command and its children, where the OS reports it.
+    cpu_seconds: Option<f64>,
+}
+
+/// Runs the command once and times it; a command that cannot start is bad input (exit 2), one
+/// that fails is a failure (exit 1), each with its last line of stderr.
+fn run_once(command: &[String]) -> CliResult<Timed> {
+    let cpu_before = children_cpu_seconds();
+    let start = Instant::now();
+    let output = Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| CliError::usage(format!("cannot run '{}': {e}", command[0])))?;
+    let wall_seconds = start.elapsed().as_secs_f64();
+    let cpu_seconds = match (cpu_before, children_cpu_seconds()) {
+        (Some(before), Some(after)) => Some(after - before),
+        _ => None,
+    };
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last =
+            stderr.lines().rev().find(|l| !l.trim().is_empty()).map_or(String::new(), |l| format!(": {}", l.trim()));
+        return Err(CliError::runtime(format!("'{}' failed ({}){last}", command.join(" "), output.status)));
+    }
+    Ok(Timed { wall_seconds, cpu_seconds })
+}
+
+/// User + system CPU seconds of every child this process has waited for so far. Runs are one
+/// at a time, so the difference around one run is that run's (its own children included).
+#[cfg(target_os = "linux")]
+fn children_cpu_seconds() -> Option<f64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes one whole `rusage` through the pointer, which is valid and aligned.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: getrusage returned 0, so it filled the struct (which was zeroed before anyway).
+    let usage = unsafe { usage.assume_init() };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn children_cpu_seconds() -> Option<f64> {
+    None
+}
+
+/// The CPUs a `cpu_set_t` can name.
+const CPU_SET_BITS: u32 = 1024;
+
+/// What the pressure thread did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PressureStats {
+    /// Full passes (read, then write) over the buffer.
+    pub passes: u64,
+    /// The thread saw the stop flag and left its loop (it was joined after).
+    pub stopped: bool,
+}
+
+/// Sets the flag when dropped: the pressure stops even if `body` panics.
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Runs `body` while a thread pinned to `cpu` streams a buffer of `bytes`; the thread has made
+/// one full pass (every page touched, the buffer in the caches) before `body` starts, and is
+/// stopped and joined before this returns, whatever `body` returned. `Err` when the thread could
+/// not start; `body` has then not run.
+pub fn with_pressure<R>(cpu: u32, bytes: u64, body: impl FnOnce() -> R) -> Result<(R, PressureStats), String> {
+    let stop = AtomicBool::new(false);
+    let passes = AtomicU64::new(0);
+    let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+    std::thread::scope(|scope| {
+        let thread = scope.spawn(|| -> bool {
+            // Checked first: core_affinity indexes glibc's 1024-bit cpu_set_t without a bound check
+            // (this thread's own mask may be narrower than the process's: its spawner is pinned).
+            if cpu >= CPU_SET_BITS || !core_affinity::set_for_current(core_affinity::CoreId { id: cpu as usize }) {
+                let _ = ready_tx.send(Err(format!("could not pin the pressure thread to CPU {cpu}")));
+                return false;
+            }
+            let words = usize::try_from(bytes / 8).unwrap_or(usize::MAX).max(1);
+            let mut buffer = vec![1u64; words];
+            write_words(&mut buffer, 2);
+            let _ = ready_tx.send(Ok(()));
+            while !stop.load(Ordering::Relaxed) {
+                let sum = read_words(&buffer);
+                write_words(&mut buffer, std::hint::black_box(sum));
+                passes.fetch_add(1, Ordering::Relaxed);
+            }
+            true
+        });
+        let stopper = StopOnDrop(&stop);
+        let ready = ready_rx.recv().unwrap_or_else(|_| Err("the pressure thread stopped before it began".into()));
+        let result = ready.map(|()| body());
+        drop(stopper);
+        let stopped = thread.join().unwrap_or(false);
+        result.map(|r| (r, PressureStats { passes: passes.load(Ordering::Relaxed), stopped }))
+    })
+}
+
+fn pressure_text(bytes: u64) -> String {
+    if bytes == 0 { "-".into() } else { format_bytes(bytes) }
+}
+
+/// The curve as a table, the reading, and the counters or why there are none. Also what
+/// `memwall explain` prints for a report with sensitivity curves.
+pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "sensitivity of {} ({}), {} run{} per level, CPU {} beside pressure on CPU {}, LLC {}:",
+        curve.workload,
+        curve.command.join(" "),
+        curve.runs_per_level,
+        if curve.runs_per_level == 1 { "" } else { "s" },
+        curve.workload_cpu,
+        curve.pressure_cpu,
+        format_bytes(curve.llc_bytes)
+    )?;
+    let reading = curve.reading.as_ref();
+    let header =
+        ["level", "pressure", "wall s (median)", "wall min-max", "CPU s (median)", "CPU min-max", "slowdown", ""];
+    let rows: Vec<Vec<String>> = curve
+        .levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let slow = reading.and_then(|r| r.slowdowns.get(i).copied());
+            let beyond = reading.and_then(|r| r.beyond_noise.get(i).copied()).unwrap_or(false);
+            vec![
+                l.name.clone(),
+                pressure_text(l.pressure_bytes),
+                format!("{:.3}", l.seconds.median),
+                format!("{:.3}-{:.3}", l.seconds.min, l.seconds.max),
+                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}", c.median)),
+                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}-{:.3}", c.min, c.max)),
+                if i == 0 { "-".into() } else { slow.map_or("?".into(), |s| format!("{:+.1}%", s * 100.0)) },
+                if beyond { "beyond noise".into() } else { String::new() },
+            ]
+        })
+        .collect();
+    write!(out, "{}", output::table(&header, &rows))?;
+    if let Some(r) = reading {
+        let basis = if r.basis == "cpu" { "the command's CPU time" } else { "wall time" };
+        writeln!(out, "slowdowns are of {basis}; noise (no pressure, max-min over median) {:.1}%", r.noise * 100.0)?;
+        writeln!(out, "reading: {}", r.verdict)?;
+    }
+    let counters: Vec<&Counters> = curve.levels.iter().filter_map(|l| l.counters.as_ref()).collect();
+    match counters.iter().find(|c| !c.available) {
+        Some(c) => writeln!(
+            out,
+            "counters unavailable here: {}",
+            c.unavailable.as_deref().unwrap_or("the PMU gave no figure")
+        )?,
+        None if !counters.is_empty() => {
+            writeln!(out, "the command's own counters per level (children included):")?;
+            for (l, c) in curve.levels.iter().zip(&counters) {
+                let per_run = |v: Option<u64>| {
+                    v.map_or("-".into(), |v| format!("{:.3e}", v as f64 / f64::from(curve.runs_per_level)))
+                };
+                writeln!(
+                    out,
+                    "  {:<12} ipc {}  llc load misses/run {}  cache misses/run {}",
+                    l.name,
+                    c.ipc.map_or("-".into(), |i| format!("{i:.2}")),
+                    per_run(c.llc_load_misses),
+                    per_run(c.cache_misses)
+                )?;
+            }
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpus_are_two_distinct_allowed_ones() {
+        assert_eq!(choose_cpus(&[0, 1, 2], None, None).unwrap(), (0, 1));
+        assert_eq!(choose_cpus(&[0, 1, 2], Some(2), None).unwrap(), (2, 0));
+        assert_eq!(choose_cpus(&[0, 1, 2], Some(1), Some(2)).unwrap(), (1, 2));
+        let one = choose_cpus(&[3], None, None).unwrap_err();
+        assert_eq!(one.code, 2);
+        assert!(
+            one.message().starts_with("the pressure thread needs a second CPU, and this process may use only CPU 3")
+        );
+        assert_eq!(choose_cpus(&[0, 1], Some(1), Some(1)).unwrap_err().code, 2);
+        assert!(choose_cpus(&[0, 1], Some(7), None).unwrap_err().message().starts_with("--cpu 7: not a CPU"));
+    }
+
+    /// A workload that fails leaves no pressure behind: the thread saw the stop flag, left its
+    /// loop, and was joined before `with_pressure` returned.
+    #[test]
+    fn a_failing_workload_stops_and_joins_the_pressure_thread() {
+        let allowed = allowed_cpus();
+        let Some(&cpu) = allowed.last() else { return };
+        let (result, stats) = with_pressure(cpu, 1 << 20, || run_once(&["false".to_string()])).unwrap();
+        assert!(run_once(&["true".to_string()]).unwrap().wall_seconds > 0.0);
+        let e = result.unwrap_err();
+        assert_eq!(e.code, 1);
+        assert!(e.message().starts_with("'false' failed (exit status: 1)"), "{}", e.message());
+        assert!(stats.stopped, "{stats:?}");
+        let (result, stats) =
+            with_pressure(cpu, 1 << 20, || run_once(&["/nonexistent/memwall-workload".to_string()])).unwrap();
+        assert_eq!(result.unwrap_err().code, 2);
+        assert!(stats.stopped);
+    }
+
+    #[test]
+    fn a_pressure_thread_that_cannot_pin_runs_nothing() {
+        let mut ran = false;
+        let why = with_pressure(100_000, 4096, || ran = true).unwrap_err();
+        assert!(!ran);
+        assert_eq!(why, "could not pin the pressure thread to CPU 100000");
+    }
+
+    #[test]
+    fn the_pressure_passes_while_the_body_runs() {
+        let Some(&cpu) = allowed_cpus().last() else { return };
+        let ((), stats) =
+            with_pressure(cpu, 64 << 10, || std::thread::sleep(std::time::Duration::from_millis(50))).unwrap();
+        assert!(stats.stopped && stats.passes > 0, "{stats:?}");
+    }
+}

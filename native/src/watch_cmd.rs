@@ -1,0 +1,281 @@
+//! `memwall watch`: an L2, an LLC and a DRAM point of the ladder measured again every interval,
+//! with the hypervisor's steal time from /proc/stat, as a timeline the core reads for stability.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use memwall_core::ladder::{self, Pattern, SampleConfig};
+use memwall_core::size::format_bytes;
+use memwall_core::stability::{self, parse_duration};
+use memwall_core::{explain, stability::steal_jiffies};
+use memwall_report::{Report, Watch, WatchPoint, WatchSample};
+
+use crate::arena::{HugePages, MmapArena};
+use crate::ladder_cmd;
+use crate::output::{self, Destination};
+use crate::platform::{self, NativeClock};
+use crate::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// How long to watch (e.g. 10m, 90s, 1h).
+    #[arg(long = "for", value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub window_s: f64,
+    /// How often to measure (e.g. 10s); at most --for.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub every: f64,
+    /// Take the levels from this report's ladder (read by the current rules) instead of
+    /// measuring a quick ladder first.
+    #[arg(long, value_name = "REPORT.json")]
+    pub report: Option<PathBuf>,
+    /// Pin the measuring thread to this CPU.
+    #[arg(long, value_name = "CPU")]
+    pub pin: Option<u32>,
+    /// Write the report as JSON to PATH, or to stdout with `-` (the timeline then goes to stderr).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<Destination>,
+}
+
+pub fn watch(args: WatchArgs) -> CliResult {
+    if args.window_s < args.every {
+        return Err(CliError::usage(format!(
+            "--for {}s is shorter than --every {}s: not one interval would be measured",
+            args.window_s, args.every
+        )));
+    }
+    let clock = NativeClock::new();
+    let mut out = output::human(args.json == Some(Destination::Stdout));
+    let (levels, host) = match &args.report {
+        Some(path) => {
+            let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
+            explain::reread(&mut report);
+            let levels = report.ladder.map(|l| l.levels).unwrap_or_default();
+            (levels, ladder_cmd::measured_host(&clock))
+        }
+        None => {
+            let host = ladder_cmd::measured_host(&clock);
+            writeln!(out, "measuring a quick ladder to place the points (about a second)...").ok();
+            (ladder_cmd::cache_probe(&host, &clock)?.levels, host)
+        }
+    };
+    let (points, missing) = stability::watch_points(&levels);
+    if points.is_empty() {
+        return Err(CliError::runtime(format!("nothing to watch: {}", missing.join("; "))));
+    }
+    let largest = points.iter().map(|p| p.bytes).max().unwrap_or(0);
+    platform::check_fits_in_memory(ladder::bytes_needed(largest), &format!("the {} point", format_bytes(largest)))?;
+    if let Some(cpu) = args.pin {
+        platform::pin_current_thread(cpu)?;
+    }
+    for why in &missing {
+        writeln!(out, "not watched: {why}").ok();
+    }
+    let thp = matches!(host.thp.as_deref(), Some("always" | "madvise"));
+    let config = SampleConfig {
+        target_sample_ns: ladder::target_sample_ns(host.timer_resolution_ns.unwrap_or(1.0), 2e6),
+        samples: 5,
+        warmup: true,
+        seed: ladder::DEFAULT_SEED,
+        attempts: 1,
+        // The caches and DRAM without TLB misses, as the quick ladder placed the levels.
+        pattern: Pattern::PageLocal,
+    };
+    let mut watch = Watch {
+        every_s: args.every,
+        window_s: args.window_s,
+        points: points.clone(),
+        samples: Vec::new(),
+        steal_unavailable: None,
+        interrupted: false,
+        stability: None,
+    };
+    let heading: Vec<String> = points.iter().map(|p| format!("{} {}", p.level, format_bytes(p.bytes))).collect();
+    writeln!(
+        out,
+        "watching {} every {}s for {}s; Ctrl-C stops and summarises",
+        heading.join(", "),
+        args.every,
+        args.window_s
+    )
+    .ok();
+    let intervals = (args.window_s / args.every).floor() as u64;
+    STOP_CLEANLY.store(true, Ordering::SeqCst);
+    let started = Instant::now();
+    let mut stat_before = read_steal().map_err(|why| watch.steal_unavailable = Some(why)).ok();
+    for i in 0..intervals {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            break;
+        }
+        let at_s = started.elapsed().as_secs_f64();
+        let measured: Vec<Option<(f64, f64)>> = points.iter().map(|p| measure(p, &config, &clock, thp).ok()).collect();
+        // The interval's steal is read at its end, so a sample covers its whole interval.
+        sleep_until(started + Duration::from_secs_f64((i + 1) as f64 * args.every));
+        let stat_after = read_steal().map_err(|why| watch.steal_unavailable = Some(why)).ok();
+        let delta = match (stat_before, stat_after) {
+            (Some((s0, t0)), Some((s1, t1))) => Some((s1.saturating_sub(s0), t1.saturating_sub(t0))),
+            _ => None,
+        };
+        stat_before = stat_after;
+        let sample = WatchSample {
+            at_s,
+            ns_per_load: measured.iter().map(|m| m.map(|(ns, _)| ns)).collect(),
+            noise: measured.iter().map(|m| m.map(|(_, noise)| noise)).collect(),
+            steal_jiffies: delta.map(|d| d.0),
+            total_jiffies: delta.map(|d| d.1),
+        };
+        writeln!(out, "{}", sample_line(&watch.points, &sample)).ok();
+        watch.samples.push(sample);
+    }
+    STOP_CLEANLY.store(false, Ordering::SeqCst);
+    watch.interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    watch.stability = Some(stability::read(&watch));
+    print_watch(&mut *out, &watch).map_err(|e| CliError::runtime(e.to_string()))?;
+    let measured = watch.samples.len();
+    if let Some(destination) = &args.json {
+        let report = Report { watch: Some(watch), ..output::new_report(host) };
+        output::write_report(destination, &report)?;
+    }
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        return Err(CliError::interrupted(format!(
+            "interrupted after {measured} of {intervals} intervals (the summary above covers those)"
+        )));
+    }
+    Ok(())
+}
+
+/// One point measured as the ladder measures it: its median ns per load, and the samples'
+/// (median - min) / min.
+fn measure(point: &WatchPoint, config: &SampleConfig, clock: &NativeClock, thp: bool) -> Result<(f64, f64), String> {
+    let mut arena = MmapArena { huge_pages: if thp { HugePages::Thp } else { HugePages::Off } };
+    let measured = ladder::measure_point(&mut arena, clock, point.bytes, config, None).map_err(|e| e.to_string())?;
+    Ok((measured.ns_per_load.median, measured.ns_per_load.spread()))
+}
+
+/// Sleeps until `deadline` in short naps, so that Ctrl-C ends the wait promptly.
+fn sleep_until(deadline: Instant) {
+    while !INTERRUPTED.load(Ordering::SeqCst) {
+        let now = Instant::now();
+        if now >= deadline {
+            return;
+        }
+        std::thread::sleep((deadline - now).min(Duration::from_millis(100)));
+    }
+}
+
+fn read_steal() -> Result<(u64, u64), String> {
+    let text = std::fs::read_to_string("/proc/stat").map_err(|e| format!("/proc/stat: {e}"))?;
+    steal_jiffies(&text).ok_or_else(|| "/proc/stat has no steal column".to_string())
+}
+
+fn clock_text(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+fn sample_line(points: &[WatchPoint], sample: &WatchSample) -> String {
+    let mut line = format!("  {:>6}", clock_text(sample.at_s));
+    for (point, ns) in points.iter().zip(&sample.ns_per_load) {
+        line += &match ns {
+            Some(ns) => format!("  {} {:.1} ns", point.level, ns),
+            None => format!("  {} unmeasured", point.level),
+        };
+    }
+    line += &match (sample.steal_jiffies, sample.total_jiffies) {
+        (Some(s), Some(t)) if t > 0 => format!("  steal {:.1}%", s as f64 / t as f64 * 100.0),
+        _ => "  steal unavailable".to_string(),
+    };
+    line
+}
+
+/// The summary: per point min/median/max and spread, the worst minute, steal, the verdict. Also
+/// what `memwall explain` prints for a report with a watch section.
+pub fn print_watch(out: &mut dyn Write, watch: &Watch) -> std::io::Result<()> {
+    let Some(s) = &watch.stability else { return Ok(()) };
+    writeln!(
+        out,
+        "stability over {} interval{} of {}s{}:",
+        s.intervals,
+        if s.intervals == 1 { "" } else { "s" },
+        watch.every_s,
+        if watch.interrupted { " (interrupted)" } else { "" }
+    )?;
+    for p in &s.points {
+        writeln!(
+            out,
+            "  {:<5} {:>9}: min {:.1}, median {:.1}, max {:.1} ns; spread {:.1}% (noise within an interval {:.1}%)",
+            p.level,
+            format_bytes(p.bytes),
+            p.min_ns,
+            p.median_ns,
+            p.max_ns,
+            p.spread * 100.0,
+            p.noise * 100.0
+        )?;
+    }
+    if let (Some(from), Some(slow)) = (s.worst_minute_from_s, s.worst_minute_slowdown) {
+        writeln!(
+            out,
+            "  worst minute from {}: {:+.1}% against the window medians{}",
+            clock_text(from),
+            slow * 100.0,
+            s.worst_minute_steal_share.map_or(String::new(), |w| format!(", steal {:.1}%", w * 100.0))
+        )?;
+    }
+    match s.steal_share {
+        Some(steal) => writeln!(out, "  steal: {:.2}% of CPU time over the window", steal * 100.0)?,
+        None => writeln!(out, "  steal: unavailable ({})", watch.steal_unavailable.as_deref().unwrap_or("not read"))?,
+    }
+    writeln!(out, "  disturbed intervals: {} of {}", s.disturbed_intervals, s.intervals)?;
+    writeln!(out, "{}", s.verdict)
+}
+
+/// The levels a watch would use, for tests.
+#[cfg(test)]
+fn levels_of(report: &Report) -> Vec<memwall_report::Level> {
+    let mut report = report.clone();
+    explain::reread(&mut report);
+    report.ladder.map(|l| l.levels).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_example_reports_levels_give_three_points_and_one_is_measured() {
+        let text = include_str!("../../examples/reports/zen3-2vcpu-kvm-run.json");
+        let report = Report::from_untrusted_json(text).unwrap();
+        let (points, missing) = stability::watch_points(&levels_of(&report));
+        assert!(missing.is_empty(), "{missing:?}");
+        let names: Vec<&str> = points.iter().map(|p| p.level.as_str()).collect();
+        assert_eq!(names, ["L2", "L3", "DRAM"]);
+        let config = SampleConfig {
+            target_sample_ns: 1e5,
+            samples: 3,
+            warmup: true,
+            seed: 1,
+            attempts: 1,
+            pattern: Pattern::PageLocal,
+        };
+        let (ns, noise) = measure(&points[0], &config, &NativeClock::new(), false).unwrap();
+        assert!(ns > 0.0 && noise >= 0.0);
+    }
+
+    #[test]
+    fn a_sample_line_says_when_steal_is_unavailable() {
+        let points = [WatchPoint { level: "L2".into(), bytes: 1 << 19 }];
+        let sample = |steal, total| WatchSample {
+            at_s: 70.0,
+            ns_per_load: vec![Some(3.12)],
+            noise: vec![Some(0.0)],
+            steal_jiffies: steal,
+            total_jiffies: total,
+        };
+        assert_eq!(sample_line(&points, &sample(Some(5), Some(200))), "    1:10  L2 3.1 ns  steal 2.5%");
+        assert_eq!(sample_line(&points, &sample(None, None)), "    1:10  L2 3.1 ns  steal unavailable");
+        assert!(read_steal().is_ok() || !std::path::Path::new("/proc/stat").exists());
+    }
+}
