@@ -126,7 +126,12 @@ await test("an embed in another origin's page shows no first look unless it asks
   console.log(`     embedded first look: ${describeL2(l2AndAfter(look.levels))}; timer ${look.timer.ns / 1000} µs`);
 });
 
-await test("on a static host and in another origin's iframe the ladder runs and names its timer; its figures at 16 KiB, 256 KiB and 64 MiB set against the isolated page's (goal: within 10%)", async () => {
+// Firefox gives a page that is not isolated a 1 ms timer, so its static and iframe ladders stretch
+// every sample to seconds: the six ladders ran over three minutes here (a build beside them), too long
+// for every CI run. Under --ci they run in Chromium only; by hand, in both.
+const figuresHere = ENGINE === "chromium" || !CI;
+if (!figuresHere) console.log("     skipped under --ci in Firefox: the static and iframe figures against the isolated page's (1 ms timer; run `node e2e/anywhere.mjs firefox` by hand)");
+if (figuresHere) await test("on a static host and in another origin's iframe the ladder runs and names its timer; its figures at 16 KiB, 256 KiB and 64 MiB set against the isolated page's (goal: within 10%)", async () => {
   const tab = await browser.open();
   const runs = { isolated: [], static: [], iframe: [] };
   // Two rounds, interleaved, so that a change in the machine's load hits all three alike; each
