@@ -7,6 +7,7 @@ use clap::Args;
 use memwall_core::fleet::prices::Prices;
 use memwall_core::fleet::{self, Filter};
 use memwall_report::fleet::{FLEET_COLUMNS, Fleet, FleetRow, Unreadable};
+use memwall_report::index::{IndexedReport, ReportsIndex};
 
 use crate::output::{self, Table};
 use crate::{CliError, CliResult};
@@ -32,6 +33,11 @@ pub struct FleetArgs {
     /// .json, else a host name. See docs/fleet.md.
     #[arg(long, value_name = "FILE.csv")]
     pub prices: Option<PathBuf>,
+    /// Also write an index of the reports with their rows (every report named, unfiltered) to
+    /// FILE, for a static host: the page's `?fleet=URL/FILE` then draws the table from it alone.
+    /// Every report must be in FILE's folder or below it (its URL is relative to FILE).
+    #[arg(long, value_name = "FILE.json")]
+    pub index: Option<PathBuf>,
     /// List the columns --sort and --filter take, then exit.
     #[arg(long)]
     pub columns: bool,
@@ -67,14 +73,24 @@ pub fn fleet(args: FleetArgs) -> CliResult {
         .collect::<Result<_, _>>()
         .map_err(usage("filter"))?;
     let files = report_files(&args.paths)?;
+    let urls = args.index.as_deref().map(|index| index_urls(index, &files)).transpose()?;
     let mut rows = Vec::new();
     let mut unreadable = Vec::new();
-    for path in &files {
+    let mut indexed = Vec::new();
+    for (i, path) in files.iter().enumerate() {
         let name = path.display().to_string();
-        match output::read_report(path) {
-            Ok(report) => rows.push(fleet::row(report, &name)),
+        let read = output::read_report(path).map(|report| fleet::row(report, &name));
+        if let Some(urls) = &urls {
+            indexed.push(indexed_report(path, &urls[i], &read));
+        }
+        match read {
+            Ok(row) => rows.push(row),
             Err(e) => unreadable.push(Unreadable { report: name, reason: e.message().to_owned() }),
         }
+    }
+    if let Some(index) = &args.index {
+        let text = ReportsIndex { reports: indexed }.to_json();
+        output::write_text(&output::Destination::File(index.clone()), &(text + "\n"))?;
     }
     if let (Some(prices), Some(path)) = (&prices, &args.prices) {
         let unmatched = prices.join(&mut rows);
@@ -114,6 +130,43 @@ pub fn fleet(args: FleetArgs) -> CliResult {
     match unread {
         0 => Ok(()),
         n => Err(CliError::usage(format!("{n} of {} reports could not be read (each is named above)", files.len()))),
+    }
+}
+
+/// Each report's URL relative to the index's folder, or why one is not under it.
+fn index_urls(index: &Path, files: &[PathBuf]) -> CliResult<Vec<String>> {
+    let folder = index.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = folder
+        .canonicalize()
+        .map_err(|e| CliError::usage(format!("--index {}: its folder cannot be used ({e})", index.display())))?;
+    files
+        .iter()
+        .map(|file| {
+            let outside = || {
+                CliError::usage(format!(
+                    "--index {}: {} is not in the index's folder or below it, so no URL relative to the index reaches it",
+                    index.display(),
+                    file.display()
+                ))
+            };
+            let canonical = file.canonicalize().map_err(|_| outside())?;
+            let relative = canonical.strip_prefix(&folder).map_err(|_| outside())?;
+            let segments: Option<Vec<String>> = relative
+                .components()
+                .map(|c| c.as_os_str().to_str().map(crate::serve::url_segment))
+                .collect();
+            segments.map(|s| s.join("/")).ok_or_else(outside)
+        })
+        .collect()
+}
+
+/// A report's index entry with its row, named as the page names a report: by its file name.
+fn indexed_report(path: &Path, url: &str, read: &CliResult<FleetRow>) -> IndexedReport {
+    let name = path.file_name().map_or_else(|| url.to_string(), |n| n.to_string_lossy().into_owned());
+    let entry = crate::serve::index_entry(&name, url.to_string(), path);
+    match read {
+        Ok(row) => IndexedReport { row: Some(FleetRow { report: name, ..row.clone() }), ..entry },
+        Err(e) => IndexedReport { unreadable: Some(e.message().to_owned()), ..entry },
     }
 }
 

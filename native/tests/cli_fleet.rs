@@ -124,3 +124,37 @@ fn unusable_prices_are_refused_in_one_line() {
     // A column that only the prices would have named.
     assert_refused(&words("fleet . --sort usd_per_hour"), "no column \"usd_per_hour\"");
 }
+
+#[test]
+fn an_index_for_a_static_host_carries_every_row_with_urls_relative_to_it() {
+    use memwall_report::index::ReportsIndex;
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("zen 3");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::copy(format!("{REPORTS}/zen3-2vcpu-kvm-run.json"), sub.join("a b.json")).unwrap();
+    std::fs::copy(format!("{REPORTS}/xeon-2vcpu-kvm-ladder-4curves.json"), dir.path().join("xeon.json")).unwrap();
+    std::fs::write(dir.path().join("broken.json"), "{").unwrap();
+    let index = dir.path().join("index.json");
+    let (root, sub_s, index_s) = (dir.path().to_str().unwrap(), sub.to_str().unwrap(), index.to_str().unwrap());
+
+    let out = memwall(&["fleet", root, sub_s, "--index", index_s, "--filter", "cpu=xeon", "--json", "-"]);
+    assert_eq!(out.status.code(), Some(2), "the broken report still fails the run");
+    let shown: memwall_report::fleet::Fleet = serde_json::from_slice(&out.stdout).unwrap();
+    let written = ReportsIndex::from_json(&std::fs::read_to_string(&index).unwrap()).unwrap();
+    let urls: Vec<&str> = written.reports.iter().map(|r| r.url.as_str()).collect();
+    assert_eq!(urls, ["broken.json", "xeon.json", "zen%203/a%20b.json"], "every report, unfiltered");
+    assert!(written.reports[0].row.is_none() && written.reports[0].unreadable.is_some());
+    let xeon = written.reports[1].row.as_ref().unwrap();
+    assert_eq!(xeon.report, "xeon.json");
+    // The same row `--json` shows, but for where the report is named from.
+    let same = memwall_report::fleet::FleetRow { report: xeon.report.clone(), ..shown.rows[0].clone() };
+    assert_eq!(*xeon, same);
+    assert_eq!(written.reports[2].row.as_ref().map(|r| r.report.as_str()), Some("a b.json"));
+
+    // A report the index's URLs cannot reach is refused before anything is written.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let inner = elsewhere.path().join("inner").join("index.json");
+    std::fs::create_dir(inner.parent().unwrap()).unwrap();
+    assert_refused(&["fleet", root, "--index", inner.to_str().unwrap()], "not in the index's folder");
+    assert!(!inner.exists());
+}

@@ -52,7 +52,7 @@ use std::sync::Arc;
 use clap::Args;
 
 pub use assets::Assets;
-pub use reports::listed as report_names_in;
+pub use reports::{entry as index_entry, listed as report_names_in, url_segment};
 pub use server::Limits;
 
 use crate::{CliError, CliResult};

@@ -6,14 +6,22 @@
 //! listed when the index is asked for, so a report written there while the server runs appears
 //! on the next reload; only `*.json` files directly inside it count, not hidden ones (memwall
 //! writes a report as a hidden temporary file, then renames it into place).
+//!
+//! `reports/fleet.json` is the same index with every report's fleet row, read here by the core
+//! as `memwall fleet` reads it, so that the page's Fleet tab draws a thousand hosts from one
+//! small answer rather than fetching ~100 MB of reports. Rows are kept per file (by size and
+//! modification time) so that a reload reads only what changed; the first index is read in the
+//! background as soon as the server starts.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::UNIX_EPOCH;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode};
+use memwall_report::fleet::FleetRow;
 use memwall_report::index::{IndexedReport, ReportsIndex};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use tower_http::services::ServeFile;
@@ -29,6 +37,18 @@ const NAME: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.')
 pub struct Reports {
     files: Arc<Vec<PathBuf>>,
     dirs: Arc<Vec<PathBuf>>,
+    rows: Arc<Mutex<HashMap<PathBuf, Read>>>,
+    /// Held while rows are read, so that a request arriving during the first reading waits for
+    /// it rather than reading every report a second time.
+    reading: Arc<Mutex<()>>,
+}
+
+/// A report file read into its fleet row, as it was when read.
+#[derive(Debug, Clone)]
+struct Read {
+    bytes: u64,
+    modified: Option<SystemTime>,
+    row: Result<FleetRow, String>,
 }
 
 impl Reports {
@@ -43,7 +63,12 @@ impl Reports {
                 CliError::usage(format!("--reports {}: not a folder that can be listed ({e})", dir.display()))
             })?;
         }
-        Ok(Self { files: Arc::new(files.to_vec()), dirs: Arc::new(dirs.to_vec()) })
+        Ok(Self {
+            files: Arc::new(files.to_vec()),
+            dirs: Arc::new(dirs.to_vec()),
+            rows: Arc::default(),
+            reading: Arc::default(),
+        })
     }
 
     /// The lines `memwall serve` prints about what it serves.
@@ -60,18 +85,66 @@ impl Reports {
     }
 
     fn index_now(&self) -> ReportsIndex {
+        ReportsIndex { reports: self.listing().into_iter().map(|(entry, _)| entry).collect() }
+    }
+
+    /// Every report offered, with the file it is read from. A folder's file is the one its URL
+    /// serves, so a link out of the folder is listed (as its URL is) but never read.
+    fn listing(&self) -> Vec<(IndexedReport, Option<PathBuf>)> {
         let mut reports = Vec::new();
         for (i, file) in self.files.iter().enumerate() {
             let name =
                 file.file_name().map_or_else(|| format!("report-{i}.json"), |n| n.to_string_lossy().into_owned());
-            reports.push(entry(&name, format!("reports/{i}/{}", utf8_percent_encode(&name, NAME)), file));
+            let url = format!("reports/{i}/{}", url_segment(&name));
+            reports.push((entry(&name, url, file), Some(file.clone())));
         }
         for (j, dir) in self.dirs.iter().enumerate() {
             for name in listed(dir) {
-                let url = format!("reports/dir/{j}/{}", utf8_percent_encode(&name, NAME));
-                reports.push(entry(&name, url, &dir.join(&name)));
+                let url = format!("reports/dir/{j}/{}", url_segment(&name));
+                let file = assets::resolve_segments(dir, std::slice::from_ref(&name)).ok();
+                reports.push((entry(&name, url, &dir.join(&name)), file));
             }
         }
+        reports
+    }
+
+    /// The index with every report's fleet row, or why it has none.
+    pub async fn fleet(&self) -> ReportsIndex {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.fleet_now()).await.unwrap_or_default()
+    }
+
+    /// Reads the fleet rows once in the background, so that the first Fleet tab finds them.
+    pub fn read_fleet_soon(&self) {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.fleet_now());
+    }
+
+    fn fleet_now(&self) -> ReportsIndex {
+        let _reading = self.reading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let listing = self.listing();
+        let stale: Vec<(&str, &Path)> = {
+            let rows = self.rows.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            listing
+                .iter()
+                .filter_map(|(entry, file)| Some((entry.name.as_str(), file.as_deref()?)))
+                .filter(|(_, file)| rows.get(*file).is_none_or(|read| !read.is_current(file)))
+                .collect()
+        };
+        let fresh = read_rows(&stale);
+        let mut rows = self.rows.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        rows.extend(fresh);
+        let reports = listing
+            .into_iter()
+            .map(|(entry, file)| {
+                let read = file.as_ref().and_then(|file| rows.get(file));
+                match read.map(|read| &read.row) {
+                    Some(Ok(row)) => IndexedReport { row: Some(row.clone()), ..entry },
+                    Some(Err(reason)) => IndexedReport { unreadable: Some(reason.clone()), ..entry },
+                    None => IndexedReport { unreadable: Some("it cannot be served from its folder".into()), ..entry },
+                }
+            })
+            .collect();
         ReportsIndex { reports }
     }
 
@@ -124,7 +197,45 @@ impl Reports {
     }
 }
 
-fn entry(name: &str, url: String, file: &Path) -> IndexedReport {
+impl Read {
+    fn of(name: &str, file: &Path) -> Self {
+        let meta = std::fs::metadata(file).ok();
+        let row = crate::output::read_report(file)
+            .map(|report| memwall_core::fleet::row(report, name))
+            .map_err(|e| e.message().to_owned());
+        Self {
+            bytes: meta.as_ref().map_or(0, std::fs::Metadata::len),
+            modified: meta.and_then(|m| m.modified().ok()),
+            row,
+        }
+    }
+
+    /// Whether the file is still as it was read (a rewrite changes its time or size).
+    fn is_current(&self, file: &Path) -> bool {
+        std::fs::metadata(file).is_ok_and(|m| m.len() == self.bytes && m.modified().ok() == self.modified)
+    }
+}
+
+/// Reads `files` into rows, on as many threads as there are CPUs: a thousand reports are about
+/// a second's reading on one.
+fn read_rows(files: &[(&str, &Path)]) -> Vec<(PathBuf, Read)> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let chunk = files.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk.iter().map(|(name, file)| (file.to_path_buf(), Read::of(name, file))).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+    })
+}
+
+/// A report's entry in an index: where to fetch it, its size and time, no row yet.
+pub fn entry(name: &str, url: String, file: &Path) -> IndexedReport {
     let meta = std::fs::metadata(file).ok();
     IndexedReport {
         name: name.to_string(),
@@ -134,7 +245,14 @@ fn entry(name: &str, url: String, file: &Path) -> IndexedReport {
             .and_then(|m| m.modified().ok())
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map(|d| d.as_secs()),
+        row: None,
+        unreadable: None,
     }
+}
+
+/// A file name as one segment of a URL.
+pub fn url_segment(name: &str) -> String {
+    utf8_percent_encode(name, NAME).to_string()
 }
 
 /// Whether a file name in a `--reports` folder is a report to list.

@@ -91,8 +91,13 @@ fn refusal(site: &Site, request: &Request<Incoming>) -> Option<Response<Body>> {
 
 async fn route(site: &Site, request: Request<Incoming>) -> Response<Body> {
     let path = request.uri().path();
-    if path.strip_prefix('/') == Some(memwall_report::index::INDEX_PATH) {
-        let mut response = Response::new(full(site.reports.index().await.to_json()));
+    let index = match path.strip_prefix('/') {
+        Some(memwall_report::index::INDEX_PATH) => Some(site.reports.index().await),
+        Some(memwall_report::index::FLEET_PATH) => Some(site.reports.fleet().await),
+        _ => None,
+    };
+    if let Some(index) = index {
+        let mut response = Response::new(full(index.to_json()));
         response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         return response;
     }

@@ -73,6 +73,7 @@ pub fn run(listener: std::net::TcpListener, site: Arc<Site>, limits: Limits) -> 
         .build()
         .map_err(|e| CliError::runtime(format!("cannot start the server: {e}")))?;
     runtime.block_on(async move {
+        site.reports.read_fleet_soon();
         let listener = TcpListener::from_std(listener)
             .map_err(|e| CliError::runtime(format!("cannot serve on {}: {e}", site.addr)))?;
         accept_loop(listener, site, limits).await;
