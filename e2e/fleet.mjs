@@ -6,8 +6,10 @@
 //     there, both listed with their reason), and the messages for a missing index, a malformed
 //     one and a URL that is none;
 //   - 1,000 reports made by perturbing the kept ones (figures varied by a few %, distinct host
-//     names) served with `memwall serve --reports DIR`: every row rendered, and the time from
-//     navigation to the 1,000th row printed (not asserted: it depends on the machine's load).
+//     names) served with `memwall serve --reports DIR` (rows read by the server: from a server
+//     started just before, then on a reload) and from a static index `memwall fleet --index`
+//     wrote: every row rendered, and the time from navigation to the 1,000th row printed (not
+//     asserted: it depends on the machine's load).
 // Screenshots land in e2e/artifacts/. Needs what scripts/e2e.sh builds (dist/, the native memwall).
 
 import { execFileSync } from "node:child_process";
@@ -75,8 +77,12 @@ function mulberry32(seed) {
 }
 
 const kept = readdirSync(EXAMPLES).filter((f) => f.endsWith(".json")).sort();
-const big = path.join(work, "fleet-1000");
+// In dist/, so that the page's own server also serves them as a static host would.
+const BIG = "e2e-fleet-1000";
+const big = path.join(DIST, BIG);
+rmSync(big, { recursive: true, force: true });
 mkdirSync(big);
+process.on("exit", () => rmSync(big, { recursive: true, force: true }));
 {
   const random = mulberry32(2026);
   const bases = kept.map((f) => JSON.parse(readFileSync(path.join(EXAMPLES, f), "utf8")));
@@ -103,8 +109,8 @@ const prices = path.join(work, "prices.csv");
 const stems = kept.map((f) => f.replace(/\.json$/, ""));
 writeFileSync(prices, `name,usd_per_hour\n${stems[0]},0.2\n${stems[1]},0.05\n${stems[2]},0.1\nnot-measured,1\n`);
 
+execFileSync(MEMWALL, ["fleet", big, "--index", path.join(big, "index.json")], { stdio: "ignore" });
 const { base, server } = await startServer([], [EXAMPLES]);
-const bigServer = await startServer([], [big]);
 const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: "light" });
 context.setDefaultTimeout(60_000);
@@ -226,25 +232,47 @@ await test("a missing index, a malformed one and a URL that is none each say so"
   }
 });
 
-await test(`${COUNT} reports served with --reports: every row rendered`, async () => {
-  const page = await context.newPage();
-  page.on("pageerror", (e) => pageErrors.push(`1000: ${e.message}`));
-  await page.goto(`${bigServer.base}#fleet`);
+/** Opens `url`, waits for COUNT rows and says how long from navigation that took. */
+async function timeToRows(page, url, what) {
+  await page.goto(url);
   const at = await page.waitForFunction((n) => {
     if (document.querySelectorAll("#fleet-table tbody tr").length !== n) return false;
     return performance.now();
   }, COUNT, { timeout: 120_000, polling: 20 });
   const ms = await at.jsonValue();
   const dots = await page.locator("#fleet-scatter circle.dot").count();
-  console.log(`fleet: ${COUNT} reports (${(readdirSync(big).length)} files) from memwall serve --reports: navigation to ${COUNT} rows in ${(ms / 1000).toFixed(2)} s; ${dots} dots`);
+  console.log(`fleet: ${COUNT} reports ${what}: navigation to ${COUNT} rows in ${(ms / 1000).toFixed(2)} s; ${dots} dots`);
   expect(await page.locator(".unreadable").count() === 0, "some of the perturbed reports were not read");
+}
+
+await test(`${COUNT} reports served with --reports: every row rendered, from a fresh server and on a reload`, async () => {
+  // Started now, so the first load includes the server reading the 1,000 reports.
+  const bigServer = await startServer([], [big]);
+  const page = await context.newPage();
+  page.on("pageerror", (e) => pageErrors.push(`1000: ${e.message}`));
+  await timeToRows(page, `${bigServer.base}#fleet`, "from a memwall serve --reports started just before");
+  await timeToRows(page, `${bigServer.base}#fleet`, "from the same server, reloaded");
   await shot(page, "fleet-1000");
+  await page.close();
+  bigServer.server.kill();
+});
+
+await test(`${COUNT} reports from a static index memwall fleet --index wrote: every row rendered`, async () => {
+  const page = await context.newPage();
+  page.on("pageerror", (e) => pageErrors.push(`1000 static: ${e.message}`));
+  await timeToRows(page, `${base}?fleet=${BIG}/index.json#fleet`, "from a static index with rows (memwall fleet --index)");
+  // A row still opens its report, fetched from the URL the index gives.
+  const rows = page.locator("#fleet-table tbody tr");
+  const host = (await rows.nth(0).locator("td").nth(1).innerText()).trim();
+  await rows.nth(0).locator("td").nth(2).click();
+  await page.waitForSelector("section[aria-label='Reports']:not([hidden]) article.host");
+  const cards = await page.locator("section[aria-label='Reports'] article.host .host-name").allInnerTexts();
+  expect(cards.length === 1 && cards[0].startsWith(host), `opened: ${cards}, wanted ${host}`);
   await page.close();
 });
 
 await browser.close();
 server.kill();
-bigServer.server.kill();
 rmSync(work, { recursive: true, force: true });
 if (pageErrors.length) console.log(`page errors:\n  ${pageErrors.join("\n  ")}`);
 process.exit(summary("fleet") || pageErrors.length ? 1 : 0);

@@ -1,10 +1,11 @@
 //! Reading a fleet: the reports an index lists (`memwall serve`'s `reports/index.json`, or
 //! `?fleet=URL` of a JSON index), or files dropped on the page (reports, and a prices CSV).
 //!
-//! Each report is fetched, read into its row by the core (`memwall_core::fleet::row`, as
-//! `memwall fleet` reads it) and dropped. A few are fetched at once (a browser opens six
-//! connections to a host), and the rows go to the table in batches, so a thousand reports cost a
-//! few renders rather than a thousand.
+//! An index that carries the rows (`memwall serve`'s `reports/fleet.json`, or one written by
+//! `memwall fleet --index`) is drawn from at once. Any other report is fetched, read into its row
+//! by the core (`memwall_core::fleet::row`, as `memwall fleet` reads it) and dropped. A few are
+//! fetched at once (a browser opens six connections to a host), and the rows go to the table in
+//! batches, so a thousand reports cost a few renders rather than a thousand.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,7 +13,7 @@ use std::rc::Rc;
 use memwall_core::fleet::prices::Prices;
 use memwall_report::Report;
 use memwall_report::fleet::{FleetRow, Unreadable};
-use memwall_report::index::ReportsIndex;
+use memwall_report::index::{FLEET_PATH, INDEX_PATH, ReportsIndex};
 use yew::prelude::*;
 
 use super::state::{FleetAction, FleetState, Origin};
@@ -71,29 +72,54 @@ impl Batch {
 }
 
 /// Where an index comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IndexKind {
     /// `memwall serve`'s: its URLs are relative to the page (as `memwall_report::index` says),
     /// and a page on a static host has none, which is no error.
     Served,
-    /// Named by `?fleet=`: its URLs are relative to the index itself.
-    Named,
+    /// Named by `?fleet=URL`: its URLs are relative to the index itself.
+    Named(String),
 }
 
-/// Reads the reports an index lists; `index_url` is relative to the page.
-pub async fn from_index(index_url: String, kind: IndexKind, source: String, dispatcher: Dispatcher) {
-    let page = util::window().location().href().unwrap_or_default();
-    let located = match absolute(&index_url, &page) {
-        Ok(url) => url,
-        Err(e) => return dispatcher.dispatch(FleetAction::Failed(format!("The fleet index: {e}."))),
-    };
-    let text = match util::fetch_text(&located).await {
-        Ok(text) => text,
-        Err(_) if kind == IndexKind::Served => return,
-        Err(e) => {
-            return dispatcher
-                .dispatch(FleetAction::Failed(format!("Could not fetch the fleet index at {index_url}: {e}.")));
+/// `memwall serve`'s index with rows, else (an older server) its plain one; `None` on a static
+/// host, which has neither.
+async fn served_index(page: &str) -> Option<(String, String)> {
+    for path in [FLEET_PATH, INDEX_PATH] {
+        if let Ok(url) = absolute(path, page)
+            && let Ok(text) = util::fetch_text(&url).await
+        {
+            return Some((url, text));
         }
+    }
+    None
+}
+
+/// Reads the reports an index lists.
+pub async fn from_index(kind: IndexKind, source: String, dispatcher: Dispatcher) {
+    let page = util::window().location().href().unwrap_or_default();
+    let (located, text) = match &kind {
+        IndexKind::Served => match served_index(&page).await {
+            Some(found) => found,
+            None => return,
+        },
+        IndexKind::Named(index_url) => {
+            let located = match absolute(index_url, &page) {
+                Ok(url) => url,
+                Err(e) => return dispatcher.dispatch(FleetAction::Failed(format!("The fleet index: {e}."))),
+            };
+            match util::fetch_text(&located).await {
+                Ok(text) => (located, text),
+                Err(e) => {
+                    return dispatcher.dispatch(FleetAction::Failed(format!(
+                        "Could not fetch the fleet index at {index_url}: {e}."
+                    )));
+                }
+            }
+        }
+    };
+    let index_url = match &kind {
+        IndexKind::Served => located.as_str(),
+        IndexKind::Named(url) => url.as_str(),
     };
     let index = match ReportsIndex::from_json(&text) {
         Ok(index) => index,
@@ -104,11 +130,26 @@ pub async fn from_index(index_url: String, kind: IndexKind, source: String, disp
         }
     };
     dispatcher.dispatch(FleetAction::Begin { source, count: index.reports.len() });
-    let base = if kind == IndexKind::Named { located } else { page };
-    let queue: Vec<(String, Result<String, String>)> =
-        index.reports.into_iter().rev().map(|r| (r.name, absolute(&r.url, &base))).collect();
+    let base = if matches!(kind, IndexKind::Named(_)) { located } else { page };
+    let mut batch = Batch { since: js_sys::Date::now(), ..Batch::default() };
+    let mut queue: Vec<(String, Result<String, String>)> = Vec::new();
+    for entry in index.reports.into_iter().rev() {
+        let url = absolute(&entry.url, &base);
+        match (entry.row, entry.unreadable, url) {
+            (Some(row), _, Ok(url)) => batch.rows.push((row, Origin::Url(url))),
+            (None, Some(reason), _) => batch.unreadable.push(Unreadable { report: entry.name, reason }),
+            (_, _, url) => queue.push((entry.name, url)),
+        }
+    }
+    // The index's own rows, in its order, in one render now (an empty batch costs nothing).
+    batch.rows.reverse();
+    batch.unreadable.reverse();
+    batch.flush(&dispatcher, true);
+    if queue.is_empty() {
+        return;
+    }
     let queue = Rc::new(RefCell::new(queue));
-    let batch = Rc::new(RefCell::new(Batch { since: js_sys::Date::now(), ..Batch::default() }));
+    let batch = Rc::new(RefCell::new(batch));
     let running = Rc::new(RefCell::new(IN_FLIGHT));
     for _ in 0..IN_FLIGHT {
         let (queue, batch, running, dispatcher) = (queue.clone(), batch.clone(), running.clone(), dispatcher.clone());

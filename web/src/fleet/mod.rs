@@ -10,7 +10,6 @@ mod plot;
 mod state;
 mod table;
 
-use memwall_report::index::INDEX_PATH;
 use yew::prelude::*;
 
 use self::load::IndexKind;
@@ -67,11 +66,11 @@ fn use_fleet_on_first_show(fleet: &UseReducerHandle<FleetState>, shown: bool) {
                     dispatcher.dispatch(FleetAction::Prices(parsed.map_err(|e| format!("?prices={url}: {e}"))));
                 });
             }
-            let (url, kind, source) = match util::query("fleet") {
-                Some(url) => (url.clone(), IndexKind::Named, url),
-                None => (INDEX_PATH.to_string(), IndexKind::Served, "memwall serve".to_string()),
+            let (kind, source) = match util::query("fleet") {
+                Some(url) => (IndexKind::Named(url.clone()), url),
+                None => (IndexKind::Served, "memwall serve".to_string()),
             };
-            wasm_bindgen_futures::spawn_local(load::from_index(url, kind, source, dispatcher));
+            wasm_bindgen_futures::spawn_local(load::from_index(kind, source, dispatcher));
         }
     });
 }
