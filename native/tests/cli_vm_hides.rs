@@ -26,7 +26,10 @@ fn bad_values_are_refused_in_one_line() {
     assert_refused(&["sensitivity"], "CMD");
     assert_refused(&["sensitivity", "--for", "30s", "--", "sleep", "60"], "--for 30s needs --probe");
     assert_refused(&["sensitivity", "--probe", "true", "--", "sleep", "60"], "--probe needs --for");
-    assert_refused(&["sensitivity", "--for", "soon", "--probe", "true", "--", "sleep", "60"], "--for: invalid duration");
+    assert_refused(
+        &["sensitivity", "--for", "soon", "--probe", "true", "--", "sleep", "60"],
+        "--for: invalid duration",
+    );
     assert_refused(&["sensitivity", "--for", "1s", "--probe", " ", "--", "sleep", "60"], "--probe is empty");
 }
 
