@@ -84,7 +84,9 @@ pub fn heatmap(props: &HeatmapProps) -> Html {
     });
     html! {
         <div class="chart">
+            // Drawn at most a little above its own size: a few CPUs' matrix must not fill the card.
             <svg id={props.id.clone()} xmlns="http://www.w3.org/2000/svg" viewBox={format!("0 0 {width} {height}")} role="img"
+                style={format!("max-width:{:.0}px", width * 1.25)}
                 aria-label={format!("{}; {} by {} CPUs, {}; the table below lists the same numbers", props.title, n, n, props.unit)} font-family={CHART_FONT}>
                 <rect x="0" y="0" width={width.to_string()} height={height.to_string()} fill={p.background} />
                 <text x="8" y="18" font-size="14" font-weight="600" fill={p.text}>{ props.title.clone() }</text>
