@@ -164,6 +164,40 @@ await test("a native report from `memwall ladder --json` opens and shows its hos
   await shot(page, "reports");
 });
 
+// A report with the sections of `memwall cores`, `watch` and `sensitivity`, measured on a real host.
+const vmHidesReport = path.join(ROOT, "examples", "reports", "zen3-milan-2vcpu-kvm-vm-hides.json");
+
+await test("a report with cores, watch and sensitivity sections draws its heatmap, timeline and slowdown chart", async () => {
+  await page.click(".tab:has-text('Reports')");
+  const before = await page.locator("article.host").count();
+  await page.setInputFiles("#report-file", vmHidesReport);
+  await page.waitForFunction((n) => document.querySelectorAll("article.host").length === n + 1, before, { timeout: 10_000 });
+  const expected = JSON.parse(readFileSync(vmHidesReport, "utf8"));
+  await page.waitForSelector("#report-sensitivity g.series", { timeout: 10_000 });
+  const curves = await page.locator("#report-sensitivity g.series").count();
+  expect(curves === expected.sensitivity.length, `expected ${expected.sensitivity.length} slowdown curves, found ${curves}`);
+  const noise = await page.locator("#report-sensitivity g.y-band").count();
+  expect(noise === curves, `expected a noise band per curve, found ${noise}`);
+  const cpus = expected.cores.cpus.length;
+  const cells = await page.locator(".cores-heatmap svg g.cell").count();
+  expect(cells === cpus * cpus, `expected ${cpus * cpus} heatmap cells, found ${cells}`);
+  const tiers = await page.locator(".cores-heatmap svg text.tier").count();
+  expect(tiers >= 1, "the heatmap names no tier");
+  const points = await page.locator(".watch-timeline svg g.series").count();
+  expect(points === expected.watch.points.length, `expected ${expected.watch.points.length} watched points, found ${points}`);
+  const read = expected.watch.samples.filter((s) => s.steal_jiffies !== undefined && s.total_jiffies > 0).length;
+  const steal = await page.locator(".watch-timeline svg rect.share").count();
+  expect(steal === read, `expected steal for ${read} intervals, found ${steal}`);
+  // The report opened before has none of these sections, and each card says so.
+  const missing = await page.locator(".vm-hides .missing").count();
+  expect(missing === 3, `expected the three cards to name the reports without their section, found ${missing}`);
+  await shot(page, "reports-vm-hides");
+  // Closed again, so the tests after this one see the reports they expect.
+  await page.locator("article.host").last().locator("button:has-text('Close')").click();
+  await page.waitForFunction((n) => document.querySelectorAll("article.host").length === n, before);
+  expect(await page.locator(".vm-hides").count() === 0, "the cards stayed after their report was closed");
+});
+
 await test("the ladder also measures other patterns and memory-level parallelism, and draws a report's bandwidth", async () => {
   await page.click(".tab:has-text('Reports')");
   await page.setInputFiles("#report-file", bandwidthReport);

@@ -23,6 +23,7 @@ mod platform;
 mod race_args;
 mod run_cmd;
 mod sensitivity_cmd;
+mod sensitivity_server;
 mod serve;
 mod sweep_cmd;
 mod threads;
@@ -155,12 +156,14 @@ fn one_line_clap_error(rendered: &str) -> String {
 
 fn main() -> ExitCode {
     // Ctrl-C still ends memwall at once (exit 130, as the shell reports a SIGINT), but first
-    // removes the temporary file of any write in progress; finished outputs are never partial.
+    // removes the temporary file of any write in progress (finished outputs are never partial)
+    // and kills a server `sensitivity` started (it runs in a process group of its own).
     let _ = ctrlc::set_handler(|| {
         if STOP_CLEANLY.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
             return;
         }
         output::remove_files_in_progress();
+        sensitivity_server::kill_running();
         std::process::exit(130);
     });
     let cli = match parse_args() {

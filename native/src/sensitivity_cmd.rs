@@ -2,10 +2,16 @@
 //! thread pinned to another CPU holds nothing, then 1/4, 1/2, 1 and 2x the last-level cache,
 //! then streams DRAM (Mars et al., "Bubble-Up", MICRO 2011). The core reads the curve.
 //!
-//! CMD is pinned by spawning it from a thread pinned to its CPU: a child inherits the affinity
-//! of the thread that forks it, so no code runs between fork and exec. The pressure thread
-//! streams its buffer with the bandwidth kernels (read every word, then write every word) until
-//! told to stop; it is always stopped and joined before this command returns, whatever CMD did.
+//! Server mode (`--for W --probe PROBE -- SERVER...`) starts the server once and keeps it running
+//! through every level; at each level the probe runs again and again for W, split into N
+//! windows, and each window's figure is the probe's mean wall time per run (the inverse of its
+//! rate). The levels, the pressure and the reading are the same code for both modes.
+//!
+//! CMD (or the server, and the probe) is pinned by spawning it from a thread pinned to its CPU:
+//! a child inherits the affinity of the thread that forks it, so no code runs between fork and
+//! exec. The pressure thread streams its buffer with the bandwidth kernels (read every word, then
+//! write every word) until told to stop; it is always stopped and joined before this command
+//! returns, whatever CMD did.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,21 +25,37 @@ use memwall_core::bandwidth::{read_words, write_words};
 use memwall_core::budget::CacheBudget;
 use memwall_core::cores::cpus_text;
 use memwall_core::explain;
-use memwall_core::sensitivity::{self, dram_stream_bytes, pressure_levels};
+use memwall_core::sensitivity::{self, ServerForm, dram_stream_bytes, pressure_levels, server_form};
 use memwall_core::size::format_bytes;
+use memwall_core::stability::parse_duration;
 use memwall_report::{Counters, PressureLevel, Report, Sensitivity, Summary};
 
 use crate::counters::CounterSession;
 use crate::ladder_cmd;
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
-use crate::{CliError, CliResult};
+use crate::sensitivity_server::Server;
+use crate::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
 
 #[derive(Debug, Args)]
 pub struct SensitivityArgs {
-    /// Runs of the command per pressure level (six levels, plus one warm-up run).
+    /// Runs of the command per pressure level (six levels, plus one warm-up run); with --for,
+    /// the windows each level's probing is split into.
     #[arg(long = "for-each", value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
+    /// Server mode: the command after `--` is a server, started once and kept running; the probe
+    /// runs again and again against it for this long at each level (e.g. 30s). Needs --probe.
+    #[arg(long = "for", value_name = "DURATION")]
+    pub window: Option<String>,
+    /// Server mode: a shell command (run by `sh -c`, on the server's CPU) that does one unit of
+    /// work against the server, e.g. one request, and exits 0. Its stdout is discarded. The figure
+    /// is its wall time per run, the inverse of the rate it gets served at. Needs --for.
+    #[arg(long, value_name = "CMD")]
+    pub probe: Option<String>,
+    /// Server mode: how long the server may take after starting to answer the probe (the first
+    /// probe is retried until then).
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub ready_within: String,
     /// The CPU the command runs on (default: the first this process may use).
     #[arg(long, value_name = "CPU")]
     pub cpu: Option<u32>,
@@ -50,13 +72,44 @@ pub struct SensitivityArgs {
     /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
-    /// The command and its arguments, after `--`. Its stdout is discarded; its stderr is kept
-    /// for the error message when it fails.
+    /// The command and its arguments (or, with --for, the server's), after `--`. Its stdout is
+    /// discarded; its stderr is kept for the error message when it fails or exits early.
     #[arg(required = true, last = true, value_name = "CMD")]
     pub command: Vec<String>,
 }
 
+/// What is timed at each level: the command run by run, or a running server through its probe.
+#[derive(Debug, Clone)]
+enum Mode {
+    Command,
+    Server { window: String, window_s: f64, probe: String, ready_within_s: f64 },
+}
+
+impl Mode {
+    fn of(args: &SensitivityArgs) -> CliResult<Self> {
+        let duration =
+            |flag: &str, text: &str| parse_duration(text).map_err(|e| CliError::usage(format!("{flag}: {e}")));
+        match (&args.window, &args.probe) {
+            (None, None) => Ok(Self::Command),
+            (Some(window), Some(probe)) if !probe.trim().is_empty() => Ok(Self::Server {
+                window: window.clone(),
+                window_s: duration("--for", window)?,
+                probe: probe.clone(),
+                ready_within_s: duration("--ready-within", &args.ready_within)?,
+            }),
+            (Some(_), Some(_)) => {
+                Err(CliError::usage("--probe is empty: give the shell command that probes the server"))
+            }
+            (Some(window), None) => Err(CliError::usage(format!(
+                "--for {window} needs --probe: the command that measures the server's rate (see --help)"
+            ))),
+            (None, Some(_)) => Err(CliError::usage("--probe needs --for: how long to probe at each pressure level")),
+        }
+    }
+}
+
 pub fn sensitivity(args: SensitivityArgs) -> CliResult {
+    let mode = Mode::of(&args)?;
     let (cpu, pressure_cpu) = choose_cpus(&allowed_cpus(), args.cpu, args.pressure_cpu)?;
     let clock = NativeClock::new();
     let mut out = output::human(args.json == Some(Destination::Stdout));
@@ -82,69 +135,58 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
             .file_name()
             .map_or(args.command[0].clone(), |n| n.to_string_lossy().into())
     });
+    let per_level = match &mode {
+        Mode::Command => format!("{} run{} per level", args.runs, if args.runs == 1 { "" } else { "s" }),
+        Mode::Server { window, probe, .. } => {
+            format!("server; probe '{probe}' for {window} per level, in {} window{}", args.runs, plural(args.runs))
+        }
+    };
     writeln!(
         out,
-        "{workload} on CPU {cpu}, pressure on CPU {pressure_cpu}; LLC {} ({}); {} run{} per level",
+        "{workload} on CPU {cpu}, pressure on CPU {pressure_cpu}; LLC {} ({}); {per_level}",
         format_bytes(llc_bytes),
         budget.describe(),
-        args.runs,
-        if args.runs == 1 { "" } else { "s" }
     )
     .ok();
     let plan = pressure_levels(llc_bytes, dram_bytes);
     let json_on_stdout = args.json == Some(Destination::Stdout);
     let measured = on_cpu(cpu, || -> CliResult<Vec<PressureLevel>> {
-        // Progress as each level ends, on the pinned thread (the terminal writer is not Send).
-        let mut out = output::human(json_on_stdout);
-        // Untimed: the binary, its libraries and its input in the page cache before anything counts.
-        run_once(&args.command).map_err(|e| e.context("warm-up run"))?;
-        let mut levels = Vec::new();
-        for (name, bytes) in &plan {
-            let runs = || -> CliResult<(Vec<Timed>, Counters)> {
-                let session = CounterSession::start();
-                let mut timed = Vec::with_capacity(args.runs as usize);
-                for run in 0..args.runs {
-                    let t = run_once(&args.command).map_err(|e| e.context(&format!("run {} at {name}", run + 1)))?;
-                    timed.push(t);
-                }
-                Ok((timed, session.stop()))
-            };
-            let (result, passes) = if *bytes == 0 {
-                (runs(), None)
-            } else {
-                let (result, stats) = with_pressure(pressure_cpu, *bytes, runs).map_err(CliError::runtime)?;
-                (result, Some(stats.passes))
-            };
-            let (timed, counters) = result?;
-            let seconds: Vec<f64> = timed.iter().map(|t| t.wall_seconds).collect();
-            let cpu_seconds: Vec<f64> = timed.iter().filter_map(|t| t.cpu_seconds).collect();
-            let summary = Summary::of(&seconds).ok_or_else(|| CliError::runtime("no run was timed"))?;
-            // CPU time only when every run has it: a summary of some runs would not compare.
-            let cpu_summary = if cpu_seconds.len() == seconds.len() { Summary::of(&cpu_seconds) } else { None };
-            writeln!(
-                out,
-                "  {name:<12} {:>10}  median {:.3} s wall{}",
-                pressure_text(*bytes),
-                summary.median,
-                cpu_summary.map_or(String::new(), |c| format!(", {:.3} s CPU", c.median))
-            )
-            .ok();
-            levels.push(PressureLevel {
-                name: name.clone(),
-                pressure_bytes: *bytes,
-                samples_seconds: seconds,
-                seconds: summary,
-                samples_cpu_seconds: if cpu_summary.is_some() { cpu_seconds } else { vec![] },
-                cpu_seconds: cpu_summary,
-                pressure_passes: passes,
-                counters: Some(counters),
-            });
+        match &mode {
+            Mode::Command => {
+                // Untimed: the binary, its libraries and its input in the page cache before anything counts.
+                run_once(&args.command).map_err(|e| e.context("warm-up run"))?;
+                measure_levels(&plan, pressure_cpu, json_on_stdout, true, |name| {
+                    (0..args.runs)
+                        .map(|run| {
+                            run_once(&args.command).map_err(|e| e.context(&format!("run {} at {name}", run + 1)))
+                        })
+                        .collect()
+                })
+            }
+            Mode::Server { window_s, probe, ready_within_s, .. } => {
+                let probe = ["sh".to_string(), "-c".into(), probe.clone()];
+                // Ctrl-C stops the measurement, not memwall outright, so that the server is stopped too.
+                STOP_CLEANLY.store(true, Ordering::SeqCst);
+                let result = Server::start(&args.command).and_then(|mut server| {
+                    wait_until_served(&mut server, &probe, *ready_within_s)?;
+                    // Counters would count the probe, not the server that was started before them.
+                    measure_levels(&plan, pressure_cpu, json_on_stdout, false, |name| {
+                        probe_windows(&mut server, &probe, args.runs, *window_s)
+                            .map_err(|e| e.context(&format!("at {name}")))
+                    })
+                });
+                STOP_CLEANLY.store(false, Ordering::SeqCst);
+                result
+            }
         }
-        Ok(levels)
     })?;
     let reading = sensitivity::read(&measured, llc_bytes);
+    let command = match &mode {
+        Mode::Command => args.command.clone(),
+        Mode::Server { window, probe, .. } => ServerForm { window, probe, server: &args.command }.to_command(),
+    };
     let curve = Sensitivity {
-        command: args.command.clone(),
+        command,
         workload,
         workload_cpu: cpu,
         pressure_cpu,
@@ -160,6 +202,116 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
         output::write_report(destination, &report)?;
     }
     Ok(())
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Every level of `plan` in turn, the pressure running beside all of a level's samples (none at
+/// the first level), with progress as each level ends. `samples` times one level's runs.
+fn measure_levels(
+    plan: &[(String, u64)],
+    pressure_cpu: u32,
+    json_on_stdout: bool,
+    count: bool,
+    mut samples: impl FnMut(&str) -> CliResult<Vec<Timed>>,
+) -> CliResult<Vec<PressureLevel>> {
+    // Progress on the pinned thread (the terminal writer is not Send).
+    let mut out = output::human(json_on_stdout);
+    let mut levels = Vec::new();
+    for (name, bytes) in plan {
+        let mut runs = || -> CliResult<(Vec<Timed>, Option<Counters>)> {
+            let session = count.then(CounterSession::start);
+            let timed = samples(name)?;
+            Ok((timed, session.map(CounterSession::stop)))
+        };
+        let (result, passes) = if *bytes == 0 {
+            (runs(), None)
+        } else {
+            let (result, stats) = with_pressure(pressure_cpu, *bytes, runs).map_err(CliError::runtime)?;
+            (result, Some(stats.passes))
+        };
+        let (timed, counters) = result?;
+        let seconds: Vec<f64> = timed.iter().map(|t| t.wall_seconds).collect();
+        let cpu_seconds: Vec<f64> = timed.iter().filter_map(|t| t.cpu_seconds).collect();
+        let summary = Summary::of(&seconds).ok_or_else(|| CliError::runtime("no run was timed"))?;
+        // CPU time only when every run has it: a summary of some runs would not compare.
+        let cpu_summary = if cpu_seconds.len() == seconds.len() { Summary::of(&cpu_seconds) } else { None };
+        writeln!(
+            out,
+            "  {name:<12} {:>10}  median {:.3} s wall{}",
+            pressure_text(*bytes),
+            summary.median,
+            cpu_summary.map_or(String::new(), |c| format!(", {:.3} s CPU", c.median))
+        )
+        .ok();
+        levels.push(PressureLevel {
+            name: name.clone(),
+            pressure_bytes: *bytes,
+            samples_seconds: seconds,
+            seconds: summary,
+            samples_cpu_seconds: if cpu_summary.is_some() { cpu_seconds } else { vec![] },
+            cpu_seconds: cpu_summary,
+            pressure_passes: passes,
+            counters,
+        });
+    }
+    Ok(levels)
+}
+
+fn check_interrupted() -> CliResult {
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        return Err(CliError::interrupted("interrupted: the server was stopped and no report written"));
+    }
+    Ok(())
+}
+
+/// Runs the probe until it succeeds, for at most `within_s`: a server takes a moment to listen.
+fn wait_until_served(server: &mut Server, probe: &[String], within_s: f64) -> CliResult {
+    let start = Instant::now();
+    loop {
+        check_interrupted()?;
+        server.check_running()?;
+        let failure = match run_once(probe) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.code == 2 => return Err(e.context("probe")),
+            Err(e) => e,
+        };
+        // A probe that failed because the server just died is the server's failure.
+        server.check_running()?;
+        check_interrupted()?;
+        if start.elapsed().as_secs_f64() >= within_s {
+            return Err(CliError::runtime(format!(
+                "the probe did not succeed within {within_s} s of starting the server (--ready-within): {}",
+                failure.message()
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// `windows` windows of `window_s / windows` seconds each, the probe run back to back (at least
+/// once per window); each window's figure is its mean wall time per probe run.
+fn probe_windows(server: &mut Server, probe: &[String], windows: u32, window_s: f64) -> CliResult<Vec<Timed>> {
+    let each_s = window_s / f64::from(windows);
+    let mut timed = Vec::with_capacity(windows as usize);
+    for w in 0..windows {
+        let start = Instant::now();
+        let mut runs = 0u32;
+        while runs == 0 || start.elapsed().as_secs_f64() < each_s {
+            check_interrupted()?;
+            server.check_running()?;
+            if let Err(e) = run_once(probe) {
+                server.check_running()?;
+                check_interrupted()?;
+                return Err(e.context(&format!("probe run {} of window {}", runs + 1, w + 1)));
+            }
+            runs += 1;
+        }
+        timed.push(Timed { wall_seconds: start.elapsed().as_secs_f64() / f64::from(runs), cpu_seconds: None });
+    }
+    Ok(timed)
 }
 
 fn allowed_cpus() -> Vec<u32> {
@@ -328,20 +480,31 @@ fn pressure_text(bytes: u64) -> String {
 /// The curve as a table, the reading, and the counters or why there are none. Also what
 /// `memwall explain` prints for a report with sensitivity curves.
 pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::Result<()> {
+    let server = server_form(&curve.command);
+    let (what, per_level) = match server {
+        Some(f) => (
+            format!("server {}, probed by '{}'", f.server.join(" "), f.probe),
+            format!("{} per level in {} window{}", f.window, curve.runs_per_level, plural(curve.runs_per_level)),
+        ),
+        None => {
+            (curve.command.join(" "), format!("{} run{} per level", curve.runs_per_level, plural(curve.runs_per_level)))
+        }
+    };
     writeln!(
         out,
-        "sensitivity of {} ({}), {} run{} per level, CPU {} beside pressure on CPU {}, LLC {}:",
+        "sensitivity of {} ({what}), {per_level}, CPU {} beside pressure on CPU {}, LLC {}:",
         curve.workload,
-        curve.command.join(" "),
-        curve.runs_per_level,
-        if curve.runs_per_level == 1 { "" } else { "s" },
         curve.workload_cpu,
         curve.pressure_cpu,
         format_bytes(curve.llc_bytes)
     )?;
     let reading = curve.reading.as_ref();
-    let header =
-        ["level", "pressure", "wall s (median)", "wall min-max", "CPU s (median)", "CPU min-max", "slowdown", ""];
+    let (wall, wall_range) = if server.is_some() {
+        ("probe s/run (median)", "probe s/run min-max")
+    } else {
+        ("wall s (median)", "wall min-max")
+    };
+    let header = ["level", "pressure", wall, wall_range, "CPU s (median)", "CPU min-max", "slowdown", ""];
     let rows: Vec<Vec<String>> = curve
         .levels
         .iter()
@@ -363,7 +526,11 @@ pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::R
         .collect();
     write!(out, "{}", output::table(&header, &rows))?;
     if let Some(r) = reading {
-        let basis = if r.basis == "cpu" { "the command's CPU time" } else { "wall time" };
+        let basis = match (server, r.basis.as_str()) {
+            (Some(_), _) => "the probe's wall time per run, over each window (the inverse of its rate)",
+            (None, "cpu") => "the command's CPU time",
+            (None, _) => "wall time",
+        };
         writeln!(out, "slowdowns are of {basis}; noise (no pressure, max-min over median) {:.1}%", r.noise * 100.0)?;
         writeln!(out, "reading: {}", r.verdict)?;
     }
@@ -389,6 +556,9 @@ pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::R
                     per_run(c.cache_misses)
                 )?;
             }
+        }
+        None if server.is_some() => {
+            writeln!(out, "counters: not measured for a server (they would count the probe, not the server)")?
         }
         None => {}
     }

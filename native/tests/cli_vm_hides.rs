@@ -24,6 +24,13 @@ fn bad_values_are_refused_in_one_line() {
     assert_refused(&["cores", "--cpus", "x"], "is not a CPU list");
     assert_refused(&["sensitivity", "--for-each", "0", "--", "true"], "--for-each");
     assert_refused(&["sensitivity"], "CMD");
+    assert_refused(&["sensitivity", "--for", "30s", "--", "sleep", "60"], "--for 30s needs --probe");
+    assert_refused(&["sensitivity", "--probe", "true", "--", "sleep", "60"], "--probe needs --for");
+    assert_refused(
+        &["sensitivity", "--for", "soon", "--probe", "true", "--", "sleep", "60"],
+        "--for: invalid duration",
+    );
+    assert_refused(&["sensitivity", "--for", "1s", "--probe", " ", "--", "sleep", "60"], "--probe is empty");
 }
 
 #[test]
@@ -144,4 +151,145 @@ fn sensitivity_with_one_cpu_says_it_needs_a_second() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("the pressure thread needs a second CPU, and this process may use only CPU 0"), "{stderr}");
+}
+
+/// Whether `pid` is a live process (a zombie, exited but not yet reaped, is not).
+#[cfg(target_os = "linux")]
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+        .map(|s| s.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+        .unwrap_or(false)
+}
+
+/// A server that writes its pid to `pid_file`, then does what `then` says (`exec sleep 60`: runs
+/// until stopped).
+#[cfg(target_os = "linux")]
+fn fake_server(pid_file: &std::path::Path, then: &str) -> Vec<String> {
+    vec!["sh".into(), "-c".into(), format!("echo $$ > {}; {then}", pid_file.display())]
+}
+
+#[cfg(target_os = "linux")]
+fn sensitivity_of_server(extra: &[&str], server: &[String]) -> std::process::Output {
+    let mut args = vec!["sensitivity", "--report", REPORT];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend(server.iter().map(String::as_str));
+    memwall(&args)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_server_is_probed_at_every_level_and_stopped_after() {
+    if cpus() < 2 {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("server.pid");
+    let server = fake_server(&pid_file, "exec sleep 60");
+    let out = sensitivity_of_server(&["--for", "1s", "--for-each", "2", "--probe", "echo 5", "--json", "-"], &server);
+    let report = report_from(&out);
+    assert!(!alive(&std::fs::read_to_string(&pid_file).unwrap()), "the server outlived memwall");
+    let curve = &report.sensitivity[0];
+    let form = memwall_core::sensitivity::server_form(&curve.command).expect("the server form");
+    assert_eq!((form.window, form.probe), ("1s", "echo 5"));
+    assert_eq!(form.server, server.as_slice());
+    assert_eq!(curve.workload, "sh");
+    assert_eq!(curve.levels.len(), 6);
+    for level in &curve.levels {
+        assert_eq!(level.samples_seconds.len(), 2, "{}", level.name);
+        // Each window's figure is a mean over many probe runs of well under its half second.
+        assert!(level.samples_seconds.iter().all(|&s| s > 0.0 && s < 0.5), "{level:?}");
+        assert!(level.cpu_seconds.is_none() && level.counters.is_none());
+    }
+    assert_eq!(curve.reading.as_ref().unwrap().basis, "wall");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("server; probe 'echo 5' for 1s per level, in 2 windows"), "{stderr}");
+    assert!(stderr.contains("slowdowns are of the probe's wall time per run"), "{stderr}");
+    assert!(stderr.contains("counters: not measured for a server"), "{stderr}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failing_probe_or_a_dying_server_ends_in_one_line_with_the_server_stopped() {
+    if cpus() < 2 {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("server.pid");
+    let errors = |out: &std::process::Output| {
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(stderr.lines().filter(|l| l.starts_with("memwall: error")).count(), 1, "{stderr}");
+        stderr
+    };
+    let server_gone = || assert!(!alive(&std::fs::read_to_string(&pid_file).unwrap()), "the server outlived memwall");
+
+    // The probe answers once (the readiness check), then fails.
+    let mark = dir.path().join("answered");
+    let probe = format!("test -e {0} && {{ echo refused >&2; exit 1; }}; touch {0}", mark.display());
+    let out = sensitivity_of_server(&["--for", "10s", "--probe", &probe], &fake_server(&pid_file, "exec sleep 60"));
+    let stderr = errors(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("at none: probe run 1 of window 1: "), "{stderr}");
+    assert!(stderr.contains("failed (exit status: 1): refused"), "{stderr}");
+    server_gone();
+
+    // A probe that never succeeds: the server is given --ready-within, then stopped.
+    let out = sensitivity_of_server(
+        &["--for", "10s", "--probe", "exit 7", "--ready-within", "300ms"],
+        &fake_server(&pid_file, "exec sleep 60"),
+    );
+    let stderr = errors(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the probe did not succeed within 0.3 s of starting the server"), "{stderr}");
+    server_gone();
+
+    // The server exits in the middle of the measurement: bad input, exit 2, with its last words.
+    let out = sensitivity_of_server(
+        &["--for", "10s", "--probe", "true"],
+        &fake_server(&pid_file, "sleep 1; echo 'bye now' >&2; exit 3"),
+    );
+    let stderr = errors(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("exited early (exit status: 3): bye now"), "{stderr}");
+    server_gone();
+
+    let out = sensitivity_of_server(&["--for", "1s", "--probe", "true"], &["/nonexistent/memwall-server".to_string()]);
+    let stderr = errors(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot start the server '/nonexistent/memwall-server'"), "{stderr}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_stops_the_server_too() {
+    if cpus() < 2 {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("server.pid");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memwall"))
+        .args(["sensitivity", "--report", REPORT, "--for", "10m", "--probe", "true", "--"])
+        .args(fake_server(&pid_file, "exec sleep 600"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pid_file.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let server = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(alive(&server));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted: the server was stopped"), "{stderr}");
+    assert!(!alive(&server), "the server outlived memwall");
 }

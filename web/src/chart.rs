@@ -10,13 +10,17 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 mod bar;
+mod heatmap;
 mod line;
 mod scale;
 mod scatter;
+mod timeline;
 
 pub use bar::{Bar, BarChart};
+pub use heatmap::{Cell, Heatmap};
 pub use line::LineChart;
 pub use scatter::{Dot, Group, ScatterChart};
+pub use timeline::{Span, Timeline};
 
 pub(crate) const WIDE_W: f64 = 760.0;
 /// Phones get a narrower drawing, so that its text is not scaled down to nothing.
@@ -55,6 +59,15 @@ pub struct Band {
     pub x0: f64,
     pub x1: f64,
     pub label: String,
+}
+
+/// A shaded range of y in a series' color, e.g. the spread a curve's baseline runs had.
+#[derive(Debug, Clone, PartialEq)]
+pub struct YBand {
+    pub y0: f64,
+    pub y1: f64,
+    pub label: String,
+    pub color: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

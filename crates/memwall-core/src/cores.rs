@@ -271,12 +271,7 @@ fn topology(cores: &Cores, declared: Option<&DeclaredTopology>) -> String {
             if n == 1 { "only one CPU is" } else { "no CPU is" }
         );
     }
-    let named = |tier: &CoreTier| match (tier.matches.as_deref(), declared) {
-        (Some("smt"), _) => format!("SMT siblings {}", ns_range(tier)),
-        (Some("llc"), Some(d)) => format!("shared {} {}", llc_name(d), ns_range(tier)),
-        _ => ns_range(tier),
-    };
-    let tiers: Vec<String> = cores.tiers.iter().map(named).collect();
+    let tiers: Vec<String> = cores.tiers.iter().map(|t| tier_name(cores, t)).collect();
     let disagrees = cores.agreement.iter().any(|s| s.starts_with("disagrees"));
     let check = match declared {
         None => "sysfs declares nothing to check them against",
@@ -290,6 +285,27 @@ fn topology(cores: &Cores, declared: Option<&DeclaredTopology>) -> String {
         if tiers.len() == 1 { "" } else { "s" },
         tiers.join(", ")
     )
+}
+
+/// A tier as the topology sentence names it: "SMT siblings 15 ns", "shared L3 48-52 ns", or its
+/// latency alone where it matches nothing sysfs declares.
+pub fn tier_name(cores: &Cores, tier: &CoreTier) -> String {
+    match (tier.matches.as_deref(), &cores.declared) {
+        (Some("smt"), _) => format!("SMT siblings {}", ns_range(tier)),
+        (Some("llc"), Some(d)) => format!("shared {} {}", llc_name(d), ns_range(tier)),
+        _ => ns_range(tier),
+    }
+}
+
+/// The measured pair of `a` and `b`, in whichever order it was measured.
+pub fn pair_of(cores: &Cores, a: u32, b: u32) -> Option<&CorePair> {
+    cores.pairs.iter().find(|p| (p.cpu_a, p.cpu_b) == (a, b) || (p.cpu_a, p.cpu_b) == (b, a))
+}
+
+/// The tier (an index into `cores.tiers`) whose latency range holds the pair's median.
+pub fn tier_of(cores: &Cores, pair: &CorePair) -> Option<usize> {
+    let ns = pair.one_way_median_ns;
+    cores.tiers.iter().position(|t| ns >= t.from_ns && ns <= t.to_ns)
 }
 
 /// The fleet's `vcpu_topology`: "2 CPUs: 1 tier, 48 ns".
@@ -385,6 +401,23 @@ mod tests {
              one way), as sysfs declares"
         );
         assert_eq!(short(&cores), "12 CPUs: 4 tiers, 15/51/92/184 ns");
+    }
+
+    /// What the page's heatmap reads: each cell's pair (either way round), its tier, and the
+    /// tier's name as the topology sentence gives it.
+    #[test]
+    fn cells_find_their_pair_and_tier() {
+        let mut cores = two_socket_matrix();
+        read(&mut cores);
+        let names: Vec<String> = cores.tiers.iter().map(|t| tier_name(&cores, t)).collect();
+        assert_eq!(names, ["SMT siblings 15 ns", "shared L3 50-52 ns", "90-94 ns", "180-187 ns"]);
+        let (ab, ba) = (pair_of(&cores, 2, 9).unwrap(), pair_of(&cores, 9, 2).unwrap());
+        assert_eq!((ab.cpu_a, ab.cpu_b), (2, 9));
+        assert_eq!(ab, ba);
+        assert_eq!(tier_of(&cores, ab), Some(3));
+        assert_eq!(tier_of(&cores, pair_of(&cores, 4, 5).unwrap()), Some(0));
+        assert_eq!(tier_of(&cores, pair_of(&cores, 4, 7).unwrap()), Some(1));
+        assert!(pair_of(&cores, 3, 3).is_none() && pair_of(&cores, 0, 40).is_none());
     }
 
     #[test]

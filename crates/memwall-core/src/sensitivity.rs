@@ -7,7 +7,7 @@
 //! runs' own spread. A workload whose runs wander by 10% alone is not called sensitive for a
 //! 5% change.
 
-use memwall_report::{PressureLevel, SensitivityReading, Summary};
+use memwall_report::{PressureLevel, Sensitivity, SensitivityReading, Summary};
 
 use crate::size::format_bytes;
 
@@ -38,11 +38,7 @@ pub fn dram_stream_bytes(measured_llc_bytes: u64, declared_llc_bytes: Option<u64
 /// command's, and wall time then measures the queue for the CPU rather than the caches.
 pub fn read(levels: &[PressureLevel], llc_bytes: u64) -> Option<SensitivityReading> {
     levels.first().filter(|l| l.pressure_bytes == 0)?;
-    let cpu: Option<Vec<Summary>> = levels.iter().map(|l| l.cpu_seconds).collect();
-    let (basis, times) = match cpu {
-        Some(cpu) => ("cpu", cpu),
-        None => ("wall", levels.iter().map(|l| l.seconds).collect()),
-    };
+    let (basis, times) = basis_times(levels);
     let none = times[0];
     let noise = if none.median > 0.0 { (none.max - none.min) / none.median } else { 0.0 };
     let slowdowns: Vec<f64> =
@@ -124,6 +120,94 @@ pub fn read(levels: &[PressureLevel], llc_bytes: u64) -> Option<SensitivityReadi
     })
 }
 
+/// A level as a chart draws it: its median slowdown, and the range of its runs, each against the
+/// no-pressure median on the reading's basis (so the whisker is the same spread the reading's
+/// rules look at).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelSlowdown {
+    pub name: String,
+    pub pressure_bytes: u64,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub beyond_noise: bool,
+}
+
+/// A curve as a chart draws it: the pressure levels (the no-pressure level is the zero they are
+/// measured from), and the no-pressure runs' own range around that zero, the noise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slowdowns {
+    /// "cpu" or "wall", as the reading's.
+    pub basis: String,
+    pub levels: Vec<LevelSlowdown>,
+    pub noise_lo: f64,
+    pub noise_hi: f64,
+}
+
+/// The times the reading goes by: the command's CPU time where every level has it, else wall time.
+fn basis_times(levels: &[PressureLevel]) -> (&'static str, Vec<Summary>) {
+    match levels.iter().map(|l| l.cpu_seconds).collect::<Option<Vec<Summary>>>() {
+        Some(cpu) => ("cpu", cpu),
+        None => ("wall", levels.iter().map(|l| l.seconds).collect()),
+    }
+}
+
+/// The curve's slowdowns for a chart, read by the current rules; `None` without a no-pressure
+/// level to measure from.
+pub fn slowdowns(curve: &Sensitivity) -> Option<Slowdowns> {
+    let reading = read(&curve.levels, curve.llc_bytes)?;
+    let (_, times) = basis_times(&curve.levels);
+    let none = times[0].median;
+    let against = |t: f64| if none > 0.0 { t / none - 1.0 } else { 0.0 };
+    let levels = curve
+        .levels
+        .iter()
+        .zip(&times)
+        .enumerate()
+        .skip(1)
+        .map(|(i, (l, t))| LevelSlowdown {
+            name: l.name.clone(),
+            pressure_bytes: l.pressure_bytes,
+            median: reading.slowdowns[i],
+            min: against(t.min),
+            max: against(t.max),
+            beyond_noise: reading.beyond_noise[i],
+        })
+        .collect();
+    Some(Slowdowns { basis: reading.basis, levels, noise_lo: against(times[0].min), noise_hi: against(times[0].max) })
+}
+
+/// How a server-mode curve (`memwall sensitivity --for W --probe PROBE -- SERVER...`) records
+/// what ran in its `command`: the flags that made it, then the server's command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerForm<'a> {
+    /// `--for` as given ("30s").
+    pub window: &'a str,
+    pub probe: &'a str,
+    pub server: &'a [String],
+}
+
+impl ServerForm<'_> {
+    pub fn to_command(&self) -> Vec<String> {
+        let mut command =
+            vec!["--for".to_string(), self.window.to_string(), "--probe".into(), self.probe.into(), "--".into()];
+        command.extend(self.server.iter().cloned());
+        command
+    }
+}
+
+/// The server form of a curve's `command`, when it has one (`None`: a command timed run by run).
+pub fn server_form(command: &[String]) -> Option<ServerForm<'_>> {
+    match command {
+        [for_flag, window, probe_flag, probe, dashes, server @ ..]
+            if for_flag == "--for" && probe_flag == "--probe" && dashes == "--" && !server.is_empty() =>
+        {
+            Some(ServerForm { window, probe, server })
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +229,58 @@ mod tests {
                 counters: None,
             })
             .collect()
+    }
+
+    fn curve_of(levels: Vec<PressureLevel>) -> Sensitivity {
+        Sensitivity {
+            command: vec!["work".into()],
+            workload: "work".into(),
+            workload_cpu: 0,
+            pressure_cpu: 1,
+            runs_per_level: 3,
+            llc_bytes: LLC,
+            llc_source: "declared".into(),
+            levels,
+            reading: None,
+        }
+    }
+
+    /// The chart's points are the reading's medians, with each level's runs as the whisker and
+    /// the no-pressure runs as the noise band, all against the no-pressure median.
+    #[test]
+    fn a_chart_gets_the_readings_slowdowns_and_the_runs_spread() {
+        let levels = curve(&[
+            &[1.00, 1.02, 0.98],
+            &[1.03, 1.01, 1.02],
+            &[1.10, 1.12, 1.11],
+            &[1.38, 1.40, 1.37],
+            &[1.45, 1.44, 1.47],
+            &[1.60, 1.62, 1.58],
+        ]);
+        let chart = slowdowns(&curve_of(levels.clone())).unwrap();
+        let reading = read(&levels, LLC).unwrap();
+        assert_eq!(chart.basis, "wall");
+        assert_eq!(chart.levels.len(), 5, "the no-pressure level is the zero, not a point");
+        assert_eq!(chart.levels[0].name, "1/4 LLC");
+        for (i, level) in chart.levels.iter().enumerate() {
+            assert_eq!(level.median, reading.slowdowns[i + 1]);
+            assert_eq!(level.beyond_noise, reading.beyond_noise[i + 1]);
+            assert!(level.min <= level.median && level.median <= level.max, "{level:?}");
+        }
+        assert!((chart.levels[4].min - 0.58).abs() < 1e-9 && (chart.levels[4].max - 0.62).abs() < 1e-9);
+        assert!((chart.noise_lo + 0.02).abs() < 1e-9 && (chart.noise_hi - 0.02).abs() < 1e-9);
+        assert!(slowdowns(&curve_of(levels[1..].to_vec())).is_none(), "no baseline, no chart");
+    }
+
+    #[test]
+    fn a_server_curve_keeps_its_probe_and_server_in_its_command() {
+        let server = vec!["nginx".to_string(), "-g".into(), "daemon off;".into()];
+        let form = ServerForm { window: "30s", probe: "curl -s localhost:8080/", server: &server };
+        let command = form.to_command();
+        assert_eq!(command[..5], ["--for", "30s", "--probe", "curl -s localhost:8080/", "--"]);
+        assert_eq!(server_form(&command), Some(form));
+        assert_eq!(server_form(&["awk".to_string(), "BEGIN{}".into()]), None);
+        assert_eq!(server_form(&command[..5]), None, "a server form names a server");
     }
 
     #[test]

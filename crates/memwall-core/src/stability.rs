@@ -8,7 +8,7 @@
 //! lower quartile), floored at the ladder's own [`SETTLED_SPREAD`]. The same share of CPU time
 //! stolen by the hypervisor is where steal starts to matter.
 
-use memwall_report::{Level, PointStability, Stability, Summary, Watch, WatchPoint, quantile};
+use memwall_report::{Level, PointStability, Stability, Summary, Watch, WatchPoint, WatchSample, quantile};
 
 use crate::budget::CacheBudget;
 use crate::ladder::{LINE_BYTES, SETTLED_SPREAD};
@@ -89,53 +89,77 @@ pub fn steal_jiffies(proc_stat: &str) -> Option<(u64, u64)> {
     Some((fields[7], fields[..8].iter().sum()))
 }
 
+/// One watched point over the window, and what its intervals are held against: its fastest
+/// interval, its window median, and how far above the fastest an undisturbed interval may run.
+fn point_reading(watch: &Watch, j: usize) -> Option<(PointStability, (f64, f64, f64))> {
+    let point = &watch.points[j];
+    let values: Vec<f64> = watch.samples.iter().filter_map(|s| s.ns_per_load.get(j).copied().flatten()).collect();
+    let mut noises: Vec<f64> = watch.samples.iter().filter_map(|s| s.noise.get(j).copied().flatten()).collect();
+    let summary = Summary::of(&values)?;
+    noises.sort_by(f64::total_cmp);
+    let noise = if noises.is_empty() { 0.0 } else { quantile(&noises, 0.5) };
+    let quiet_noise = if noises.is_empty() { 0.0 } else { quantile(&noises, 0.25) };
+    let spread = if summary.median > 0.0 { (summary.max - summary.min) / summary.median } else { 0.0 };
+    let stability = PointStability {
+        level: point.level.clone(),
+        bytes: point.bytes,
+        min_ns: summary.min,
+        median_ns: summary.median,
+        max_ns: summary.max,
+        spread,
+        noise,
+    };
+    Some((stability, (summary.min, summary.median, quiet_noise.max(SETTLED_SPREAD))))
+}
+
+type Reference = Option<(f64, f64, f64)>;
+
+/// Per point measured in `sample`: (over its fastest, over its median, tolerance).
+fn slowness(reference: &[Reference], sample: &WatchSample) -> Vec<(f64, f64, f64)> {
+    reference
+        .iter()
+        .enumerate()
+        .filter_map(|(j, r)| {
+            let (fastest, median, tolerance) = (*r)?;
+            let ns = sample.ns_per_load.get(j).copied().flatten()?;
+            Some((ns / fastest - 1.0, ns / median - 1.0, tolerance))
+        })
+        .collect()
+}
+
+fn disturbed_by(watch: &Watch, reference: &[Reference]) -> Vec<bool> {
+    watch
+        .samples
+        .iter()
+        .map(|s| slowness(reference, s).iter().any(|(over_fastest, _, tolerance)| over_fastest > tolerance))
+        .collect()
+}
+
+/// Per interval, in order: whether some point ran above its fastest interval by more than its
+/// quiet noise (what `read` counts in `disturbed_intervals`; the page marks these).
+pub fn disturbed(watch: &Watch) -> Vec<bool> {
+    let reference: Vec<Reference> = (0..watch.points.len()).map(|j| point_reading(watch, j).map(|r| r.1)).collect();
+    disturbed_by(watch, &reference)
+}
+
+/// The share of CPU time the hypervisor stole during one interval, where /proc/stat was read.
+pub fn interval_steal_share(sample: &WatchSample) -> Option<f64> {
+    let (steal, total) = (sample.steal_jiffies?, sample.total_jiffies?);
+    (total > 0).then(|| steal as f64 / total as f64)
+}
+
 /// Reads a timeline.
 pub fn read(watch: &Watch) -> Stability {
     let intervals = watch.samples.len() as u32;
     let mut points = Vec::new();
-    // Per point: its fastest interval, its window median, and how far above the fastest an
-    // undisturbed interval may run.
-    let mut reference: Vec<Option<(f64, f64, f64)>> = Vec::new();
-    for (j, point) in watch.points.iter().enumerate() {
-        let values: Vec<f64> = watch.samples.iter().filter_map(|s| s.ns_per_load.get(j).copied().flatten()).collect();
-        let noises: Vec<f64> = watch.samples.iter().filter_map(|s| s.noise.get(j).copied().flatten()).collect();
-        let Some(summary) = Summary::of(&values) else {
-            reference.push(None);
-            continue;
-        };
-        let mut sorted_noise = noises.clone();
-        sorted_noise.sort_by(f64::total_cmp);
-        let noise = if sorted_noise.is_empty() { 0.0 } else { quantile(&sorted_noise, 0.5) };
-        let quiet_noise = if sorted_noise.is_empty() { 0.0 } else { quantile(&sorted_noise, 0.25) };
-        let spread = if summary.median > 0.0 { (summary.max - summary.min) / summary.median } else { 0.0 };
-        reference.push(Some((summary.min, summary.median, quiet_noise.max(SETTLED_SPREAD))));
-        points.push(PointStability {
-            level: point.level.clone(),
-            bytes: point.bytes,
-            min_ns: summary.min,
-            median_ns: summary.median,
-            max_ns: summary.max,
-            spread,
-            noise,
-        });
+    let mut reference: Vec<Reference> = Vec::new();
+    for j in 0..watch.points.len() {
+        let reading = point_reading(watch, j);
+        reference.push(reading.as_ref().map(|r| r.1));
+        points.extend(reading.map(|r| r.0));
     }
-    // Per point measured in `sample`: (over its fastest, over its median, tolerance).
-    let slowness = |sample: &memwall_report::WatchSample| -> Vec<(f64, f64, f64)> {
-        reference
-            .iter()
-            .enumerate()
-            .filter_map(|(j, r)| {
-                let (fastest, median, tolerance) = (*r)?;
-                let ns = sample.ns_per_load.get(j).copied().flatten()?;
-                Some((ns / fastest - 1.0, ns / median - 1.0, tolerance))
-            })
-            .collect()
-    };
-    let disturbed: Vec<bool> = watch
-        .samples
-        .iter()
-        .map(|s| slowness(s).iter().any(|(over_fastest, _, tolerance)| over_fastest > tolerance))
-        .collect();
+    let slowness = |sample: &WatchSample| slowness(&reference, sample);
+    let disturbed = disturbed_by(watch, &reference);
     let disturbed_intervals = disturbed.iter().filter(|d| **d).count() as u32;
 
     // Minutes of the window: the mean slowness of every point measured in each.
@@ -154,7 +178,7 @@ pub fn read(watch: &Watch) -> Stability {
             (!slow.is_empty()).then(|| (m, slow.iter().sum::<f64>() / slow.len() as f64))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1));
-    let steal_of = |keep: &dyn Fn(&memwall_report::WatchSample) -> bool| {
+    let steal_of = |keep: &dyn Fn(&WatchSample) -> bool| {
         let (steal, total) = watch
             .samples
             .iter()
@@ -279,7 +303,7 @@ fn verdict(s: &Stability, watch: &Watch) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memwall_report::{Cause, WatchSample};
+    use memwall_report::Cause;
 
     fn watch(samples: Vec<WatchSample>) -> Watch {
         Watch {
@@ -365,6 +389,20 @@ mod tests {
         }
         let s = read(&noisy);
         assert!(s.verdict.contains("even within one interval the samples spread 40% (DRAM 12 MiB"), "{}", s.verdict);
+    }
+
+    /// The page marks the intervals `read` counts, and no others.
+    #[test]
+    fn the_disturbed_intervals_are_the_ones_counted() {
+        let w = timeline(|i| if i % 7 == 0 { 1.2 } else { 1.0 }, |i| if i == 3 { 50 } else { 0 });
+        let marks = disturbed(&w);
+        let expected: Vec<usize> = (0..60).filter(|i| i % 7 == 0).collect();
+        assert_eq!(marks.iter().enumerate().filter(|(_, d)| **d).map(|(i, _)| i).collect::<Vec<_>>(), expected);
+        assert_eq!(marks.iter().filter(|d| **d).count() as u32, read(&w).disturbed_intervals);
+        assert_eq!(interval_steal_share(&w.samples[3]), Some(0.25));
+        assert_eq!(interval_steal_share(&w.samples[4]), Some(0.0));
+        let unread = WatchSample { steal_jiffies: None, ..w.samples[3].clone() };
+        assert_eq!(interval_steal_share(&unread), None);
     }
 
     #[test]

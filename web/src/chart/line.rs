@@ -7,7 +7,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::scale::{Scale, linear_ticks, log_ticks};
-use super::{BOTTOM, Band, LEFT, Marker, Point, RIGHT, Series, WIDE_W, XFormat, format_number, view_width};
+use super::{BOTTOM, Band, LEFT, Marker, Point, RIGHT, Series, WIDE_W, XFormat, YBand, format_number, view_width};
 use crate::theme::{CHART_FONT, Palette};
 
 #[derive(Debug, Properties, PartialEq)]
@@ -25,6 +25,9 @@ pub struct LineChartProps {
     pub markers: Rc<Vec<Marker>>,
     #[prop_or_default]
     pub bands: Rc<Vec<Band>>,
+    /// Shaded ranges of y (a linear y axis then reaches below 0 where one does).
+    #[prop_or_default]
+    pub y_bands: Rc<Vec<YBand>>,
     /// Fixes the x axis (e.g. to the planned sizes, so a run grows from left to right).
     #[prop_or_default]
     pub x_range: Option<(f64, f64)>,
@@ -89,8 +92,11 @@ impl Frame {
 
         // The axis follows the medians; whiskers (min..max of the samples) are clipped to it, so
         // one disturbed sample cannot squash every line flat.
-        let (y_lo, y_hi) =
-            all.iter().map(|p| p.y).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
+        let (y_lo, y_hi) = all
+            .iter()
+            .map(|p| p.y)
+            .chain(props.y_bands.iter().flat_map(|b| [b.y0, b.y1]))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| (a.min(y), b.max(y)));
         let log_y = props.log_y && y_lo > 0.0 && y_lo.is_finite();
         let (yd0, yd1) = if !y_lo.is_finite() {
             (1.0, 100.0)
@@ -99,7 +105,9 @@ impl Frame {
             let hi = (y_hi * 1.25).max(lo * 4.0);
             (lo, hi)
         } else {
-            (0.0, (y_hi * 1.1).max(1e-9))
+            // From 0, unless something (a slowdown that came out a speed-up) lies below it.
+            let lo = if y_lo < 0.0 { y_lo * 1.1 } else { 0.0 };
+            (lo, (y_hi * 1.1).max(lo + 1e-9))
         };
         let ys = Scale { d0: yd0, d1: yd1, r0: height - BOTTOM, r1: top, log: log_y };
         let y_ticks = if log_y { log_ticks(yd0, yd1, 9) } else { linear_ticks(yd0, yd1, 5.0) };
@@ -171,8 +179,18 @@ fn axes(f: &Frame, props: &LineChartProps) -> Html {
 /// Shaded steps (under the series) and dashed cache markers.
 fn bands(f: &Frame, props: &LineChartProps) -> Html {
     let p = props.palette;
+    let y_bands = props.y_bands.iter().map(|b| {
+        let (top, bottom) = (f.ys.map(b.y1.max(b.y0)), f.ys.map(b.y0.min(b.y1)));
+        html! {
+            <g class="y-band">
+                <rect x={LEFT.to_string()} y={top.to_string()} width={(f.view_w - LEFT - RIGHT).to_string()} height={(bottom - top).max(1.5).to_string()} fill={p.color(b.color)} fill-opacity="0.14" />
+                <text x={(f.view_w - RIGHT - 4.0).to_string()} y={(top - 3.0).to_string()} text-anchor="end" font-size="10" fill={p.color(b.color)}>{ b.label.clone() }</text>
+            </g>
+        }
+    });
     html! {
         <g class="bands">
+            { for y_bands }
             { for props.bands.iter().map(|b| {
                 let (a, c) = (f.xs.map(b.x0), f.xs.map(b.x1));
                 html! {

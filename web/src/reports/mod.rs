@@ -4,6 +4,7 @@
 mod charts;
 pub mod page;
 mod tables;
+mod vm_hides;
 
 use std::rc::Rc;
 

@@ -6,6 +6,7 @@ use yew::prelude::*;
 use super::LoadedReport;
 use super::charts::{groupby_chart, ladder_chart, sweep_charts};
 use super::tables::{groupby_table, host_rows, ladder_table};
+use super::vm_hides::{CoresCard, SensitivityCard, WatchCard};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
 use crate::views::state::ReportsAction;
@@ -227,6 +228,7 @@ pub fn reports_page(props: &Props) -> Html {
     }
 
     let export = |what, id, file| export(what, id, file, &notice, &views);
+    let shown: Vec<LoadedReport> = reports.iter().map(|r| (*r).clone()).collect();
     let toggle_log = {
         let log_y = log_y.clone();
         Callback::from(move |_| log_y.set(!*log_y))
@@ -267,6 +269,9 @@ pub fn reports_page(props: &Props) -> Html {
                 </div>
                 { for sweep_charts(palette, &with_groupby) }
             }
+            <SensitivityCard reports={shown.clone()} {palette} />
+            <CoresCard reports={shown.clone()} {palette} />
+            <WatchCard reports={shown} {palette} />
             if let Some(n) = &*notice { <p class="notice" role="status">{ n.clone() }</p> }
             <EmbedPanel kind="report"
                 params={reports.iter().filter(|r| r.origin.starts_with("http")).map(|r| ("report".to_string(), r.origin.clone())).collect::<Vec<_>>()}
