@@ -25,9 +25,10 @@ use memwall_core::bandwidth::{read_words, write_words};
 use memwall_core::budget::CacheBudget;
 use memwall_core::cores::cpus_text;
 use memwall_core::explain;
-use memwall_core::sensitivity::{self, ServerForm, dram_stream_bytes, pressure_levels, server_form};
+use memwall_core::sensitivity::{self, dram_stream_bytes, pressure_levels};
 use memwall_core::size::format_bytes;
 use memwall_core::stability::parse_duration;
+use memwall_report::ServerProbe;
 use memwall_report::{Counters, PressureLevel, Report, Sensitivity, Summary};
 
 use crate::counters::CounterSession;
@@ -181,12 +182,13 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
         }
     })?;
     let reading = sensitivity::read(&measured, llc_bytes);
-    let command = match &mode {
-        Mode::Command => args.command.clone(),
-        Mode::Server { window, probe, .. } => ServerForm { window, probe, server: &args.command }.to_command(),
+    let server_probe = match &mode {
+        Mode::Command => None,
+        Mode::Server { window_s, probe, .. } => Some(ServerProbe { probe: probe.clone(), window_seconds: *window_s }),
     };
     let curve = Sensitivity {
-        command,
+        command: args.command.clone(),
+        server_probe,
         workload,
         workload_cpu: cpu,
         pressure_cpu,
@@ -480,11 +482,16 @@ fn pressure_text(bytes: u64) -> String {
 /// The curve as a table, the reading, and the counters or why there are none. Also what
 /// `memwall explain` prints for a report with sensitivity curves.
 pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::Result<()> {
-    let server = server_form(&curve.command);
+    let server = curve.server_probe.as_ref();
     let (what, per_level) = match server {
-        Some(f) => (
-            format!("server {}, probed by '{}'", f.server.join(" "), f.probe),
-            format!("{} per level in {} window{}", f.window, curve.runs_per_level, plural(curve.runs_per_level)),
+        Some(p) => (
+            format!("server {}, probed by '{}'", curve.command.join(" "), p.probe),
+            format!(
+                "{} s per level in {} window{}",
+                p.window_seconds,
+                curve.runs_per_level,
+                plural(curve.runs_per_level)
+            ),
         ),
         None => {
             (curve.command.join(" "), format!("{} run{} per level", curve.runs_per_level, plural(curve.runs_per_level)))

@@ -190,9 +190,9 @@ fn a_server_is_probed_at_every_level_and_stopped_after() {
     let report = report_from(&out);
     assert!(!alive(&std::fs::read_to_string(&pid_file).unwrap()), "the server outlived memwall");
     let curve = &report.sensitivity[0];
-    let form = memwall_core::sensitivity::server_form(&curve.command).expect("the server form");
-    assert_eq!((form.window, form.probe), ("1s", "echo 5"));
-    assert_eq!(form.server, server.as_slice());
+    let probe = curve.server_probe.as_ref().expect("the server's probe");
+    assert_eq!((probe.window_seconds, probe.probe.as_str()), (1.0, "echo 5"));
+    assert_eq!(curve.command, server);
     assert_eq!(curve.workload, "sh");
     assert_eq!(curve.levels.len(), 6);
     for level in &curve.levels {

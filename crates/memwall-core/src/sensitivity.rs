@@ -177,37 +177,6 @@ pub fn slowdowns(curve: &Sensitivity) -> Option<Slowdowns> {
     Some(Slowdowns { basis: reading.basis, levels, noise_lo: against(times[0].min), noise_hi: against(times[0].max) })
 }
 
-/// How a server-mode curve (`memwall sensitivity --for W --probe PROBE -- SERVER...`) records
-/// what ran in its `command`: the flags that made it, then the server's command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServerForm<'a> {
-    /// `--for` as given ("30s").
-    pub window: &'a str,
-    pub probe: &'a str,
-    pub server: &'a [String],
-}
-
-impl ServerForm<'_> {
-    pub fn to_command(&self) -> Vec<String> {
-        let mut command =
-            vec!["--for".to_string(), self.window.to_string(), "--probe".into(), self.probe.into(), "--".into()];
-        command.extend(self.server.iter().cloned());
-        command
-    }
-}
-
-/// The server form of a curve's `command`, when it has one (`None`: a command timed run by run).
-pub fn server_form(command: &[String]) -> Option<ServerForm<'_>> {
-    match command {
-        [for_flag, window, probe_flag, probe, dashes, server @ ..]
-            if for_flag == "--for" && probe_flag == "--probe" && dashes == "--" && !server.is_empty() =>
-        {
-            Some(ServerForm { window, probe, server })
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,6 +203,7 @@ mod tests {
     fn curve_of(levels: Vec<PressureLevel>) -> Sensitivity {
         Sensitivity {
             command: vec!["work".into()],
+            server_probe: None,
             workload: "work".into(),
             workload_cpu: 0,
             pressure_cpu: 1,
@@ -270,17 +240,6 @@ mod tests {
         assert!((chart.levels[4].min - 0.58).abs() < 1e-9 && (chart.levels[4].max - 0.62).abs() < 1e-9);
         assert!((chart.noise_lo + 0.02).abs() < 1e-9 && (chart.noise_hi - 0.02).abs() < 1e-9);
         assert!(slowdowns(&curve_of(levels[1..].to_vec())).is_none(), "no baseline, no chart");
-    }
-
-    #[test]
-    fn a_server_curve_keeps_its_probe_and_server_in_its_command() {
-        let server = vec!["nginx".to_string(), "-g".into(), "daemon off;".into()];
-        let form = ServerForm { window: "30s", probe: "curl -s localhost:8080/", server: &server };
-        let command = form.to_command();
-        assert_eq!(command[..5], ["--for", "30s", "--probe", "curl -s localhost:8080/", "--"]);
-        assert_eq!(server_form(&command), Some(form));
-        assert_eq!(server_form(&["awk".to_string(), "BEGIN{}".into()]), None);
-        assert_eq!(server_form(&command[..5]), None, "a server form names a server");
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub use groupby::{
 pub use host::{Cache, Host};
 pub use join::{BuildSizeCrossover, BuildSizeFastest, Join, JoinDataset, JoinRun, JoinSweep, JoinSweepPoint};
 pub use ladder::{Ladder, LadderPoint, Step, Summary, quantile};
-pub use sensitivity::{PressureLevel, Sensitivity, SensitivityReading};
+pub use sensitivity::{PressureLevel, Sensitivity, SensitivityReading, ServerProbe};
 pub use watch::{PointStability, Stability, Watch, WatchPoint, WatchSample};
 
 /// The version of the schema this crate writes and reads.

@@ -9,8 +9,12 @@ use crate::{Counters, Summary};
 /// One workload's curve. Added within schema 1: absent in older reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sensitivity {
-    /// The command and its arguments, as run.
+    /// The command and its arguments, as run (a server's, when `server_probe` is there).
     pub command: Vec<String>,
+    /// Server mode (`memwall sensitivity --for W --probe PROBE -- SERVER...`): the command ran
+    /// once, as a server, and the probe was timed against it for a window per level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_probe: Option<ServerProbe>,
     /// A short name for the workload (the fleet's column): `--name`, or the command's file name.
     pub workload: String,
     pub workload_cpu: u32,
@@ -24,6 +28,16 @@ pub struct Sensitivity {
     /// The reading (derived: read again by `memwall explain`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reading: Option<SensitivityReading>,
+}
+
+/// How a server was probed: each level's `samples_seconds` are then the probe's mean wall time
+/// per run over each of `runs_per_level` windows, and there is no CPU time or counters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerProbe {
+    /// The probe's shell command line (`sh -c`), one unit of work per run.
+    pub probe: String,
+    /// How long it was run at each level (`--for`).
+    pub window_seconds: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -252,6 +252,10 @@ fn watch() -> Watch {
     }
 }
 
+fn server_probe() -> crate::ServerProbe {
+    crate::ServerProbe { probe: "curl -s localhost:8080/".into(), window_seconds: 30.0 }
+}
+
 fn sensitivity() -> Sensitivity {
     let level = |name: &str, bytes: u64, secs: &[f64]| PressureLevel {
         name: name.into(),
@@ -265,6 +269,8 @@ fn sensitivity() -> Sensitivity {
     };
     Sensitivity {
         command: vec!["memwall".into(), "groupby".into()],
+        // A server's curve, so that the round trip covers its probe too.
+        server_probe: Some(server_probe()),
         workload: "groupby".into(),
         workload_cpu: 0,
         pressure_cpu: 1,

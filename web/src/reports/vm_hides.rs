@@ -44,7 +44,7 @@ fn curve_label(reports: &[LoadedReport], r: &LoadedReport, c: &Sensitivity) -> S
 
 /// What the slowdowns are of, in words.
 fn basis_text(c: &Sensitivity, basis: &str) -> &'static str {
-    match (sensitivity::server_form(&c.command), basis) {
+    match (&c.server_probe, basis) {
         (Some(_), _) => "the probe's wall time per run (the inverse of the rate the server gives it)",
         (None, "cpu") => "the command's CPU time",
         (None, _) => "the command's wall time",
@@ -88,7 +88,7 @@ pub fn sensitivity_card(props: &SectionProps) -> Html {
         series.push(Series {
             label: label.clone(),
             color: k,
-            dashed: sensitivity::server_form(&c.command).is_some(),
+            dashed: c.server_probe.is_some(),
             points: s
                 .levels
                 .iter()

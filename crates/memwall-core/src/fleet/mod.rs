@@ -343,6 +343,7 @@ mod tests {
         };
         report.sensitivity = vec![Sensitivity {
             command: vec!["awk".into()],
+            server_probe: None,
             workload: "awk-loop".into(),
             workload_cpu: 0,
             pressure_cpu: 1,

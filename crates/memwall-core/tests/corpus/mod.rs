@@ -15,7 +15,7 @@ const MEASURED: &str = include_str!("measured.json");
 const PUBLISHED: &str = include_str!("published.json");
 
 /// The reports of `measured.json`, by file name: include_str! needs each path spelled out.
-const REPORTS: [(&str, &str); 5] = [
+const REPORTS: [(&str, &str); 6] = [
     (
         "xeon-2vcpu-kvm-ladder-4curves.json",
         include_str!("../../../../examples/reports/xeon-2vcpu-kvm-ladder-4curves.json"),
@@ -26,6 +26,7 @@ const REPORTS: [(&str, &str); 5] = [
     ),
     ("zen3-2vcpu-kvm-run.json", include_str!("../../../../examples/reports/zen3-2vcpu-kvm-run.json")),
     ("zen1-2vcpu-kvm-run-busy.json", include_str!("../../../../examples/reports/zen1-2vcpu-kvm-run-busy.json")),
+    ("zen3-milan-2vcpu-kvm-run.json", include_str!("../../../../examples/reports/zen3-milan-2vcpu-kvm-run.json")),
     (
         "zen3-2vcpu-kvm-run-random-only.json",
         include_str!("../../../../examples/reports/zen3-2vcpu-kvm-run-random-only.json"),
