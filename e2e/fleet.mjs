@@ -78,11 +78,12 @@ function mulberry32(seed) {
 
 const kept = readdirSync(EXAMPLES).filter((f) => f.endsWith(".json")).sort();
 // In dist/, so that the page's own server also serves them as a static host would.
+// The reports in r/, the index `memwall fleet --index` writes beside it (not among them).
 const BIG = "e2e-fleet-1000";
-const big = path.join(DIST, BIG);
-rmSync(big, { recursive: true, force: true });
-mkdirSync(big);
-process.on("exit", () => rmSync(big, { recursive: true, force: true }));
+rmSync(path.join(DIST, BIG), { recursive: true, force: true });
+const big = path.join(DIST, BIG, "r");
+mkdirSync(big, { recursive: true });
+process.on("exit", () => rmSync(path.join(DIST, BIG), { recursive: true, force: true }));
 {
   const random = mulberry32(2026);
   const bases = kept.map((f) => JSON.parse(readFileSync(path.join(EXAMPLES, f), "utf8")));
@@ -109,7 +110,7 @@ const prices = path.join(work, "prices.csv");
 const stems = kept.map((f) => f.replace(/\.json$/, ""));
 writeFileSync(prices, `name,usd_per_hour\n${stems[0]},0.2\n${stems[1]},0.05\n${stems[2]},0.1\nnot-measured,1\n`);
 
-execFileSync(MEMWALL, ["fleet", big, "--index", path.join(big, "index.json")], { stdio: "ignore" });
+execFileSync(MEMWALL, ["fleet", big, "--index", path.join(DIST, BIG, "index.json")], { stdio: "ignore" });
 const { base, server } = await startServer([], [EXAMPLES]);
 const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: "light" });
@@ -165,7 +166,7 @@ await test("a header sorts by its figure, again the other way; rows without it s
   // The filter box takes --filter's terms.
   await page.fill("#fleet-filter", "dram_ns<90");
   const kept = await rowCount(page);
-  expect(kept === native.rows.filter((r) => r.dram_ns < 90).length && kept < native.rows.length, `${kept} rows kept by dram_ns<90`);
+  expect(kept === native.rows.filter((r) => r.dram_ns != null && r.dram_ns < 90).length && kept < native.rows.length, `${kept} rows kept by dram_ns<90`);
   await page.fill("#fleet-filter", "");
   await page.close();
 });
@@ -248,13 +249,13 @@ async function timeToRows(page, url, what) {
 await test(`${COUNT} reports served with --reports: every row rendered, from a fresh server and on a reload`, async () => {
   // Started now, so the first load includes the server reading the 1,000 reports.
   const bigServer = await startServer([], [big]);
+  process.on("exit", () => bigServer.server.kill());
   const page = await context.newPage();
   page.on("pageerror", (e) => pageErrors.push(`1000: ${e.message}`));
   await timeToRows(page, `${bigServer.base}#fleet`, "from a memwall serve --reports started just before");
   await timeToRows(page, `${bigServer.base}#fleet`, "from the same server, reloaded");
   await shot(page, "fleet-1000");
   await page.close();
-  bigServer.server.kill();
 });
 
 await test(`${COUNT} reports from a static index memwall fleet --index wrote: every row rendered`, async () => {
