@@ -88,21 +88,19 @@ impl Reports {
         ReportsIndex { reports: self.listing().into_iter().map(|(entry, _)| entry).collect() }
     }
 
-    /// Every report offered, with the file it is read from. A folder's file is the one its URL
-    /// serves, so a link out of the folder is listed (as its URL is) but never read.
-    fn listing(&self) -> Vec<(IndexedReport, Option<PathBuf>)> {
+    /// Every report offered, with where its file is.
+    fn listing(&self) -> Vec<(IndexedReport, Located<'_>)> {
         let mut reports = Vec::new();
         for (i, file) in self.files.iter().enumerate() {
             let name =
                 file.file_name().map_or_else(|| format!("report-{i}.json"), |n| n.to_string_lossy().into_owned());
             let url = format!("reports/{i}/{}", url_segment(&name));
-            reports.push((entry(&name, url, file), Some(file.clone())));
+            reports.push((entry(&name, url, file), Located::Given(file)));
         }
         for (j, dir) in self.dirs.iter().enumerate() {
             for name in listed(dir) {
                 let url = format!("reports/dir/{j}/{}", url_segment(&name));
-                let file = assets::resolve_segments(dir, std::slice::from_ref(&name)).ok();
-                reports.push((entry(&name, url, &dir.join(&name)), file));
+                reports.push((entry(&name, url, &dir.join(&name)), Located::InFolder(dir, name)));
             }
         }
         reports
@@ -122,7 +120,8 @@ impl Reports {
 
     fn fleet_now(&self) -> ReportsIndex {
         let _reading = self.reading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let listing = self.listing();
+        let listing: Vec<(IndexedReport, Option<PathBuf>)> =
+            self.listing().into_iter().map(|(entry, located)| (entry, located.file())).collect();
         let stale: Vec<(&str, &Path)> = {
             let rows = self.rows.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             listing
@@ -134,6 +133,9 @@ impl Reports {
         let fresh = read_rows(&stale);
         let mut rows = self.rows.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         rows.extend(fresh);
+        // Reports deleted or moved away since are forgotten.
+        let offered: std::collections::HashSet<&Path> = listing.iter().filter_map(|(_, f)| f.as_deref()).collect();
+        rows.retain(|file, _| offered.contains(file.as_path()));
         let reports = listing
             .into_iter()
             .map(|(entry, file)| {
@@ -193,6 +195,25 @@ impl Reports {
                 }
             }
             _ => Err(not_found()),
+        }
+    }
+}
+
+/// Where a listed report's file is.
+enum Located<'a> {
+    /// A `--report` file.
+    Given(&'a PathBuf),
+    /// A file in a `--reports` folder.
+    InFolder(&'a Path, String),
+}
+
+impl Located<'_> {
+    /// The file to read: a folder's is the one its URL serves, so a link out of the folder is
+    /// listed (as its URL is) but never read.
+    fn file(&self) -> Option<PathBuf> {
+        match self {
+            Self::Given(file) => Some((*file).clone()),
+            Self::InFolder(dir, name) => assets::resolve_segments(dir, std::slice::from_ref(name)).ok(),
         }
     }
 }
