@@ -31,17 +31,26 @@ wasm-opt --version 2>/dev/null | grep -q "version 132" || missing "wasm-opt 132 
 command -v firefox-esr >/dev/null || missing "Firefox ESR"
 [ -x .tools/bin/geckodriver ] || command -v geckodriver >/dev/null || missing "geckodriver"
 
+# Says what starts and when, so a slow run shows where its time went.
+at() { printf 'e2e: %s (at %d min %02d s)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
+
 # trunk runs cargo offline, so everything must already be in the local registry.
 cargo fetch --locked --quiet
-echo "e2e: building the web front end (trunk build --release)" >&2
+at "building the web front end (trunk build --release)"
 trunk build --release
-echo "e2e: building the native memwall" >&2
+at "building the native memwall"
 cargo build --release --locked --quiet -p memwall
 export MEMWALL_BIN="$TARGET_DIR/release/memwall" MEMWALL_DIST="$ROOT/dist"
+at "e2e/run.mjs"
 node e2e/run.mjs
 # What the server sends: the compressed wasm's bytes on the wire, and 304s on a second load.
+at "e2e/serve.mjs"
 node e2e/serve.mjs
+at "e2e/fleet.mjs"
 node e2e/fleet.mjs
+at "e2e/anywhere.mjs chromium --ci"
 node e2e/anywhere.mjs chromium --ci
 # The same page in a second engine: Firefox ESR over WebDriver (geckodriver), its own timer rules.
+at "e2e/anywhere.mjs firefox --ci"
 node e2e/anywhere.mjs firefox --ci
+at "done"

@@ -7,7 +7,8 @@ scripts/setup.sh --test
 export PATH="$PWD/.tools/bin:$PATH"
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+# Each step says when it started, so a slow CI run shows where its time went.
+step() { printf '\n\033[1m== %s\033[0m (at %d min %02d s)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
 
 step "native: unit and CLI tests"
 cargo test --locked --workspace
@@ -32,3 +33,4 @@ if [ -n "${MEMWALL_AARCH64:-}" ]; then
 else
     echo "skipped: no MEMWALL_AARCH64 (scripts/release.sh --check runs it after building)" >&2
 fi
+step "all passed"
