@@ -44,9 +44,29 @@ export async function inflate_from_base64url(data, cap) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
   return await read_capped(stream, cap);
 }
+// Bodies asked for ahead of need (`prefetch_capped`), on the window so that the second wasm
+// module, which shares nothing else with the first, takes them: URL -> fetch_capped's promise.
+function ahead() {
+  return (globalThis.__memwallAhead ??= new Map());
+}
+export function prefetch_capped(url, cap) {
+  if (ahead().has(url)) return;
+  const body = fetch_now(url, cap);
+  // Never taken (the visitor left the tab) is no error to report.
+  body.catch(() => {});
+  ahead().set(url, body);
+}
 // The body as text; a number (the declared length) when the server says it is over `cap`;
 // undefined when it turns out to be over `cap` while reading.
 export async function fetch_capped(url, cap) {
+  const early = ahead().get(url);
+  if (early) {
+    ahead().delete(url);
+    return await early;
+  }
+  return await fetch_now(url, cap);
+}
+async function fetch_now(url, cap) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
   const declared = Number(response.headers.get("content-length"));
@@ -85,6 +105,7 @@ extern "C" {
     async fn inflate_from_base64url(data: &str, cap: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
     async fn fetch_capped(url: &str, cap: f64) -> Result<JsValue, JsValue>;
+    fn prefetch_capped(url: &str, cap: f64);
     #[wasm_bindgen(catch)]
     async fn svg_to_png(markup: &str, width: f64, height: f64, scale: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
@@ -164,6 +185,12 @@ pub async fn fetch_text(url: &str) -> Result<String, String> {
         return Err(memwall_report::too_large_stopped().to_string());
     }
     body.as_string().ok_or_else(|| "the response is not text".into())
+}
+
+/// Starts fetching `url` (absolute) now; the first `fetch_text` of the same URL, in either wasm
+/// module, takes what it brings instead of fetching again.
+pub fn prefetch_text(url: &str) {
+    prefetch_capped(url, memwall_report::MAX_REPORT_BYTES as f64);
 }
 
 /// All values of a query parameter of the page's URL.

@@ -113,6 +113,15 @@ pub fn app() -> Html {
             }
         });
     }
+    {
+        // Opening on the fleet: its index downloads beside the second module rather than after it.
+        let on_fleet = state.page == Page::Fleet || state.embed == Some(Embed::Fleet);
+        use_effect_with((), move |_| {
+            if on_fleet {
+                crate::fleet::prefetch_index();
+            }
+        });
+    }
     use_effect_with((), |_| {
         if let Some(boot) = util::document().get_element_by_id("boot") {
             boot.remove();

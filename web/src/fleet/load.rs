@@ -94,6 +94,15 @@ async fn served_index(page: &str) -> Option<(String, String)> {
     None
 }
 
+/// Starts fetching the index the Fleet tab reads first (`?fleet=`'s, else `memwall serve`'s with
+/// rows) while the module that reads it is still downloading: the page opens on the fleet.
+pub fn prefetch_index() {
+    let page = util::window().location().href().unwrap_or_default();
+    if let Ok(url) = absolute(util::query("fleet").as_deref().unwrap_or(FLEET_PATH), &page) {
+        util::prefetch_text(&url);
+    }
+}
+
 /// Reads the reports an index lists.
 pub async fn from_index(kind: IndexKind, source: String, dispatcher: Dispatcher) {
     let page = util::window().location().href().unwrap_or_default();

@@ -13,6 +13,7 @@ mod table;
 use yew::prelude::*;
 
 use self::load::IndexKind;
+pub use self::load::prefetch_index;
 use self::state::{FleetAction, FleetState};
 use self::table::FleetTable;
 use crate::views::state::ReportsAction;
