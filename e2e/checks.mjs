@@ -3,7 +3,7 @@
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { MEMWALL, expect, l2AndAfter } from "./lib.mjs";
+import { MEMWALL, expect, kib } from "./lib.mjs";
 
 /** The sizes the static-host and iframe figures are compared at, and the ladder that has them. */
 export const FIGURE_SIZES = [16 << 10, 256 << 10, 64 << 20];
@@ -37,10 +37,33 @@ export async function firstLook(tab, url) {
 /** The native reading `memwall run` makes of this host (levels from its ladder), to 128 MiB. */
 export function nativeRun(out) {
   execFileSync(MEMWALL, ["run", "--no-groupby", "--no-join", "--max", "128MiB", "--chains", "1,2", "--out", out], { stdio: ["ignore", "ignore", "inherit"] });
-  const levels = JSON.parse(readFileSync(out, "utf8")).ladder.levels.map((l) => ({
+  return nativeLevels(out);
+}
+
+/** The levels of a native report's ladder, as the page's first look names them. */
+export function nativeLevels(file) {
+  return JSON.parse(readFileSync(file, "utf8")).ladder.levels.map((l) => ({
     name: l.name, bytes: l.size_bytes, cause: l.cause, capacity: l.capacity_bytes ?? null, ns: l.ns_per_load,
   }));
-  return l2AndAfter(levels);
+}
+
+/** FIGURE_SIZES as they are judged on this host. A size in the upper half of a cache level as
+ * `memwall run` read it, or where the level runs out, measures which physical pages a new buffer
+ * got (each ladder allocates its own, and set conflicts decide that point) more than how the page
+ * is hosted: there the level's middle stands in for it, the largest power of two at most half of
+ * the level's reach and above the level before. Returns [{ size, judged, why }]. */
+export function judgedSizes(levels) {
+  const caches = levels.filter((l) => l.cause === "cache").sort((a, b) => a.bytes - b.bytes);
+  const reach = (l) => l.capacity ?? l.bytes;
+  return FIGURE_SIZES.map((size) => {
+    const i = caches.findIndex((l) => l.bytes / 2 < size && size <= reach(l));
+    if (i < 0) return { size, judged: size };
+    let middle = 16 << 10;
+    while (middle * 2 <= caches[i].bytes / 2) middle *= 2;
+    if (middle <= (i > 0 ? reach(caches[i - 1]) : 0) || middle >= size) return { size, judged: size };
+    const why = `${kib(size)} is at the edge of ${caches[i].name} here (to ${kib(caches[i].bytes)}, runs out by ${kib(reach(caches[i]))}): judged at ${kib(middle)}`;
+    return { size, judged: middle, why };
+  });
 }
 
 /** The ladder at FIGURE_SIZES: on a page (`url` with FIGURE_LADDER), or in the embed of a blog
@@ -117,9 +140,9 @@ export async function browserGroupBy(tab, base, kernel) {
 }
 
 /** Each figure set against the isolated page's: the worst relative difference and a table row. */
-export function againstIsolated(isolated, others) {
+export function againstIsolated(isolated, others, sizes = FIGURE_SIZES) {
   let worst = 0;
-  const rows = FIGURE_SIZES.map((bytes) => {
+  const rows = sizes.map((bytes) => {
     const base = isolated[bytes];
     const cells = Object.entries(others).map(([name, medians]) => {
       const diff = medians[bytes] / base - 1;
@@ -134,6 +157,6 @@ export function againstIsolated(isolated, others) {
 /** The lowest median per size over several runs: noise only ever adds time. */
 export function fastest(runs) {
   const out = {};
-  for (const bytes of FIGURE_SIZES) out[bytes] = Math.min(...runs.map((r) => r.medians[bytes]));
+  for (const bytes of Object.keys(runs[0].medians)) out[bytes] = Math.min(...runs.map((r) => r.medians[bytes]));
   return out;
 }
