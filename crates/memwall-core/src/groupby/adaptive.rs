@@ -12,7 +12,7 @@ use super::agg::{Count, State};
 use super::flat::{Slot, capacity_for, upsert};
 use super::hash::hash;
 use super::phases::{Phase, Phases};
-use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, prefetch, tuned};
+use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, per_thread, prefetch, tuned};
 use crate::exec::Executor;
 use crate::scratch::Scratch;
 
@@ -107,8 +107,14 @@ pub struct Thresholds {
 /// 262,144; on a Zen 4 guest (a 1 MiB L2 that reads as 256 KiB, 4 MiB of L3) naive up to
 /// 65,536 groups (2.2 MB of table, in L3), the table up to 131,072.
 pub fn thresholds(config: &GroupByConfig) -> Thresholds {
+    thresholds_sharing(config, 1)
+}
+
+/// [`thresholds`] for `tables` tables at once, one per thread: each has its core's cache to
+/// itself and a share of the last level.
+fn thresholds_sharing(config: &GroupByConfig, tables: u64) -> Thresholds {
     let cache = config.budget.per_core_bytes.max(1 << 16);
-    let llc = config.budget.last_level_bytes.max(cache);
+    let llc = config.budget.last_level_bytes.max(cache) / tables.max(1);
     // Both tables take twice a group's bytes (its key and state): 32 for a count, and as much
     // more as the aggregates' state takes, so a larger state gives up the single table sooner.
     let group = 2 * group_bytes(config);
@@ -145,32 +151,55 @@ pub(super) fn aggregate<S: State>(
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
 ) -> Result<Outcome, GroupByError> {
-    let limits = thresholds_per_thread(config, exec.threads());
-    let caches = config.budget.describe();
     let rows = keys.len() as u64;
+    // One table per thread, merged, where the state merges exactly; else one table on one thread.
+    let own_tables = per_thread::applies::<S>(keys.len(), exec);
+    let (limits, threads) = if own_tables {
+        (thresholds_sharing(config, exec.threads() as u64), super::chunks_for(keys.len(), exec))
+    } else {
+        (thresholds_per_thread(config, exec.threads()), 1)
+    };
+    let caches = config.budget.describe();
+    let on_threads = if threads > 1 { format!(", one on each of {threads} threads, merged") } else { String::new() };
     let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
-    if let Some(groups) =
-        phases.attempt(|| super::naive::aggregate_bounded::<S>(keys, values, naive_limit, scratch, phases))?
-    {
+    let naive = || {
+        if own_tables {
+            per_thread::aggregate_bounded::<S>(keys, values, exec, scratch, phases, |keys, values, give_up| {
+                super::naive::part_bounded::<S>(keys, values, naive_limit, scratch, give_up)
+            })
+        } else {
+            super::naive::aggregate_bounded::<S>(keys, values, naive_limit, scratch, phases)
+        }
+    };
+    if let Some(groups) = phases.attempt(naive)? {
         let exact = groups.len();
-        let reason = format!("all {exact} groups fit one hashbrown table in the per-core cache (caches: {caches})");
+        let reason =
+            format!("all {exact} groups fit one hashbrown table in the per-core cache{on_threads} (caches: {caches})");
         let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);
-        return Ok(single_table(result, choice(Kernel::Naive, exact, rows, reason)));
+        return Ok(single_table(result, choice(Kernel::Naive, exact, rows, reason), threads));
     }
     let estimate = phases.time(Phase::Sample, || estimate_groups(keys));
     let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
     // Skew only ever makes the estimate low, so one far above the limit is safe to believe, and
     // saves setting up a table that would be given up anyway.
     let worth_trying = estimate.groups <= limits.single_table_groups.saturating_mul(2);
-    let attempt = || prefetch::aggregate_bounded::<S>(keys, values, estimate.groups, single_limit, scratch, phases);
+    let attempt = || {
+        if own_tables {
+            per_thread::aggregate_bounded::<S>(keys, values, exec, scratch, phases, |keys, values, give_up| {
+                prefetch::part_bounded::<S>(keys, values, estimate.groups, single_limit, scratch, give_up)
+            })
+        } else {
+            prefetch::aggregate_bounded::<S>(keys, values, estimate.groups, single_limit, scratch, phases)
+        }
+    };
     if worth_trying && let Some(groups) = phases.attempt(attempt)? {
         let exact = groups.len();
         let reason = format!(
-            "{exact} groups: more than fit the per-core cache, few enough ({} at most) for one prefetched table in the last-level cache (caches: {caches})",
+            "{exact} groups: more than fit the per-core cache, few enough ({} at most) for one prefetched table in the last-level cache{on_threads} (caches: {caches})",
             limits.single_table_groups,
         );
         let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);
-        return Ok(single_table(result, choice(Kernel::Prefetch, exact, rows, reason)));
+        return Ok(single_table(result, choice(Kernel::Prefetch, exact, rows, reason), threads));
     }
     // Too few partitions (tables spilling out of cache) cost more than too many, so the count
     // follows the estimate that skew cannot pull down.
@@ -189,8 +218,9 @@ pub(super) fn aggregate<S: State>(
     })
 }
 
-/// With more threads partitioning gets faster and the single-threaded tables do not: their
-/// ranges shrink accordingly.
+/// Where the threads cannot each keep a table (a float sum, whose parts do not merge exactly),
+/// the single tables run on one thread while partitioning gets faster with more: their ranges
+/// shrink accordingly.
 fn thresholds_per_thread(config: &GroupByConfig, threads: usize) -> Thresholds {
     let full = thresholds(config);
     let threads = threads.max(1) as u64;
@@ -201,8 +231,8 @@ fn choice(kernel: Kernel, estimated_groups: u64, sampled_rows: u64, reason: Stri
     AdaptiveChoice { kernel: kernel.name().into(), estimated_groups, sampled_rows, reason }
 }
 
-fn single_table(result: GroupResult, choice: AdaptiveChoice) -> Outcome {
-    Outcome { result, choice: Some(choice), partitions: None, threads: 1 }
+fn single_table(result: GroupResult, choice: AdaptiveChoice, threads: usize) -> Outcome {
+    Outcome { result, choice: Some(choice), partitions: None, threads }
 }
 
 /// The estimate sets how far to scatter; each partition is then split further in cache if it

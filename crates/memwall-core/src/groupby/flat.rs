@@ -51,6 +51,18 @@ fn place<S: State>(slots: &mut [Slot<S>], key: u64, hash: u64, state: S) {
     slots[i] = (key, state);
 }
 
+/// Adds a group's whole `state` for `key`, seen by another part of the rows, to the table: a
+/// new group, or more rows of one already there.
+#[inline(always)]
+pub(crate) fn merge_into<S: State>(slots: &mut [Slot<S>], key: u64, state: &S) {
+    let i = find(slots, key, hash(key as i64));
+    if slots[i].1.count() == 0 {
+        slots[i] = (key, *state);
+    } else {
+        slots[i].1.merge(state);
+    }
+}
+
 /// Slots (a power of two) for `groups` keys at most `1 / load_inverse` full.
 pub(crate) fn capacity_for(groups: usize, load_inverse: usize) -> usize {
     groups.saturating_mul(load_inverse).max(16).checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1))

@@ -25,6 +25,7 @@ pub mod agg;
 mod flat;
 mod hash;
 mod naive;
+mod per_thread;
 pub mod phases;
 mod prefetch;
 pub mod race;
@@ -333,11 +334,15 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
         Kernel::Tuned => tuned::scratch_bytes(rows, groups, config.partitions, config, threads),
         Kernel::Prefetch => prefetch_chain_bytes(2 * groups, groups, group_bytes),
         Kernel::Adaptive => {
+            // With a table per thread (per_thread.rs) each chunk's is at most the one-thread
+            // size (its limits only shrink with threads), plus the parts and the merged table.
             let limits = thresholds(config);
-            let naive =
-                hashbrown_chain_bytes(limits.naive_groups.min(groups) + 2 * naive::BLOCK_ROWS as u64, group_bytes);
+            let most = limits.naive_groups.min(groups);
+            let naive = chunks * hashbrown_chain_bytes(most + 2 * naive::BLOCK_ROWS as u64, group_bytes)
+                + if chunks > 1 { per_thread::merge_bytes(most, chunks, group_bytes) } else { 0 };
             let single = limits.single_table_groups.min(groups);
-            let prefetch = prefetch_chain_bytes(single, single + 1, group_bytes);
+            let prefetch = chunks * prefetch_chain_bytes(single, single + 1, group_bytes)
+                + if chunks > 1 { per_thread::merge_bytes(single, chunks, group_bytes) } else { 0 };
             let tuned = [64, DEFAULT_PARTITIONS]
                 .into_iter()
                 .map(|p| {

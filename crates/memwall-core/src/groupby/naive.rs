@@ -1,12 +1,15 @@
 //! The textbook GROUP BY, and the baseline every other kernel is measured against.
 
+use core::sync::atomic::{AtomicBool, Ordering};
+
 use hashbrown::HashMap;
 
 use super::GroupByError;
 use super::agg::State;
+use super::per_thread::Part;
 use super::phases::{Phase, Phases};
 use super::result::Groups;
-use crate::scratch::Scratch;
+use crate::scratch::{Scratch, ScratchAlloc};
 
 /// ahash with fixed seeds: runs are repeatable, and the published naive and radix runs use ahash.
 pub(crate) fn ahash_state() -> ahash::RandomState {
@@ -34,26 +37,12 @@ pub(super) fn aggregate_bounded<S: State>(
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
 ) -> Result<Option<Groups>, GroupByError> {
-    let mut counts: HashMap<i64, S, ahash::RandomState, _> = HashMap::with_hasher_in(ahash_state(), scratch.alloc());
-    // Checking the size once per block keeps the check off the per-row path. Room for a block's
-    // worth of new keys is made before the block, where a failed allocation can be reported
-    // (inside `entry` it would abort): hashbrown still doubles when it grows, so the table is
-    // the textbook one, reserved at most one block early.
-    let fits = phases.time(Phase::Aggregate, || -> Result<bool, GroupByError> {
-        for (block, values) in keys.chunks(BLOCK_ROWS).zip(values.chunks(BLOCK_ROWS)) {
-            counts.try_reserve(block.len()).map_err(|_| allocation_error(scratch, counts.len()))?;
-            for (&key, &v) in block.iter().zip(values) {
-                counts.entry(key).or_insert(S::EMPTY).update(v);
-            }
-            if counts.len() > max_groups {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    })?;
-    if !fits {
+    let never = AtomicBool::new(false);
+    let Some(counts) =
+        phases.time(Phase::Aggregate, || table_bounded::<S>(keys, values, max_groups, scratch, &never))?
+    else {
         return Ok(None);
-    }
+    };
     Ok(Some(phases.time(Phase::Emit, || {
         let mut groups = Groups::default();
         for (&key, state) in &counts {
@@ -61,6 +50,50 @@ pub(super) fn aggregate_bounded<S: State>(
         }
         groups
     })))
+}
+
+/// One thread's share for [`super::per_thread`]: its rows' groups as `(key, state)` pairs, or
+/// `None` once more than `max_groups` turn up or another thread has given up.
+pub(super) fn part_bounded<'a, 's, S: State>(
+    keys: &[i64],
+    values: &[S::Value],
+    max_groups: usize,
+    scratch: &'a Scratch<'s>,
+    give_up: &AtomicBool,
+) -> Result<Option<Part<'a, 's, S>>, GroupByError> {
+    let Some(counts) = table_bounded::<S>(keys, values, max_groups, scratch, give_up)? else { return Ok(None) };
+    let mut part = Part::new_in(scratch.alloc());
+    part.try_reserve_exact(counts.len()).map_err(|_| allocation_error(scratch, counts.len()))?;
+    part.extend(counts.iter().map(|(&key, &state)| (key as u64, state)));
+    Ok(Some(part))
+}
+
+type Table<'a, 's, S> = HashMap<i64, S, ahash::RandomState, ScratchAlloc<'a, 's>>;
+
+/// The textbook table of `keys`, or `None` as soon as more than `max_groups` groups turn up or
+/// `give_up` is set.
+fn table_bounded<'a, 's, S: State>(
+    keys: &[i64],
+    values: &[S::Value],
+    max_groups: usize,
+    scratch: &'a Scratch<'s>,
+    give_up: &AtomicBool,
+) -> Result<Option<Table<'a, 's, S>>, GroupByError> {
+    let mut counts: Table<'a, 's, S> = HashMap::with_hasher_in(ahash_state(), scratch.alloc());
+    // Checking the size once per block keeps the check off the per-row path. Room for a block's
+    // worth of new keys is made before the block, where a failed allocation can be reported
+    // (inside `entry` it would abort): hashbrown still doubles when it grows, so the table is
+    // the textbook one, reserved at most one block early.
+    for (block, values) in keys.chunks(BLOCK_ROWS).zip(values.chunks(BLOCK_ROWS)) {
+        counts.try_reserve(block.len()).map_err(|_| allocation_error(scratch, counts.len()))?;
+        for (&key, &v) in block.iter().zip(values) {
+            counts.entry(key).or_insert(S::EMPTY).update(v);
+        }
+        if counts.len() > max_groups || give_up.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(counts))
 }
 
 pub(super) fn allocation_error(scratch: &Scratch<'_>, groups: usize) -> GroupByError {

@@ -4,12 +4,15 @@
 //! locality. Also what the adaptive kernel runs when the groups are a little too many for the
 //! cache but not so many that partitioning pays.
 
+use core::sync::atomic::{AtomicBool, Ordering};
+
 use allocator_api2::vec::Vec as ScratchVec;
 
 use super::GroupByError;
 use super::agg::State;
 use super::flat::{Slot, capacity_for, drain_into, rehash, upsert};
 use super::hash::hash;
+use super::per_thread::Part;
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use crate::arch::prefetch;
@@ -80,43 +83,77 @@ pub(super) fn aggregate_bounded<S: State>(
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
 ) -> Result<Option<Groups>, GroupByError> {
+    let never = AtomicBool::new(false);
+    let table =
+        phases.time(Phase::Aggregate, || table_bounded::<S>(keys, values, groups_hint, max_groups, scratch, &never))?;
+    let Some(mut table) = table else { return Ok(None) };
+    let mut out = Groups::default();
+    phases.time(Phase::Emit, || drain_into(&mut table.slots, &mut out));
+    Ok(Some(out))
+}
+
+/// One thread's share for [`super::per_thread`]: its rows' groups as `(key, state)` pairs, or
+/// `None` once more than `max_groups` turn up or another thread has given up.
+pub(super) fn part_bounded<'a, 's, S: State>(
+    keys: &[i64],
+    values: &[S::Value],
+    groups_hint: u64,
+    max_groups: usize,
+    scratch: &'a Scratch<'s>,
+    give_up: &AtomicBool,
+) -> Result<Option<Part<'a, 's, S>>, GroupByError> {
+    let Some(table) = table_bounded::<S>(keys, values, groups_hint, max_groups, scratch, give_up)? else {
+        return Ok(None);
+    };
+    let full = table.slots.iter().filter(|slot| slot.1.count() != 0);
+    let mut part = Part::new_in(scratch.alloc());
+    part.try_reserve_exact(full.clone().count()).map_err(|_| super::naive::allocation_error(scratch, max_groups))?;
+    part.extend(full.copied());
+    Ok(Some(part))
+}
+
+/// Rows between two looks at whether another thread gave up.
+const GIVE_UP_ROWS: usize = 1 << 16;
+
+/// The prefetched table of `keys`, or `None` as soon as more than `max_groups` groups turn up or
+/// `give_up` is set.
+fn table_bounded<'a, 's, S: State>(
+    keys: &[i64],
+    values: &[S::Value],
+    groups_hint: u64,
+    max_groups: usize,
+    scratch: &'a Scratch<'s>,
+    give_up: &AtomicBool,
+) -> Result<Option<Table<'a, 's, S>>, GroupByError> {
     let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(keys.len()).min(max_groups);
     // Equal lengths, stated once, so that indexing the values checks nothing per row.
     let values = &values[..keys.len()];
     let mut table = Table::<S>::new(scratch, initial_capacity(hint))?;
     let mut groups = 0usize;
     let mut next = 0;
-    phases.time(Phase::Aggregate, || -> Result<(), GroupByError> {
-        while next < keys.len() {
-            if groups > max_groups {
-                return Ok(());
-            }
-            // Each row adds at most one group: check the load once per block, not per row.
-            let room = groups_before_growing(table.capacity()).saturating_sub(groups);
-            if room == 0 {
-                let mut bigger = Table::new(scratch, table.capacity() * 2)?;
-                rehash(&mut table.slots, &mut bigger.slots);
-                table = bigger;
-                continue;
-            }
-            let end = keys.len().min(next + room);
-            let slots = &mut *table.slots;
-            let mask = slots.len() - 1;
-            for i in next..end {
-                if let Some(&ahead) = keys.get(i + DISTANCE) {
-                    prefetch(&slots[hash(ahead) as usize & mask]);
-                }
-                let key = keys[i];
-                groups += usize::from(upsert(slots, key, hash(key), values[i]));
-            }
-            next = end;
+    while next < keys.len() {
+        if groups > max_groups || give_up.load(Ordering::Relaxed) {
+            return Ok(None);
         }
-        Ok(())
-    })?;
-    if groups > max_groups {
-        return Ok(None);
+        // Each row adds at most one group: check the load once per block, not per row.
+        let room = groups_before_growing(table.capacity()).saturating_sub(groups);
+        if room == 0 {
+            let mut bigger = Table::new(scratch, table.capacity() * 2)?;
+            rehash(&mut table.slots, &mut bigger.slots);
+            table = bigger;
+            continue;
+        }
+        let end = keys.len().min(next + room.min(GIVE_UP_ROWS));
+        let slots = &mut *table.slots;
+        let mask = slots.len() - 1;
+        for i in next..end {
+            if let Some(&ahead) = keys.get(i + DISTANCE) {
+                prefetch(&slots[hash(ahead) as usize & mask]);
+            }
+            let key = keys[i];
+            groups += usize::from(upsert(slots, key, hash(key), values[i]));
+        }
+        next = end;
     }
-    let mut out = Groups::default();
-    phases.time(Phase::Emit, || drain_into(&mut table.slots, &mut out));
-    Ok(Some(out))
+    Ok(if groups > max_groups { None } else { Some(table) })
 }

@@ -165,13 +165,22 @@ fn adaptive_explains_its_choice() {
     // 256 KiB of L2 and 2 MiB of L3: naive up to 16,384 groups, one prefetched table up to 65,536.
     let config = GroupByConfig { budget: CacheBudget::sized(256 << 10, 2 << 20), ..GroupByConfig::default() };
     let data = |keys| datagen::generate(&DataSpec { rows: 300_000, keys, skew: Skew::Uniform, seed: 1 }).unwrap();
+    // On two threads each keeps a table of its own, merged at the end.
     let outcome = run(Kernel::Adaptive, &data(100), &config, &Threads(2)).unwrap();
     let choice = outcome.choice.unwrap();
-    assert_eq!((choice.kernel.as_str(), choice.estimated_groups, outcome.threads), ("naive", 100, 1));
-    assert!(choice.reason.contains("fit"), "{}", choice.reason);
+    assert_eq!((choice.kernel.as_str(), choice.estimated_groups, outcome.threads), ("naive", 100, 2));
+    assert!(choice.reason.contains("fit") && choice.reason.contains("2 threads"), "{}", choice.reason);
+    let outcome = run(Kernel::Adaptive, &data(100), &config, &Sequential).unwrap();
+    assert_eq!((outcome.choice.unwrap().kernel.as_str(), outcome.threads), ("naive", 1));
 
     let choice = run(Kernel::Adaptive, &data(30_000), &config, &Sequential).unwrap().choice.unwrap();
     assert_eq!((choice.kernel.as_str(), choice.estimated_groups), ("prefetch", 30_000));
+    // Two tables of 30,000 groups share the 2 MiB: each still fits its half.
+    let outcome = run(Kernel::Adaptive, &data(30_000), &config, &Threads(2)).unwrap();
+    assert_eq!((outcome.choice.unwrap().kernel.as_str(), outcome.threads), ("prefetch", 2));
+    // Too few rows to be worth a second thread: one table.
+    let few = datagen::generate(&DataSpec { rows: 50_000, keys: 100, skew: Skew::Uniform, seed: 1 }).unwrap();
+    assert_eq!(run(Kernel::Adaptive, &few, &config, &Threads(2)).unwrap().threads, 1);
 
     let outcome = run(Kernel::Adaptive, &data(200_000), &config, &Threads(2)).unwrap();
     let choice = outcome.choice.unwrap();

@@ -10,7 +10,12 @@ pub(crate) trait Num: RowValue + PartialEq + core::fmt::Debug + 'static {
     const ZERO: Self;
     const ZERO_SUM: Self::Sum;
     const TYPE: ValueType;
+    /// Whether adding partial sums gives exactly the row-order sum (integers: yes; floats round
+    /// differently in another order).
+    const EXACT_SUM: bool;
     fn add(sum: &mut Self::Sum, v: Self);
+    /// Adds another part's sum.
+    fn add_sum(sum: &mut Self::Sum, other: Self::Sum);
     /// `a` before `b` in the order min and max use.
     fn below(a: Self, b: Self) -> bool;
     /// Adds a group's sum (and with `avg` its average) to the result's totals and checksum.
@@ -61,6 +66,7 @@ impl Num for i64 {
     const ZERO: i64 = 0;
     const TYPE: ValueType = ValueType::I64;
     const ZERO_SUM: [u64; 2] = [0, 0];
+    const EXACT_SUM: bool = true;
 
     #[inline(always)]
     fn add(sum: &mut [u64; 2], v: i64) {
@@ -68,6 +74,13 @@ impl Num for i64 {
         sum[0] = lo;
         // The high word of `v` sign-extended is 0 or all ones.
         sum[1] = sum[1].wrapping_add((v >> 63) as u64).wrapping_add(u64::from(carry));
+    }
+
+    #[inline(always)]
+    fn add_sum(sum: &mut [u64; 2], other: [u64; 2]) {
+        let (lo, carry) = sum[0].overflowing_add(other[0]);
+        sum[0] = lo;
+        sum[1] = sum[1].wrapping_add(other[1]).wrapping_add(u64::from(carry));
     }
 
     #[inline(always)]
@@ -94,10 +107,15 @@ impl Num for f64 {
     const ZERO: f64 = 0.0;
     const TYPE: ValueType = ValueType::F64;
     const ZERO_SUM: f64 = 0.0;
+    const EXACT_SUM: bool = false;
 
     #[inline(always)]
     fn add(sum: &mut f64, v: f64) {
         *sum += v;
+    }
+
+    fn add_sum(sum: &mut f64, other: f64) {
+        *sum += other;
     }
 
     #[inline(always)]
@@ -138,8 +156,13 @@ pub(crate) trait State: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'sta
     const VALUE_TYPE: Option<ValueType>;
     const EMPTY: Self;
     fn count(&self) -> u64;
+    /// Whether [`State::merge`] of parts gives exactly the state of all their rows in order:
+    /// tables of a group's rows split over threads may then be merged.
+    const MERGES_EXACTLY: bool;
     /// Adds one row with value `v`.
     fn update(&mut self, v: Self::Value);
+    /// Adds the rows another part of the same group saw.
+    fn merge(&mut self, other: &Self);
     /// Hands the complete group to `groups`.
     fn fold(&self, key: i64, groups: &mut Groups);
 }
@@ -153,6 +176,7 @@ impl State for Count {
     const WORDS: usize = 1;
     const VALUE_TYPE: Option<ValueType> = None;
     const EMPTY: Self = Self(0);
+    const MERGES_EXACTLY: bool = true;
 
     #[inline(always)]
     fn count(&self) -> u64 {
@@ -161,6 +185,9 @@ impl State for Count {
     #[inline(always)]
     fn update(&mut self, _: ()) {
         self.0 += 1;
+    }
+    fn merge(&mut self, other: &Self) {
+        self.0 += other.0;
     }
     #[inline(always)]
     fn fold(&self, key: i64, groups: &mut Groups) {
@@ -184,6 +211,7 @@ impl<V: Num, const AVG: bool> State for Sum<V, AVG> {
     const WORDS: usize = 2;
     const VALUE_TYPE: Option<ValueType> = Some(V::TYPE);
     const EMPTY: Self = Self { count: 0, sum: V::ZERO_SUM };
+    const MERGES_EXACTLY: bool = V::EXACT_SUM;
 
     #[inline(always)]
     fn count(&self) -> u64 {
@@ -193,6 +221,10 @@ impl<V: Num, const AVG: bool> State for Sum<V, AVG> {
     fn update(&mut self, v: V) {
         self.count += 1;
         V::add(&mut self.sum, v);
+    }
+    fn merge(&mut self, other: &Self) {
+        self.count += other.count;
+        V::add_sum(&mut self.sum, other.sum);
     }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);
@@ -221,11 +253,27 @@ impl<V: Num> MinMax<V> {
     }
 }
 
+impl<V: Num> MinMax<V> {
+    /// Takes in another part's min and max (`other_count` rows), before the counts are added.
+    fn merge_min_max(count: u64, min: &mut V, max: &mut V, other_count: u64, other_min: V, other_max: V) {
+        if other_count == 0 {
+            return;
+        }
+        if count == 0 || V::below(other_min, *min) {
+            *min = other_min;
+        }
+        if count == 0 || V::below(*max, other_max) {
+            *max = other_max;
+        }
+    }
+}
+
 impl<V: Num> State for MinMax<V> {
     type Value = V;
     const WORDS: usize = 2;
     const VALUE_TYPE: Option<ValueType> = Some(V::TYPE);
     const EMPTY: Self = Self { count: 0, min: V::ZERO, max: V::ZERO };
+    const MERGES_EXACTLY: bool = true;
 
     #[inline(always)]
     fn count(&self) -> u64 {
@@ -235,6 +283,10 @@ impl<V: Num> State for MinMax<V> {
     fn update(&mut self, v: V) {
         Self::update_min_max(self.count, &mut self.min, &mut self.max, v);
         self.count += 1;
+    }
+    fn merge(&mut self, other: &Self) {
+        Self::merge_min_max(self.count, &mut self.min, &mut self.max, other.count, other.min, other.max);
+        self.count += other.count;
     }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);
@@ -256,6 +308,7 @@ impl<V: Num, const AVG: bool> State for Full<V, AVG> {
     const WORDS: usize = 2;
     const VALUE_TYPE: Option<ValueType> = Some(V::TYPE);
     const EMPTY: Self = Self { count: 0, sum: V::ZERO_SUM, min: V::ZERO, max: V::ZERO };
+    const MERGES_EXACTLY: bool = V::EXACT_SUM;
 
     #[inline(always)]
     fn count(&self) -> u64 {
@@ -266,6 +319,11 @@ impl<V: Num, const AVG: bool> State for Full<V, AVG> {
         MinMax::update_min_max(self.count, &mut self.min, &mut self.max, v);
         self.count += 1;
         V::add(&mut self.sum, v);
+    }
+    fn merge(&mut self, other: &Self) {
+        MinMax::merge_min_max(self.count, &mut self.min, &mut self.max, other.count, other.min, other.max);
+        self.count += other.count;
+        V::add_sum(&mut self.sum, other.sum);
     }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);
