@@ -150,7 +150,9 @@ pub fn fleet_table(props: &Props) -> Html {
     let window = use_state_eq(|| GUESS);
     let widths = {
         let (hosts, prices) = (fleet.hosts.clone(), fleet.price_columns().to_vec());
-        use_memo((std::rc::Rc::as_ptr(&hosts) as usize, hosts.len(), prices.clone()), move |_| column_chars(&hosts, &prices))
+        use_memo((std::rc::Rc::as_ptr(&hosts) as usize, hosts.len(), prices.clone()), move |_| {
+            column_chars(&hosts, &prices)
+        })
     };
     // The row's and the view's heights as drawn, for the next render.
     {
@@ -163,7 +165,10 @@ pub fn fleet_table(props: &Props) -> Html {
                     .flatten()
                     .map_or(window.row_px, |row| row.get_bounding_client_rect().height());
                 let view_px = f64::from(view.client_height());
-                if row_px > 0.0 && view_px > 0.0 && ((row_px - window.row_px).abs() > 0.5 || (view_px - window.view_px).abs() > 0.5) {
+                if row_px > 0.0
+                    && view_px > 0.0
+                    && ((row_px - window.row_px).abs() > 0.5 || (view_px - window.view_px).abs() > 0.5)
+                {
                     window.set(Window { row_px, view_px, ..*window });
                 }
             }
