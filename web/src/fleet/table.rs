@@ -148,11 +148,12 @@ pub fn fleet_table(props: &Props) -> Html {
     let shown = fleet.shown();
     let scroller = use_node_ref();
     let window = use_state_eq(|| GUESS);
+    // Widths do not depend on the order: a sort (a new list of the same rows) keeps them; rows
+    // come and go with the count, and prices change their columns and their values.
     let widths = {
         let (hosts, prices) = (fleet.hosts.clone(), fleet.price_columns().to_vec());
-        use_memo((std::rc::Rc::as_ptr(&hosts) as usize, hosts.len(), prices.clone()), move |_| {
-            column_chars(&hosts, &prices)
-        })
+        let joined = fleet.prices.as_ref().map_or(0, |p| std::rc::Rc::as_ptr(p) as usize);
+        use_memo((hosts.len(), joined, prices.clone()), move |_| column_chars(&hosts, &prices))
     };
     // The row's and the view's heights as drawn, for the next render.
     {

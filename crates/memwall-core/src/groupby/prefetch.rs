@@ -106,8 +106,9 @@ pub(super) fn part_bounded<'a, 's, S: State>(
         return Ok(None);
     };
     let full = table.slots.iter().filter(|slot| slot.1.count() != 0);
+    let groups = full.clone().count();
     let mut part = Part::new_in(scratch.alloc());
-    part.try_reserve_exact(full.clone().count()).map_err(|_| super::naive::allocation_error(scratch, max_groups))?;
+    part.try_reserve_exact(groups).map_err(|_| super::naive::allocation_error(scratch, groups))?;
     part.extend(full.copied());
     Ok(Some(part))
 }
