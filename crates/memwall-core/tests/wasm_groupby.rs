@@ -181,7 +181,7 @@ fn kernels_compute_every_aggregate_like_the_reference() {
                             let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
                             scratch.begin_run();
                             let outcome =
-                                groupby::run_timed_in(kernel, rows, &config, &Sequential, &scratch, Phases::OFF)
+                                groupby::run_timed_in(kernel, rows, &config, &Sequential, &scratch, Phases::OFF, None)
                                     .unwrap();
                             assert_eq!(outcome.result, expected, "{} {list} P = {partitions}", kernel.name());
                         }
@@ -215,8 +215,9 @@ fn aggregates_are_the_same_in_wasm() {
         let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
         scratch.begin_run();
         let rows = Rows { keys: &keys, values: values.values() };
-        let result =
-            groupby::run_timed_in(Kernel::Tuned, rows, &config, &Sequential, &scratch, Phases::OFF).unwrap().result;
+        let result = groupby::run_timed_in(Kernel::Tuned, rows, &config, &Sequential, &scratch, Phases::OFF, None)
+            .unwrap()
+            .result;
         let named: Vec<String> = result.totals.named().iter().map(|(n, v)| format!("{n}={v}")).collect();
         assert_eq!(format!("{:016x}", result.checksum), checksum);
         assert_eq!(named.join(" "), totals);

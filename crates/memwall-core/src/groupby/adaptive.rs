@@ -12,7 +12,8 @@ use super::agg::{Count, State};
 use super::flat::{Slot, capacity_for, upsert};
 use super::hash::hash;
 use super::phases::{Phase, Phases};
-use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, per_thread, prefetch, tuned};
+use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, per_thread, prefetch, small, tuned};
+use crate::clock::Clock;
 use crate::exec::Executor;
 use crate::scratch::Scratch;
 
@@ -142,7 +143,9 @@ pub fn partitions_for(groups: u64, config: &GroupByConfig) -> u32 {
 /// Tries the cheap kernels first and gives each up as soon as the groups outgrow it, so a wrong
 /// guess costs only the rows read before it showed (a few hundred thousand at most, against a
 /// run over all rows). Skewed data cannot fool it: whatever the sample suggests, a single table
-/// is kept only if every group really fit.
+/// is kept only if every group really fit. With a `clock`, the first try's table is the one a
+/// trial on the first rows found faster (`small.rs`); without, hashbrown.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn aggregate<S: State>(
     keys: &[i64],
     values: &[S::Value],
@@ -150,6 +153,7 @@ pub(super) fn aggregate<S: State>(
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
+    clock: Option<&dyn Clock>,
 ) -> Result<Outcome, GroupByError> {
     let rows = keys.len() as u64;
     // One table per thread, merged, where the state merges exactly; else one table on one thread.
@@ -160,23 +164,54 @@ pub(super) fn aggregate<S: State>(
         (thresholds_per_thread(config, exec.threads()), 1)
     };
     let caches = config.budget.describe();
+    let cache = config.budget.per_core_bytes;
     let on_threads = if threads > 1 { format!(", one on each of {threads} threads, merged") } else { String::new() };
     let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
-    let naive = || {
-        if own_tables {
-            per_thread::aggregate_bounded::<S>(keys, values, exec, scratch, phases, |keys, values, give_up| {
-                super::naive::part_bounded::<S>(keys, values, naive_limit, scratch, give_up)
-            })
-        } else {
-            super::naive::aggregate_bounded::<S>(keys, values, naive_limit, scratch, phases)
+    // The trial's parts merge with the rest, so it needs a state that merges exactly.
+    let trial_clock = clock.filter(|_| S::MERGES_EXACTLY && small::slice_rows(keys.len(), threads) > 0);
+    if let Some(clock) = trial_clock {
+        let tried = || small::aggregate_bounded::<S>(keys, values, naive_limit, cache, clock, exec, scratch, phases);
+        if let Some((groups, table, trial)) = phases.attempt(tried)? {
+            let exact = groups.len();
+            let (kernel, name) = match table {
+                small::Table::Hashbrown => (Kernel::Naive, "one hashbrown table"),
+                small::Table::Flat => {
+                    (Kernel::Prefetch, "one flat table (the prefetch kernel's, no prefetches in cache)")
+                }
+            };
+            let reason = format!(
+                "all {exact} groups fit {name} in the per-core cache{on_threads}; {} (caches: {caches})",
+                trial.describe()
+            );
+            let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);
+            return Ok(single_table(result, choice(kernel, exact, rows, reason), threads));
         }
-    };
-    if let Some(groups) = phases.attempt(naive)? {
-        let exact = groups.len();
-        let reason =
-            format!("all {exact} groups fit one hashbrown table in the per-core cache{on_threads} (caches: {caches})");
-        let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);
-        return Ok(single_table(result, choice(Kernel::Naive, exact, rows, reason), threads));
+    } else {
+        let naive = || {
+            if own_tables {
+                per_thread::aggregate_bounded::<S>(
+                    keys,
+                    values,
+                    Vec::new(),
+                    exec,
+                    scratch,
+                    phases,
+                    |keys, values, give_up| {
+                        super::naive::part_bounded::<S>(keys, values, naive_limit, scratch, give_up)
+                    },
+                )
+            } else {
+                super::naive::aggregate_bounded::<S>(keys, values, naive_limit, scratch, phases)
+            }
+        };
+        if let Some(groups) = phases.attempt(naive)? {
+            let exact = groups.len();
+            let reason = format!(
+                "all {exact} groups fit one hashbrown table in the per-core cache{on_threads} (caches: {caches})"
+            );
+            let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);
+            return Ok(single_table(result, choice(Kernel::Naive, exact, rows, reason), threads));
+        }
     }
     let estimate = phases.time(Phase::Sample, || estimate_groups(keys));
     let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
@@ -185,11 +220,19 @@ pub(super) fn aggregate<S: State>(
     let worth_trying = estimate.groups <= limits.single_table_groups.saturating_mul(2);
     let attempt = || {
         if own_tables {
-            per_thread::aggregate_bounded::<S>(keys, values, exec, scratch, phases, |keys, values, give_up| {
-                prefetch::part_bounded::<S>(keys, values, estimate.groups, single_limit, scratch, give_up)
-            })
+            per_thread::aggregate_bounded::<S>(
+                keys,
+                values,
+                Vec::new(),
+                exec,
+                scratch,
+                phases,
+                |keys, values, give_up| {
+                    prefetch::part_bounded::<S>(keys, values, estimate.groups, single_limit, cache, scratch, give_up)
+                },
+            )
         } else {
-            prefetch::aggregate_bounded::<S>(keys, values, estimate.groups, single_limit, scratch, phases)
+            prefetch::aggregate_bounded::<S>(keys, values, estimate.groups, single_limit, cache, scratch, phases)
         }
     };
     if worth_trying && let Some(groups) = phases.attempt(attempt)? {

@@ -17,6 +17,7 @@
 use memwall_report::AdaptiveChoice;
 
 use crate::budget::CacheBudget;
+use crate::clock::Clock;
 use crate::exec::{self, Executor};
 use crate::scratch::{HeapChunks, MemoryPolicy, Scratch, rounded};
 
@@ -31,6 +32,7 @@ mod prefetch;
 pub mod race;
 mod radix;
 mod result;
+mod small;
 pub mod summary;
 pub mod sweep;
 mod tuned;
@@ -183,7 +185,7 @@ pub fn run_in(
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
 ) -> Result<Outcome, GroupByError> {
-    run_timed_in(kernel, Rows::keys(keys), config, exec, scratch, Phases::OFF)
+    run_timed_in(kernel, Rows::keys(keys), config, exec, scratch, Phases::OFF, None)
 }
 
 /// The rows of a query: keys, and the value column if it has one.
@@ -231,7 +233,9 @@ pub fn reference_rows(rows: Rows<'_>, aggregates: Aggregates) -> GroupResult {
     reference_query(rows.keys, rows.values, aggregates)
 }
 
-/// [`run_in`] over keys and values, timing the kernel's phases with `phases`.
+/// [`run_in`] over keys and values, timing the kernel's phases with `phases`. With a `clock`,
+/// adaptive times its two small tables on the first rows and keeps the faster (`small.rs`);
+/// without one it tries hashbrown first.
 pub fn run_timed_in(
     kernel: Kernel,
     rows: Rows<'_>,
@@ -239,6 +243,7 @@ pub fn run_timed_in(
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
+    clock: Option<&dyn Clock>,
 ) -> Result<Outcome, GroupByError> {
     config.validate()?;
     let aggregates = config.aggregates;
@@ -248,30 +253,45 @@ pub fn run_timed_in(
     // avg's total costs a conversion, a division and an exact float sum per group: only when asked.
     let avg = aggregates.contains(Aggregates::AVG);
     match (aggregates.kind(), rows.values) {
-        (StateKind::Count, _) => run_state::<Count>(kernel, keys, &vec![(); keys.len()], config, exec, scratch, phases),
+        (StateKind::Count, _) => {
+            run_state::<Count>(kernel, keys, &vec![(); keys.len()], config, exec, scratch, phases, clock)
+        }
         (StateKind::Sum, Values::I64(v)) if avg => {
-            run_state::<Sum<i64, true>>(kernel, keys, v, config, exec, scratch, phases)
+            run_state::<Sum<i64, true>>(kernel, keys, v, config, exec, scratch, phases, clock)
         }
         (StateKind::Sum, Values::F64(v)) if avg => {
-            run_state::<Sum<f64, true>>(kernel, keys, v, config, exec, scratch, phases)
+            run_state::<Sum<f64, true>>(kernel, keys, v, config, exec, scratch, phases, clock)
         }
-        (StateKind::Sum, Values::I64(v)) => run_state::<Sum<i64>>(kernel, keys, v, config, exec, scratch, phases),
-        (StateKind::Sum, Values::F64(v)) => run_state::<Sum<f64>>(kernel, keys, v, config, exec, scratch, phases),
-        (StateKind::MinMax, Values::I64(v)) => run_state::<MinMax<i64>>(kernel, keys, v, config, exec, scratch, phases),
-        (StateKind::MinMax, Values::F64(v)) => run_state::<MinMax<f64>>(kernel, keys, v, config, exec, scratch, phases),
+        (StateKind::Sum, Values::I64(v)) => {
+            run_state::<Sum<i64>>(kernel, keys, v, config, exec, scratch, phases, clock)
+        }
+        (StateKind::Sum, Values::F64(v)) => {
+            run_state::<Sum<f64>>(kernel, keys, v, config, exec, scratch, phases, clock)
+        }
+        (StateKind::MinMax, Values::I64(v)) => {
+            run_state::<MinMax<i64>>(kernel, keys, v, config, exec, scratch, phases, clock)
+        }
+        (StateKind::MinMax, Values::F64(v)) => {
+            run_state::<MinMax<f64>>(kernel, keys, v, config, exec, scratch, phases, clock)
+        }
         (StateKind::Full, Values::I64(v)) if avg => {
-            run_state::<Full<i64, true>>(kernel, keys, v, config, exec, scratch, phases)
+            run_state::<Full<i64, true>>(kernel, keys, v, config, exec, scratch, phases, clock)
         }
         (StateKind::Full, Values::F64(v)) if avg => {
-            run_state::<Full<f64, true>>(kernel, keys, v, config, exec, scratch, phases)
+            run_state::<Full<f64, true>>(kernel, keys, v, config, exec, scratch, phases, clock)
         }
-        (StateKind::Full, Values::I64(v)) => run_state::<Full<i64>>(kernel, keys, v, config, exec, scratch, phases),
-        (StateKind::Full, Values::F64(v)) => run_state::<Full<f64>>(kernel, keys, v, config, exec, scratch, phases),
+        (StateKind::Full, Values::I64(v)) => {
+            run_state::<Full<i64>>(kernel, keys, v, config, exec, scratch, phases, clock)
+        }
+        (StateKind::Full, Values::F64(v)) => {
+            run_state::<Full<f64>>(kernel, keys, v, config, exec, scratch, phases, clock)
+        }
         (_, Values::None) => unreachable!("checked above"),
     }
 }
 
 /// One kernel, monomorphized for one aggregate state.
+#[allow(clippy::too_many_arguments)]
 fn run_state<S: agg::State>(
     kernel: Kernel,
     keys: &[i64],
@@ -280,6 +300,7 @@ fn run_state<S: agg::State>(
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
+    clock: Option<&dyn Clock>,
 ) -> Result<Outcome, GroupByError> {
     let finish = |groups: result::Groups| groups.finish_with(config.aggregates, S::VALUE_TYPE);
     let single =
@@ -298,9 +319,9 @@ fn run_state<S: agg::State>(
         }
         Kernel::Prefetch => {
             let hint = phases.time(Phase::Sample, || estimate_groups(keys).groups);
-            single(prefetch::aggregate::<S>(keys, values, hint, scratch, phases)?)
+            single(prefetch::aggregate::<S>(keys, values, hint, config.budget.per_core_bytes, scratch, phases)?)
         }
-        Kernel::Adaptive => adaptive::aggregate::<S>(keys, values, config, exec, scratch, phases)?,
+        Kernel::Adaptive => adaptive::aggregate::<S>(keys, values, config, exec, scratch, phases, clock)?,
     })
 }
 
@@ -336,10 +357,13 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
         Kernel::Adaptive => {
             // With a table per thread (per_thread.rs) each chunk's is at most the one-thread
             // size (its limits only shrink with threads), plus the parts and the merged table.
+            // The small tables: with a trial (small.rs) one hashbrown and one flat table besides
+            // the chunks' tables, all merged.
             let limits = thresholds(config);
             let most = limits.naive_groups.min(groups);
-            let naive = chunks * hashbrown_chain_bytes(most + 2 * naive::BLOCK_ROWS as u64, group_bytes)
-                + if chunks > 1 { per_thread::merge_bytes(most, chunks, group_bytes) } else { 0 };
+            let small_table = hashbrown_chain_bytes(most + 2 * naive::BLOCK_ROWS as u64, group_bytes)
+                .max(in_cache_chain_bytes(most, group_bytes));
+            let naive = (chunks + 1) * small_table + per_thread::merge_bytes(most, chunks + 2, group_bytes);
             let single = limits.single_table_groups.min(groups);
             let prefetch = chunks * prefetch_chain_bytes(single, single + 1, group_bytes)
                 + if chunks > 1 { per_thread::merge_bytes(single, chunks, group_bytes) } else { 0 };
@@ -382,6 +406,16 @@ fn prefetch_chain_bytes(hint: u64, groups: u64, slot_bytes: u64) -> u64 {
     let start = prefetch::initial_capacity(usize::try_from(hint).unwrap_or(usize::MAX)) as u64;
     let mut last = start;
     while (prefetch::groups_before_growing(last as usize) as u64) < groups {
+        last *= 2;
+    }
+    rounded(2 * last * slot_bytes)
+}
+
+/// Adaptive's small flat table (`small.rs`) from empty, grown at a quarter full to `groups`, with
+/// every smaller table on the way.
+fn in_cache_chain_bytes(groups: u64, slot_bytes: u64) -> u64 {
+    let mut last = 16u64;
+    while last / (prefetch::IN_CACHE_LOAD_DEN as u64) <= groups {
         last *= 2;
     }
     rounded(2 * last * slot_bytes)

@@ -61,11 +61,11 @@ pub(super) fn part_bounded<'a, 's, S: State>(
     scratch: &'a Scratch<'s>,
     give_up: &AtomicBool,
 ) -> Result<Option<Part<'a, 's, S>>, GroupByError> {
-    let Some(counts) = table_bounded::<S>(keys, values, max_groups, scratch, give_up)? else { return Ok(None) };
-    let mut part = Part::new_in(scratch.alloc());
-    part.try_reserve_exact(counts.len()).map_err(|_| allocation_error(scratch, counts.len()))?;
-    part.extend(counts.iter().map(|(&key, &state)| (key as u64, state)));
-    Ok(Some(part))
+    let mut table = Bounded::<S>::new(max_groups, scratch);
+    if !table.add(keys, values, give_up)? {
+        return Ok(None);
+    }
+    table.into_part().map(Some)
 }
 
 type Table<'a, 's, S> = HashMap<i64, S, ahash::RandomState, ScratchAlloc<'a, 's>>;
@@ -79,21 +79,50 @@ fn table_bounded<'a, 's, S: State>(
     scratch: &'a Scratch<'s>,
     give_up: &AtomicBool,
 ) -> Result<Option<Table<'a, 's, S>>, GroupByError> {
-    let mut counts: Table<'a, 's, S> = HashMap::with_hasher_in(ahash_state(), scratch.alloc());
-    // Checking the size once per block keeps the check off the per-row path. Room for a block's
-    // worth of new keys is made before the block, where a failed allocation can be reported
-    // (inside `entry` it would abort): hashbrown still doubles when it grows, so the table is
-    // the textbook one, reserved at most one block early.
-    for (block, values) in keys.chunks(BLOCK_ROWS).zip(values.chunks(BLOCK_ROWS)) {
-        counts.try_reserve(block.len()).map_err(|_| allocation_error(scratch, counts.len()))?;
-        for (&key, &v) in block.iter().zip(values) {
-            counts.entry(key).or_insert(S::EMPTY).update(v);
-        }
-        if counts.len() > max_groups || give_up.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
+    let mut table = Bounded::<S>::new(max_groups, scratch);
+    Ok(table.add(keys, values, give_up)?.then_some(table.table))
+}
+
+/// A textbook table that takes rows a slice at a time (adaptive's trial times some of them)
+/// and gives up past `max_groups` groups.
+pub(super) struct Bounded<'a, 's, S: State> {
+    table: Table<'a, 's, S>,
+    max_groups: usize,
+    scratch: &'a Scratch<'s>,
+}
+
+impl<'a, 's, S: State> Bounded<'a, 's, S> {
+    pub fn new(max_groups: usize, scratch: &'a Scratch<'s>) -> Self {
+        Self { table: HashMap::with_hasher_in(ahash_state(), scratch.alloc()), max_groups, scratch }
     }
-    Ok(Some(counts))
+
+    /// Adds the rows; `false` once more than `max_groups` groups are in, or `give_up` is set.
+    pub fn add(&mut self, keys: &[i64], values: &[S::Value], give_up: &AtomicBool) -> Result<bool, GroupByError> {
+        let counts = &mut self.table;
+        // Checking the size once per block keeps the check off the per-row path. Room for a
+        // block's worth of new keys is made before the block, where a failed allocation can be
+        // reported (inside `entry` it would abort): hashbrown still doubles when it grows, so the
+        // table is the textbook one, reserved at most one block early.
+        for (block, values) in keys.chunks(BLOCK_ROWS).zip(values.chunks(BLOCK_ROWS)) {
+            counts.try_reserve(block.len()).map_err(|_| allocation_error(self.scratch, counts.len()))?;
+            for (&key, &v) in block.iter().zip(values) {
+                counts.entry(key).or_insert(S::EMPTY).update(v);
+            }
+            if counts.len() > self.max_groups || give_up.load(Ordering::Relaxed) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The groups as `(key, state)` pairs in scratch memory.
+    pub fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
+        let mut part = Part::new_in(self.scratch.alloc());
+        let groups = self.table.len();
+        part.try_reserve_exact(groups).map_err(|_| allocation_error(self.scratch, groups))?;
+        part.extend(self.table.iter().map(|(&key, &state)| (key as u64, state)));
+        Ok(part)
+    }
 }
 
 pub(super) fn allocation_error(scratch: &Scratch<'_>, groups: usize) -> GroupByError {

@@ -30,11 +30,13 @@ pub(super) fn applies<S: State>(rows: usize, exec: &dyn Executor) -> bool {
     S::MERGES_EXACTLY && super::chunks_for(rows, exec) > 1
 }
 
-/// Runs `part` on each thread's share of the rows and merges what they found; `None` as soon as
-/// one share gives up (the others see `give_up` set and stop early).
+/// Runs `part` on each thread's share of the rows and merges what they found with the parts
+/// already `done` (over other rows); `None` as soon as one share gives up (the others see
+/// `give_up` set and stop early).
 pub(super) fn aggregate_bounded<'a, 's, S: State>(
     keys: &[i64],
     values: &[S::Value],
+    done: Vec<Part<'a, 's, S>>,
     exec: &dyn Executor,
     scratch: &'a Scratch<'s>,
     phases: Phases<'_>,
@@ -52,7 +54,8 @@ pub(super) fn aggregate_bounded<'a, 's, S: State>(
         found
     });
     phases.stop(Phase::Aggregate, start);
-    let Some(parts) = parts.into_iter().collect::<Result<Option<Vec<_>>, _>>()? else { return Ok(None) };
+    let Some(mut parts) = parts.into_iter().collect::<Result<Option<Vec<_>>, _>>()? else { return Ok(None) };
+    parts.extend(done);
     phases.time(Phase::Merge, || merge(&parts, scratch)).map(Some)
 }
 

@@ -91,8 +91,9 @@ impl<'a> Workload for GroupByWork<'a> {
         let phase_clock = self.phases.map(PhaseClock::new);
         let phases = phase_clock.as_ref().map_or(Phases::OFF, PhaseClock::phases);
         let rows = Rows { keys, values: self.values };
-        let (ns, outcome) =
-            time_ns(self.clock, || run_timed_in(kernel, rows, &self.config, self.exec, scratch, phases));
+        let (ns, outcome) = time_ns(self.clock, || {
+            run_timed_in(kernel, rows, &self.config, self.exec, scratch, phases, Some(self.clock))
+        });
         let phases = phase_clock.as_ref().map_or_else(Vec::new, PhaseClock::times);
         Ok((ns / 1e9, Run { outcome: outcome?, phases }))
     }
