@@ -17,7 +17,8 @@ Each engine runs in a process of its own, one at a time, so no two hold the rows
 
 Output: a Markdown table per query, skew and thread count (ns per row by distinct keys, one column
 per engine and memwall kernel, and how memwall adaptive stands against the best engine), PNG charts,
-and every figure as JSON (`bench/results/sweep-<mode>.{md,json}`, `sweep-<mode>-<query>.png`).
+and every figure as a memwall report that the web page opens and draws with the engines overlaid
+(`bench/results/sweep-<mode>.{md,json}`, `sweep-<mode>-<query>.png`).
 
     bench/sweep.sh --quick          # 10M rows, 10^3..10^7 keys: the whole sweep in minutes
     bench/sweep.sh                  # 100M rows, 10^3..10^8 keys
@@ -276,11 +277,26 @@ def main() -> int:
     text = "\n".join(sections) + "\n"
     print(text)
     (RESULTS / f"{mode}.md").write_text(text)
-    doc = {"schema_version": 1, "mode": mode, "rows": args.rows, "runs": args.runs, "memwall_version": version,
-           "host": host, "elapsed_seconds": elapsed, "all_agree": agree, "points": points}
-    (RESULTS / f"{mode}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (RESULTS / f"{mode}.json").write_text(json.dumps(as_report(mode, args, version, host, elapsed, agree, points), indent=1) + "\n")
     log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min")
     return 0 if agree else 1
+
+
+def as_report(mode: str, args, version: str, host: dict, elapsed: float, agree: bool, points: list[dict]) -> dict:
+    """The sweep as a memwall report (crates/memwall-report, `engine_sweeps`): the web page opens it
+    like any other report and draws each panel with the engines overlaid."""
+    rules = __doc__.split("Rules, the same for all: ", 1)[1].split("\n\n", 1)[0]
+    sweep = {"mode": mode, "rows": args.rows, "runs": args.runs, "elapsed_seconds": elapsed, "all_agree": agree,
+             "rules": " ".join(rules.split()),
+             "engines": sorted({p["engine"] for p in points if not p["engine"].startswith("memwall ")}),
+             "points": [{"query": p["query"], "series": p["series"], "keys": p["keys"], "threads": p["threads"],
+                         "engine": p["engine"], "ns_per_row": p["ns_per_row"], "samples_seconds": p["seconds"],
+                         "agrees": p["agrees"], **({"chose": p["chose"]} if p.get("chose") else {})}
+                        for p in points]}
+    return {"schema_version": 1, "tool": {"name": "memwall", "version": version.split()[-1]}, "source": "native",
+            "created_unix_s": int(time.time()),
+            "host": {"cpu_model": host["cpu"], "logical_cpus": host["cpus"], "os": host["system"]},
+            "engine_sweeps": [sweep]}
 
 
 def cpu_model() -> str:

@@ -111,7 +111,9 @@ impl Report {
         self.cores.as_ref().map_or(Ok(()), check_cores)?;
         self.watch.as_ref().map_or(Ok(()), check_watch)?;
         count_at_most("sensitivity curves", self.sensitivity.len())?;
-        self.sensitivity.iter().try_for_each(check_sensitivity)
+        self.sensitivity.iter().try_for_each(check_sensitivity)?;
+        count_at_most("engine sweeps", self.engine_sweeps.len())?;
+        self.engine_sweeps.iter().try_for_each(check_engine_sweep)
     }
 }
 
@@ -281,6 +283,24 @@ fn check_sensitivity(curve: &crate::Sensitivity) -> Result<(), Implausible> {
         let what = format!("sensitivity level {}", level.name);
         summary_in(&format!("{what} seconds"), &level.seconds, MAX_SECONDS)?;
         samples_in(&what, &level.samples_seconds, MAX_SECONDS)?;
+    }
+    Ok(())
+}
+
+fn check_engine_sweep(sweep: &crate::EngineSweep) -> Result<(), Implausible> {
+    finite_in("engine sweep elapsed_seconds", sweep.elapsed_seconds, MAX_SECONDS)?;
+    count_at_most("engine sweep points", sweep.points.len())?;
+    count_at_most("engine sweep engines", sweep.engines.len())?;
+    for point in &sweep.points {
+        finite_in("engine sweep point ns_per_row", point.ns_per_row, MAX_NS_PER_LOAD)?;
+        count_at_most("engine sweep samples", point.samples_seconds.len())?;
+        for &s in &point.samples_seconds {
+            finite_in("engine sweep sample", s, MAX_SECONDS)?;
+        }
+        // Charts draw keys on a log axis.
+        if point.keys == 0 {
+            return Err(Implausible(format!("engine sweep point of {} with 0 keys", point.engine)));
+        }
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ mod bandwidth;
 mod check;
 mod cores;
 mod csv;
+mod engines;
 pub use check::{Implausible, MAX_ITEMS, MAX_REPORT_BYTES, Untrusted, check_size, too_large_stopped};
 mod explain;
 pub mod fleet;
@@ -28,6 +29,7 @@ pub use cores::{CorePair, CoreTier, Cores, DeclaredTopology};
 pub use csv::{
     GROUPBY_CSV_HEADER, JOIN_CSV_HEADER, LADDER_CSV_HEADER, fleet_csv, groupby_csv, join_csv, ladder_csv, reports_csv,
 };
+pub use engines::{ADAPTIVE, EngineSweep, EngineSweepPoint, FIRST_WITHIN, MEMWALL_PREFIX, Standing};
 pub use explain::{Cause, ChainsPoint, ClockCheck, ClockEstimate, Curve, Level, Parallelism};
 
 pub use groupby::{
@@ -71,6 +73,10 @@ pub struct Report {
     /// workload. Added within schema 1.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sensitivity: Vec<Sensitivity>,
+    /// GROUP BY and join against SQL engines by cardinality (`bench/sweep.py`). Added within
+    /// schema 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_sweeps: Vec<EngineSweep>,
     /// A short reading for someone choosing a server, each sentence backed by a figure above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub advice: Vec<String>,
@@ -128,6 +134,7 @@ impl Report {
             cores: None,
             watch: None,
             sensitivity: Vec::new(),
+            engine_sweeps: Vec::new(),
             advice: Vec::new(),
             timing_warnings: Vec::new(),
         }

@@ -170,7 +170,77 @@ fn full_report() -> Report {
     report.cores = Some(cores());
     report.watch = Some(watch());
     report.sensitivity = vec![sensitivity()];
+    report.engine_sweeps = vec![engine_sweep()];
     report
+}
+
+fn engine_point(engine: &str, keys: u64, ns_per_row: f64) -> EngineSweepPoint {
+    EngineSweepPoint {
+        query: "count".into(),
+        series: "zipf:1.1".into(),
+        keys,
+        threads: 2,
+        engine: engine.into(),
+        ns_per_row,
+        samples_seconds: vec![ns_per_row * 1e-2, ns_per_row * 1.1e-2],
+        chose: (engine == ADAPTIVE).then(|| "tuned".into()),
+        agrees: true,
+    }
+}
+
+fn engine_sweep() -> EngineSweep {
+    EngineSweep {
+        mode: "sweep-quick".into(),
+        rows: 10_000_000,
+        runs: 3,
+        elapsed_seconds: 900.0,
+        all_agree: true,
+        rules: "rows in each engine's memory; best of 3 after one untimed".into(),
+        engines: vec!["DuckDB 2.0.1".into(), "Polars 2.1.0".into()],
+        points: vec![
+            engine_point(ADAPTIVE, 1000, 4.0),
+            engine_point("memwall tuned", 1000, 6.0),
+            engine_point("DuckDB 2.0.1", 1000, 5.0),
+            engine_point("Polars 2.1.0", 1000, 3.0),
+            engine_point(ADAPTIVE, 1_000_000, 7.0),
+            engine_point("DuckDB 2.0.1", 1_000_000, 70.0),
+            // No adaptive at this point: no standing.
+            engine_point("DuckDB 2.0.1", 10_000_000, 90.0),
+        ],
+    }
+}
+
+#[test]
+fn engine_sweeps_round_trip_and_stand_adaptive_against_the_best_engine() {
+    let mut old = full_report();
+    old.engine_sweeps.clear();
+    let text = old.to_json_pretty();
+    assert!(!text.contains("engine_sweeps"), "absent sweeps are not written");
+    assert!(Report::from_json(&text).unwrap().engine_sweeps.is_empty());
+    let back = Report::from_json(&full_report().to_json_pretty()).unwrap();
+    assert_eq!(back.engine_sweeps, vec![engine_sweep()]);
+    assert!(back.check().is_ok());
+
+    let sweep = engine_sweep();
+    assert_eq!(sweep.panels(), vec![("count", "zipf:1.1", 2)]);
+    let standings = sweep.standings("count", "zipf:1.1", 2);
+    // Against the fastest engine, never against another memwall kernel.
+    let seen: Vec<(u64, &str, f64)> =
+        standings.iter().map(|s| (s.keys, s.best_engine.engine.as_str(), s.lead)).collect();
+    assert_eq!(seen, vec![(1000, "Polars 2.1.0", 0.75), (1_000_000, "DuckDB 2.0.1", 10.0)]);
+    assert_eq!(standings.iter().map(Standing::first).collect::<Vec<_>>(), vec![false, true]);
+    assert!(sweep.standings("sum", "zipf:1.1", 2).is_empty());
+
+    for spoil in [
+        (|s: &mut EngineSweep| s.points[0].ns_per_row = f64::NAN) as fn(&mut EngineSweep),
+        |s| s.points[1].samples_seconds.push(-1.0),
+        |s| s.points[2].keys = 0,
+        |s| s.elapsed_seconds = f64::INFINITY,
+    ] {
+        let mut bad = full_report();
+        spoil(&mut bad.engine_sweeps[0]);
+        assert!(bad.check().is_err());
+    }
 }
 
 fn cores() -> Cores {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use memwall_core::groupby::summary;
-use memwall_report::Source;
+use memwall_report::{ADAPTIVE, MEMWALL_PREFIX, Source, Standing};
 use yew::prelude::*;
 
 use super::tables::short;
@@ -116,4 +116,80 @@ pub fn sweep_charts(palette: Palette, reports: &[&LoadedReport]) -> Vec<Html> {
             }
         })
         .collect()
+}
+
+/// Each engine sweep's panels (a query, a key distribution, a thread count): ns per row against
+/// distinct keys, a line per engine and per memwall kernel, memwall adaptive drawn solid and
+/// every engine dashed; under each, where adaptive stands against the fastest engine.
+pub fn engine_charts(palette: Palette, reports: &[&LoadedReport]) -> Vec<Html> {
+    let mut cards = Vec::new();
+    for (r, sweep) in reports.iter().flat_map(|r| r.report.engine_sweeps.iter().map(move |s| (r, s))) {
+        // One color per name across panels, so an engine keeps its color from chart to chart.
+        let names: BTreeSet<&str> = sweep.points.iter().map(|p| p.engine.as_str()).collect();
+        let color = |name: &str| names.iter().position(|n| *n == name).unwrap_or(0);
+        for (i, (query, series, threads)) in sweep.panels().into_iter().enumerate() {
+            let here: Vec<_> = sweep
+                .points
+                .iter()
+                .filter(|p| p.query == query && p.series == series && p.threads == threads)
+                .collect();
+            let lines: BTreeSet<&str> = here.iter().map(|p| p.engine.as_str()).collect();
+            let lines: Vec<Series> = lines
+                .into_iter()
+                .map(|name| Series {
+                    label: if name == ADAPTIVE { format!("{name} (memwall's pick)") } else { name.to_string() },
+                    color: color(name),
+                    dashed: !name.starts_with(MEMWALL_PREFIX),
+                    points: here
+                        .iter()
+                        .filter(|p| p.engine == name)
+                        .map(|p| Point { x: p.keys as f64, y: p.ns_per_row, lo: None, hi: None })
+                        .collect(),
+                })
+                .collect();
+            let per = if query == "join" { "probe row" } else { "row" };
+            let x_label = if query == "join" { "build keys" } else { "distinct keys" };
+            let title = format!("{query}, {series}, {threads} thread(s): ns per {per} against {x_label}, {}", r.label);
+            cards.push(html! {
+                <div class="card engine-sweep">
+                    <LineChart id={format!("report-engines-{}-{i}", r.id)} title={title} x_label={x_label}
+                        y_label={format!("ns per {per}")} y_unit={format!("ns/{per}")} x_format={XFormat::Count}
+                        series={Rc::new(lines)} {palette} log_y={true} />
+                    { standing_line(&sweep.standings(query, series, threads)) }
+                </div>
+            });
+        }
+        cards.push(html! {
+            <p class="muted small engine-rules">
+                { format!("{}: {} rows, best of {} runs, {:.1} min in all; every engine agreed with memwall: {}. Rules: {}",
+                    sweep.mode, sweep.rows, sweep.runs, sweep.elapsed_seconds / 60.0,
+                    if sweep.all_agree { "yes" } else { "NO" }, sweep.rules) }
+            </p>
+        });
+    }
+    cards
+}
+
+/// Where memwall adaptive is first (within 5% of the fastest engine or ahead), 2x or more
+/// ahead, and behind.
+fn standing_line(standings: &[Standing<'_>]) -> Html {
+    if standings.is_empty() {
+        return html! {};
+    }
+    let keys = |pick: &dyn Fn(&Standing<'_>) -> bool| {
+        let picked: Vec<String> = standings
+            .iter()
+            .filter(|s| pick(s))
+            .map(|s| format!("{} ({:.2}x {})", format_number(s.keys as f64), s.lead, s.best_engine.engine))
+            .collect();
+        if picked.is_empty() { "none".to_string() } else { picked.join(", ") }
+    };
+    let first = standings.iter().filter(|s| s.first()).count();
+    html! {
+        <p class="small standing">
+            { format!("memwall adaptive first at {first} of {} points. ", standings.len()) }
+            { format!("2x or more ahead: {}. ", keys(&|s| s.lead >= 2.0)) }
+            <strong>{ format!("Behind: {}.", keys(&|s| !s.first())) }</strong>
+        </p>
+    }
 }

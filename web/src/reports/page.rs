@@ -4,7 +4,7 @@
 use yew::prelude::*;
 
 use super::LoadedReport;
-use super::charts::{groupby_chart, ladder_chart, sweep_charts};
+use super::charts::{engine_charts, groupby_chart, ladder_chart, sweep_charts};
 use super::tables::{groupby_table, host_rows, ladder_table};
 use super::vm_hides::{CoresCard, SensitivityCard, WatchCard};
 use crate::embed::EmbedPanel;
@@ -269,6 +269,7 @@ pub fn reports_page(props: &Props) -> Html {
                 </div>
                 { for sweep_charts(palette, &with_groupby) }
             }
+            { for engine_charts(palette, &reports) }
             <SensitivityCard reports={shown.clone()} {palette} />
             <CoresCard reports={shown.clone()} {palette} />
             <WatchCard reports={shown} {palette} />
