@@ -198,6 +198,40 @@ await test("a report with cores, watch and sensitivity sections draws its heatma
   expect(await page.locator(".vm-hides").count() === 0, "the cards stayed after their report was closed");
 });
 
+// bench/sweep.py's output on a real host: memwall's kernels against four SQL engines by cardinality.
+const engineSweep = path.join(ROOT, "examples", "engine-sweeps", "xeon-2vcpu-kvm-sweep-quick.json");
+
+await test("an engine sweep from bench/sweep.py draws each panel with the engines overlaid and where adaptive stands", async () => {
+  await page.click(".tab:has-text('Reports')");
+  const before = await page.locator("article.host").count();
+  await page.setInputFiles("#report-file", engineSweep);
+  await page.waitForFunction((n) => document.querySelectorAll("article.host").length === n + 1, before, { timeout: 10_000 });
+  const points = JSON.parse(readFileSync(engineSweep, "utf8")).engine_sweeps[0].points;
+  const panels = [...new Set(points.map((p) => `${p.query}|${p.series}|${p.threads}`))];
+  await page.waitForSelector(".engine-sweep svg g.series", { timeout: 10_000 });
+  const cards = page.locator(".engine-sweep");
+  expect(await cards.count() === panels.length, `expected ${panels.length} panels, found ${await cards.count()}`);
+  for (const [i, panel] of panels.entries()) {
+    const here = points.filter((p) => `${p.query}|${p.series}|${p.threads}` === panel);
+    const lines = new Set(here.map((p) => p.engine)).size;
+    const drawn = await cards.nth(i).locator("svg g.series").count();
+    expect(drawn === lines, `${panel}: expected ${lines} lines, found ${drawn}`);
+    // Adaptive against the fastest engine at each number of keys, counted here from the file.
+    const keys = [...new Set(here.map((p) => p.keys))];
+    const first = keys.filter((k) => {
+      const at = here.filter((p) => p.keys === k);
+      const adaptive = at.find((p) => p.engine === "memwall adaptive");
+      const best = Math.min(...at.filter((p) => !p.engine.startsWith("memwall ")).map((p) => p.ns_per_row));
+      return adaptive && (best / adaptive.ns_per_row) * 1.05 >= 1;
+    }).length;
+    const standing = await cards.nth(i).locator(".standing").innerText();
+    expect(standing.includes(`first at ${first} of ${keys.length} points`), `${panel}: ${standing}`);
+  }
+  await shot(page, "reports-engine-sweep");
+  await page.locator("article.host").last().locator("button:has-text('Close')").click();
+  await page.waitForFunction((n) => document.querySelectorAll("article.host").length === n, before);
+});
+
 await test("the ladder also measures other patterns and memory-level parallelism, and draws a report's bandwidth", async () => {
   await page.click(".tab:has-text('Reports')");
   await page.setInputFiles("#report-file", bandwidthReport);

@@ -746,3 +746,21 @@ fn an_untrusted_report_is_sized_parsed_and_checked() {
     );
     assert!(crate::check_size(crate::MAX_REPORT_BYTES).is_ok());
 }
+
+#[test]
+fn the_bench_writes_engine_sweeps_this_crate_reads() {
+    // bench/sweep.py --quick on a 2-vCPU Xeon guest, as written.
+    let text = include_str!("../../../examples/engine-sweeps/xeon-2vcpu-kvm-sweep-quick.json");
+    let report = Report::from_json(text).unwrap();
+    report.check().unwrap();
+    let sweep = &report.engine_sweeps[0];
+    assert!(sweep.all_agree && sweep.rules.contains("own memory"), "{}", sweep.rules);
+    let panels = sweep.panels();
+    // count and sum, uniform and Zipf, 1 and 2 threads.
+    assert_eq!(panels.len(), 8, "{panels:?}");
+    for (query, series, threads) in panels {
+        let standings = sweep.standings(query, series, threads);
+        assert_eq!(standings.len(), 5, "10^3..10^7 keys in {query} {series} {threads}");
+        assert!(standings.iter().all(|s| !s.best_engine.is_memwall() && s.adaptive.chose.is_some()));
+    }
+}

@@ -10,7 +10,7 @@
 //! * [`Kernel::Prefetch`]: the other way around the wall, as a control: one big flat table, with
 //!   software prefetches issued rows ahead so that many DRAM misses overlap.
 //! * [`Kernel::Adaptive`]: tries the cheap kernels first and moves on as soon as the groups
-//!   outgrow them.
+//!   outgrow them; which small table it tries first is timed on the host (`small.rs`).
 //!
 //! All return the same [`GroupResult`], which must equal [`reference`] exactly.
 
@@ -91,7 +91,7 @@ impl Kernel {
             }
             Self::Prefetch => "one flat table, software prefetch rows ahead to overlap DRAM misses",
             Self::Adaptive => {
-                "tries naive, then one prefetched table, giving each up once the groups outgrow it; then tuned"
+                "one small table a thread (hashbrown or flat: a trial on the first rows picks), then one prefetched table, each given up once the groups outgrow it; then tuned"
             }
         }
     }
