@@ -207,7 +207,9 @@ await test("an engine sweep from bench/sweep.py draws each panel with the engine
   await page.setInputFiles("#report-file", engineSweep);
   await page.waitForFunction((n) => document.querySelectorAll("article.host").length === n + 1, before, { timeout: 10_000 });
   const points = JSON.parse(readFileSync(engineSweep, "utf8")).engine_sweeps[0].points;
-  const panels = [...new Set(points.map((p) => `${p.query}|${p.series}|${p.threads}`))];
+  // In the page's order: by query, then distribution, then thread count.
+  const order = (a, b) => a.query.localeCompare(b.query) || (a.series < b.series ? -1 : a.series > b.series ? 1 : 0) || a.threads - b.threads;
+  const panels = [...new Set([...points].sort(order).map((p) => `${p.query}|${p.series}|${p.threads}`))];
   await page.waitForSelector(".engine-sweep svg g.series", { timeout: 10_000 });
   const cards = page.locator(".engine-sweep");
   expect(await cards.count() === panels.length, `expected ${panels.length} panels, found ${await cards.count()}`);
