@@ -53,9 +53,11 @@ impl<'a, 's, S: State> Table<'a, 's, S> {
 }
 
 /// A table kept in the per-core cache (adaptive's small table, `small.rs`) grows at a quarter
-/// full instead: there memory is cheap, and each extra probe is a branch that mispredicts. Grown
-/// at half full, 1,000 groups in 2,048 slots took the flat table 12-16 ns/row on a 2-vCPU Xeon
-/// guest, where 4,096 slots took 7.5 (`memwall groupby --rows 10M --keys 1000 --kernel prefetch`).
+/// full instead: there memory is cheap, and each extra probe is a branch that mispredicts. In
+/// adaptive's trial on a 2-vCPU Xeon guest (`memwall groupby --rows 10M --keys 1000 --kernel
+/// adaptive`, its reason line), the flat table grown at half full (1,000 groups in 2,048 slots)
+/// took 12-16 ns/row against hashbrown's 6-10; grown at a quarter full, 7.8-8.9 against 6.9-7.9,
+/// as whole runs of the two showed (7.5 and 7.1).
 pub(super) const IN_CACHE_LOAD_DEN: usize = 4;
 
 /// The initial capacity for a hint of `hint` groups.
