@@ -71,7 +71,7 @@ pub(super) fn groups_before_growing(capacity: usize) -> usize {
 }
 
 /// `groups_hint` sizes the table; too low only costs rehashes. `cache_bytes` is the per-core
-/// cache: a table that fits it is probed without prefetches (see [`table_bounded`]).
+/// cache: a table that fits it is probed without prefetches (see [`Bounded`]).
 pub(super) fn aggregate<S: State>(
     keys: &[i64],
     values: &[S::Value],

@@ -23,7 +23,7 @@ use crate::clock::{Clock, resolution_ns};
 use crate::exec::Executor;
 use crate::scratch::Scratch;
 
-/// The table a [`trial`] picked.
+/// The table a trial ([`aggregate_bounded`]) picked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Table {
     Hashbrown,
@@ -45,7 +45,13 @@ impl Trial {
     /// The faster table, where the clock can tell; else hashbrown, the textbook. A browser that
     /// is not cross-origin isolated reads time in 100 µs steps, longer than the whole trial.
     pub fn winner(&self) -> Table {
-        if self.hashbrown_ns - self.flat_ns > 2.0 * self.resolution_ns { Table::Flat } else { Table::Hashbrown }
+        if self.faster(self.flat_ns, self.hashbrown_ns) { Table::Flat } else { Table::Hashbrown }
+    }
+
+    /// Whether `ns` is shorter than `than_ns` by more than the clock can blur: each is the
+    /// difference of two reads.
+    fn faster(&self, ns: f64, than_ns: f64) -> bool {
+        than_ns - ns > 2.0 * self.resolution_ns
     }
 
     /// What the trial found, for adaptive's reason.
@@ -54,7 +60,7 @@ impl Trial {
         let (hashbrown, flat) = (per_row(self.hashbrown_ns), per_row(self.flat_ns));
         let told = match self.winner() {
             Table::Flat => "the flat table faster",
-            Table::Hashbrown if self.flat_ns - self.hashbrown_ns > 2.0 * self.resolution_ns => "hashbrown faster",
+            Table::Hashbrown if self.faster(self.hashbrown_ns, self.flat_ns) => "hashbrown faster",
             Table::Hashbrown => "no difference this clock can tell, so the textbook hashbrown",
         };
         format!(
