@@ -39,8 +39,10 @@ fn configs() -> Vec<JoinConfig> {
         JoinConfig { budget: CacheBudget::sized(0, 0), ..default },
         JoinConfig { partitions: Some(1), ..default },
         JoinConfig { partitions: Some(MAX_PARTITIONS), ..default },
-        // A huge last-level cache: adaptive keeps one table.
+        // A huge last-level cache: adaptive keeps one hashbrown table.
         JoinConfig { budget: CacheBudget { last_level_bytes: 1 << 40, ..default.budget }, ..default },
+        // Adaptive's flat table for 2,501-5,000 build keys (hashbrown below, tuned above).
+        JoinConfig { budget: CacheBudget::sized(0, 64 * 5000), ..default },
     ]
 }
 
@@ -179,9 +181,14 @@ fn phases_are_timed_and_partitions_reported() {
     }
     let adaptive = run(Kernel::Adaptive, &data.build, &data.probe, &config, &Sequential, &Ticks::default()).unwrap();
     assert_eq!(adaptive.choice.unwrap().kernel, "tuned", "3000 keys outgrow a 16 KiB cache");
-    let roomy = JoinConfig { budget: CacheBudget { last_level_bytes: 1 << 30, ..config.budget }, ..config };
-    let adaptive = run(Kernel::Adaptive, &data.build, &data.probe, &roomy, &Sequential, &Ticks::default()).unwrap();
-    assert_eq!(adaptive.choice.unwrap().kernel, "prefetch");
+    // 3,000 keys: a flat table at most half full in 16-byte slots fits 256 KiB; hashbrown, kept
+    // in the last level's first quarter, does not; in 1 MiB, hashbrown fits.
+    for (last_level_bytes, kernel) in [(1 << 18, "prefetch"), (1 << 20, "naive")] {
+        let roomy = JoinConfig { budget: CacheBudget { last_level_bytes, ..config.budget }, ..config };
+        let adaptive = run(Kernel::Adaptive, &data.build, &data.probe, &roomy, &Threads(2), &Ticks::default()).unwrap();
+        assert_eq!((adaptive.choice.unwrap().kernel.as_str(), adaptive.threads), (kernel, 2));
+        assert_eq!(adaptive.result, reference(&data.build, &data.probe).unwrap());
+    }
 }
 
 #[test]
