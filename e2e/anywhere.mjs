@@ -57,7 +57,16 @@ process.on("exit", () => servers.forEach((s) => s.kill()));
 console.log(`anywhere (${ENGINE}): isolated ${iso.base}, static ${plain.base}, blog ${blog.base}`);
 
 // The native reading to set the first look against: once per machine, shared by both engines.
-const nativeFile = path.join(ARTIFACTS, "native-run.json");
+// Keyed by the boot: a kept checkout (e2e/artifacts survives) can wake up on another VM, whose
+// caches the last machine's reading would misstate.
+const bootId = (() => {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return "unknown-boot";
+  }
+})();
+const nativeFile = path.join(ARTIFACTS, `native-run-${bootId}.json`);
 const nativeLevelsHere = existsSync(nativeFile) && process.env.MEMWALL_FRESH_NATIVE !== "1" ? nativeLevels(nativeFile) : nativeRun(nativeFile);
 const native = l2AndAfter(nativeLevelsHere);
 summary.native = describeL2(native);
