@@ -68,7 +68,7 @@ pub struct RaceArgs {
     #[command(flatten)]
     pub rules: RuleArgs,
     /// Size tables and adaptive's limits by the caches the OS declares instead of measuring them
-    /// first with a short ladder (about a second).
+    /// first with a short ladder (about two seconds).
     #[arg(long)]
     pub declared_caches: bool,
 }

@@ -122,7 +122,7 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
         }
         None => {
             let host = ladder_cmd::measured_host(&clock);
-            writeln!(out, "measuring a quick ladder to size the pressure (about a second)...").ok();
+            writeln!(out, "measuring a quick ladder to size the pressure (about two seconds)...").ok();
             (ladder_cmd::cache_probe(&host, &clock)?.levels, host)
         }
     };

@@ -57,7 +57,7 @@ pub fn watch(args: WatchArgs) -> CliResult {
         }
         None => {
             let host = ladder_cmd::measured_host(&clock);
-            writeln!(out, "measuring a quick ladder to place the points (about a second)...").ok();
+            writeln!(out, "measuring a quick ladder to place the points (about two seconds)...").ok();
             (ladder_cmd::cache_probe(&host, &clock)?.levels, host)
         }
     };

@@ -143,9 +143,9 @@ impl JoinConfig {
         build_keys.div_ceil(per_partition).max(1).next_power_of_two().min(u64::from(MAX_PARTITIONS)) as u32
     }
 
-    /// Build keys up to which adaptive keeps hashbrown: its table (16 bytes a key and a control
-    /// byte, at most 7/8 full, doubling: up to ~39 bytes a key, 32 counted as GROUP BY counts)
-    /// fits the per-core cache or the last-level cache's first quarter.
+    /// Build keys up to which adaptive keeps hashbrown: its table fits the per-core cache or the
+    /// last-level cache's first quarter, at 32 bytes a key (a 16-byte entry in a table that
+    /// doubles once 7/8 full), the figure GROUP BY's naive limit takes for a count.
     pub fn hashbrown_keys(&self) -> u64 {
         self.budget.per_core_bytes.max(self.budget.last_level_bytes / 4) / 32
     }
