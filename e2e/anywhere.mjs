@@ -120,7 +120,7 @@ for (const [where, base] of [["isolated page (memwall serve)", iso.base], ["stat
     summary[`verdict_${look.isolated ? "isolated" : "static"}`] = { ms: look.ms, timer_ns: look.timer.ns, reading: describeL2(reading) };
     expect(look.isolated === (base === iso.base), `crossOriginIsolated is ${look.isolated}`);
     expect(look.timer.isolated === look.isolated, "the timer note says otherwise");
-    if (ENGINE === "chromium") goal(look.ms <= VERDICT_MAX_MS, `the verdict came after ${look.ms.toFixed(0)} ms`);
+    goal(look.ms <= VERDICT_MAX_MS, `the verdict came after ${look.ms.toFixed(0)} ms`);
     goal(sameL2Story(reading, native), "the first look and `memwall run` disagree about L2 or what follows it");
   });
 }

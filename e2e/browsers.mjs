@@ -12,6 +12,7 @@ import path from "node:path";
 import { ROOT, launch } from "./lib.mjs";
 
 const POLL_MS = 100;
+const POLL_MAX_MS = 2_000;
 
 /** Chromium: each tab a page of a fresh context (its own cold HTTP cache). */
 export async function chromium() {
@@ -86,9 +87,12 @@ export async function firefox() {
       exists: (selector) => run(async () => (await driver.findElements(By.css(selector))).length > 0),
       async waitFor(selector, ms = 120_000) {
         const end = Date.now() + ms;
-        while (Date.now() < end) {
+        // Backing off: each look is several WebDriver calls (a frame's, more), and with 2 cores
+        // looking ten times a second for minutes takes CPU from the worker being timed (an
+        // embed's ladder read 17-21% slow at every size, L1 too).
+        for (let wait = POLL_MS; Date.now() < end; wait = Math.min(wait * 1.5, POLL_MAX_MS)) {
           if (await self.exists(selector)) return;
-          await new Promise((r) => setTimeout(r, POLL_MS));
+          await new Promise((r) => setTimeout(r, wait));
         }
         throw new Error(`Firefox: no ${selector} after ${ms} ms`);
       },

@@ -103,6 +103,8 @@ fn loaded(args: &BandwidthArgs, clock: &NativeClock) -> CliResult<Vec<LoadedLate
         seed: 0x006d_656d_7761_6c6c, // the ladder's default seed ("memwall")
         attempts: 1,
         pattern: ladder::Pattern::Random,
+        // One attempt: the spread allowance never decides anything here.
+        timer_resolution_ns: 0.0,
     };
     let spinner = ProgressBar::new_spinner().with_message(format!("loaded latency at {}", format_bytes(bytes)));
     spinner.enable_steady_tick(std::time::Duration::from_millis(200));

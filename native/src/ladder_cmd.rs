@@ -233,6 +233,7 @@ fn measure_here(
         seed: args.seed,
         attempts: args.attempts,
         pattern: Pattern::Random,
+        timer_resolution_ns: resolution,
     };
     let started = clock.now_ns();
     let kinds = curve_kinds(args)?;

@@ -82,6 +82,7 @@ pub fn watch(args: WatchArgs) -> CliResult {
         attempts: 1,
         // The caches and DRAM without TLB misses, as the quick ladder placed the levels.
         pattern: Pattern::PageLocal,
+        timer_resolution_ns: host.timer_resolution_ns.unwrap_or(1.0),
     };
     let mut watch = Watch {
         every_s: args.every,
@@ -259,6 +260,7 @@ mod tests {
             seed: 1,
             attempts: 1,
             pattern: Pattern::PageLocal,
+            timer_resolution_ns: 1.0,
         };
         let (ns, noise) = measure(&points[0], &config, &NativeClock::new(), false).unwrap();
         assert!(ns > 0.0 && noise >= 0.0);

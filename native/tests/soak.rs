@@ -74,6 +74,7 @@ fn in_process(spec: &DataSpec) -> GroupResult {
         seed: 7,
         attempts: 1,
         pattern: Pattern::Random,
+        timer_resolution_ns: 0.0,
     };
     let groupby_config = GroupByConfig::default();
     // One pool for the whole soak, as a long-running engine keeps its allocator: it may grow to

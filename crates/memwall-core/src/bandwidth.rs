@@ -204,6 +204,7 @@ mod tests {
             seed: 1,
             attempts: 1,
             pattern: crate::ladder::Pattern::Random,
+            timer_resolution_ns: 0.0,
         };
         let clock = Real(std::time::Instant::now());
         let mut ring = vec![0u8; 64 << 10];

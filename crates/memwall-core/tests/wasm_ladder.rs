@@ -45,6 +45,7 @@ fn ladder_runs_in_the_browser() {
         seed: 7,
         attempts: 1,
         pattern: ladder::Pattern::Random,
+        timer_resolution_ns: resolution,
     };
     let sizes = ladder::ladder_sizes(16 * 1024, 256 * 1024, 1).unwrap();
     let mut measured = 0;

@@ -18,11 +18,11 @@ const SAMPLE_FLOOR_NS: f64 = 5e6;
 /// make every sample long, so fewer samples keep the run short.
 const FINE_TIMER_NS: f64 = 20_000.0;
 
-/// The first look's samples: 2 ms, or 50 ticks of a coarse timer. A tick in 50 is 2% at worst,
-/// far under the 1.5x that tells one level from the next, and it keeps the whole short ladder
-/// to seconds even under a 1 ms timer.
+/// The first look's samples: 2 ms, or 32 ticks of a coarse timer. A sample's two reads are off
+/// by two ticks at worst, 6%: far under the 1.5x that tells one level from the next. 50 ticks
+/// kept Firefox's first look on its 1 ms timer (a page that is not isolated) at 14-16 s here.
 const QUICK_FLOOR_NS: f64 = 2e6;
-const QUICK_TICKS: f64 = 50.0;
+const QUICK_TICKS: f64 = 32.0;
 
 /// How a job's samples are sized, from the timer's resolution.
 pub fn sampling(job: &LadderJob, resolution_ns: f64) -> (f64, u32, u32) {
@@ -63,8 +63,15 @@ pub fn run(job: LadderJob, post: &mut dyn FnMut(LadderEvent)) -> Result<(), Stri
         samples,
         cross_origin_isolated: cross_origin_isolated(),
     });
-    let config =
-        SampleConfig { target_sample_ns, samples, warmup: true, seed: job.seed, attempts, pattern: Pattern::Random };
+    let config = SampleConfig {
+        target_sample_ns,
+        samples,
+        warmup: true,
+        seed: job.seed,
+        attempts,
+        pattern: Pattern::Random,
+        timer_resolution_ns: resolution,
+    };
     let started = clock.now_ns();
     for (curve, pattern) in job.curves().into_iter().enumerate() {
         let sizes: Vec<u64> = job.sizes.iter().copied().filter(|&b| measured_at(pattern, b)).collect();
@@ -104,7 +111,7 @@ mod tests {
         assert_eq!(sampling(&job(false), 5_000.0), (5e6, 15, ladder::DEFAULT_ATTEMPTS));
         assert_eq!(sampling(&job(false), 100_000.0), (5e7, 5, ladder::DEFAULT_ATTEMPTS));
         assert_eq!(sampling(&job(true), 5_000.0), (2e6, 5, 2));
-        assert_eq!(sampling(&job(true), 100_000.0), (5e6, 3, 2));
-        assert_eq!(sampling(&job(true), 1e6), (5e7, 3, 2));
+        assert_eq!(sampling(&job(true), 100_000.0), (3.2e6, 3, 2));
+        assert_eq!(sampling(&job(true), 1e6), (3.2e7, 3, 2));
     }
 }

@@ -27,6 +27,21 @@ pub struct SampleConfig {
     pub attempts: u32,
     /// The order the chase visits lines in.
     pub pattern: Pattern,
+    /// The clock's step. A sample's time is the difference of two reads, each off by up to a
+    /// step, so samples of a coarse timer (Firefox's 1 ms, or Chrome's 100 µs where the page is
+    /// not isolated) spread by up to two steps without any disturbance; only spread beyond that
+    /// asks for another attempt (see [`SampleConfig::settled_spread`]).
+    pub timer_resolution_ns: f64,
+}
+
+impl SampleConfig {
+    /// The spread under which a working set's samples count as undisturbed: [`SETTLED_SPREAD`],
+    /// plus what two readings of this clock can add to a sample of the target length. Without
+    /// it, 50-tick samples (the browser's first look on a coarse timer: 4% of rounding) were
+    /// measured again at nearly every size.
+    pub fn settled_spread(&self) -> f64 {
+        SETTLED_SPREAD + 2.0 * self.timer_resolution_ns.max(0.0) / self.target_sample_ns.max(1.0)
+    }
 }
 
 /// The spread ((median - min) / min) under which a working set's samples count as undisturbed.
@@ -76,7 +91,7 @@ pub(super) fn measure_hops(clock: &dyn Clock, config: &SampleConfig, run: &mut d
     let target = config.target_sample_ns.max(1.0);
     const MAX_HOPS: u64 = 1 << 40;
     let mut hops: u64 = 256;
-    let hops_per_sample = loop {
+    let (hops_per_sample, first) = loop {
         let (elapsed, ()) = time_ns(clock, || run(hops));
         if elapsed >= target / 4.0 || hops >= MAX_HOPS {
             let estimate = ((hops as f64 * target / elapsed.max(1.0)) as u64).max(16);
@@ -86,7 +101,7 @@ pub(super) fn measure_hops(clock: &dyn Clock, config: &SampleConfig, run: &mut d
             // length is timed at a quarter of the target or more; a stall can only lengthen that.
             let (check, ()) = time_ns(clock, || run(estimate));
             if check >= target / 4.0 || hops >= MAX_HOPS {
-                break estimate;
+                break (estimate, check);
             }
             hops = estimate.max(hops).saturating_mul(2).min(MAX_HOPS);
             continue;
@@ -94,10 +109,17 @@ pub(super) fn measure_hops(clock: &dyn Clock, config: &SampleConfig, run: &mut d
         // Grow fast while the timer can't see the work yet, then more gently.
         hops *= if elapsed < target / 64.0 { 8 } else { 2 };
     };
+    // The check that accepted the estimate is a run of exactly a sample's hops, timed like one:
+    // it is the first sample. Throwing it away cost a sample's time at every size (a twentieth
+    // of the browser's first look on Firefox's 1 ms timer).
+    let per_hop = |elapsed: f64| (elapsed - overhead) / hops_per_sample as f64;
     let mut samples = Vec::with_capacity(config.samples as usize);
-    for _ in 0..config.samples {
+    if config.samples > 0 {
+        samples.push(per_hop(first));
+    }
+    for _ in 1..config.samples {
         let (elapsed, ()) = time_ns(clock, || run(hops_per_sample));
-        samples.push((elapsed - overhead) / hops_per_sample as f64);
+        samples.push(per_hop(elapsed));
     }
     (hops_per_sample, samples)
 }
@@ -180,7 +202,7 @@ pub fn measure_point<A: Arena>(
     // The ring is warm after the first attempt, so later ones skip the warm-up pass (which
     // over a 1 GiB ring is seconds).
     let again = SampleConfig { warmup: false, ..config.clone() };
-    let (kept, attempts) = least_disturbed(config.attempts, |attempt| {
+    let (kept, attempts) = least_disturbed(config.attempts, config.settled_spread(), |attempt| {
         measure_ring(&ring, clock, if attempt == 0 { config } else { &again })
     });
     let Attempt { loads_per_sample, samples, ns_per_load } = kept;
@@ -206,10 +228,14 @@ pub(super) struct Attempt {
     pub(super) ns_per_load: Summary,
 }
 
-/// Measures (`measure(attempt)`) until the samples' spread is at most [`SETTLED_SPREAD`] or
-/// `max_attempts` are made, and keeps the attempt with the lowest median: noise only adds time,
+/// Measures (`measure(attempt)`) until the samples' spread is at most `settled_spread` (see
+/// [`SampleConfig::settled_spread`]) or `max_attempts` are made, and keeps the attempt with the lowest median: noise only adds time,
 /// so the fastest typical sample is the least disturbed. Returns it and the attempts made.
-pub(super) fn least_disturbed(max_attempts: u32, mut measure: impl FnMut(u32) -> (u64, Vec<f64>)) -> (Attempt, u32) {
+pub(super) fn least_disturbed(
+    max_attempts: u32,
+    settled_spread: f64,
+    mut measure: impl FnMut(u32) -> (u64, Vec<f64>),
+) -> (Attempt, u32) {
     let unmeasured = Summary { min: f64::NAN, median: f64::NAN, p90: f64::NAN, max: f64::NAN };
     let mut best: Option<Attempt> = None;
     let mut made = 0;
@@ -217,7 +243,7 @@ pub(super) fn least_disturbed(max_attempts: u32, mut measure: impl FnMut(u32) ->
         let (loads_per_sample, samples) = measure(made);
         made += 1;
         let ns_per_load = Summary::of(&samples).unwrap_or(unmeasured);
-        let settled = ns_per_load.min > 0.0 && ns_per_load.spread() <= SETTLED_SPREAD;
+        let settled = ns_per_load.min > 0.0 && ns_per_load.spread() <= settled_spread;
         if best.as_ref().is_none_or(|b| ns_per_load.median < b.ns_per_load.median || b.ns_per_load.median.is_nan()) {
             best = Some(Attempt { loads_per_sample, samples, ns_per_load });
         }

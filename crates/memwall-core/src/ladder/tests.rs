@@ -153,6 +153,7 @@ fn measures_a_small_ring_with_a_real_clock() {
         seed: 1,
         attempts: 1,
         pattern: Pattern::Random,
+        timer_resolution_ns: 0.0,
     };
     let point = measure_point(&mut HeapArena, &clock, 16 * 1024, &config, Some(3.0)).unwrap();
     assert_eq!(point.samples, 5);
@@ -196,20 +197,37 @@ fn a_disturbed_working_set_is_measured_again_and_the_least_disturbed_attempt_kep
     let noisy = vec![1.0, 1.5, 1.6, 1.4, 1.0];
     let clean = vec![1.0, 1.01, 1.0, 1.02, 1.0];
     // Settled at once: one attempt.
-    let (kept, made) = least_disturbed(3, |_| (100, clean.clone()));
+    let (kept, made) = least_disturbed(3, SETTLED_SPREAD, |_| (100, clean.clone()));
     assert_eq!((made, kept.samples), (1, clean.clone()));
     // Disturbed, then settled: the second attempt is kept.
-    let (kept, made) = least_disturbed(3, |a| (100 + u64::from(a), if a == 0 { noisy.clone() } else { clean.clone() }));
+    let (kept, made) = least_disturbed(3, SETTLED_SPREAD, |a| {
+        (100 + u64::from(a), if a == 0 { noisy.clone() } else { clean.clone() })
+    });
     assert_eq!((made, kept.loads_per_sample, kept.samples), (2, 101, clean.clone()));
     // Never settles: every attempt is made and the lowest median kept.
     let medians = [1.5, 1.2, 1.4];
-    let (kept, made) = least_disturbed(3, |a| (1, vec![1.0, medians[a as usize], 2.0]));
+    let (kept, made) = least_disturbed(3, SETTLED_SPREAD, |a| (1, vec![1.0, medians[a as usize], 2.0]));
     assert_eq!((made, kept.ns_per_load.median), (3, 1.2));
     // One attempt allowed: no retry however noisy; zero means one.
-    assert_eq!(least_disturbed(1, |_| (1, noisy.clone())).1, 1);
-    assert_eq!(least_disturbed(0, |_| (1, noisy.clone())).1, 1);
+    assert_eq!(least_disturbed(1, SETTLED_SPREAD, |_| (1, noisy.clone())).1, 1);
+    assert_eq!(least_disturbed(0, SETTLED_SPREAD, |_| (1, noisy.clone())).1, 1);
     // A sample at or below zero (a coarse browser timer) never counts as settled.
-    assert_eq!(least_disturbed(2, |_| (1, vec![0.0, 0.0, 0.0])).1, 2);
+    assert_eq!(least_disturbed(2, SETTLED_SPREAD, |_| (1, vec![0.0, 0.0, 0.0])).1, 2);
+}
+
+#[test]
+fn a_coarse_timer_rounding_is_not_taken_for_a_disturbance() {
+    // 50 ms samples on a 1 ms timer (Firefox, not isolated): 49 and 51 ticks for the same work
+    // are the timer's rounding, a 4% spread.
+    let config = SampleConfig { target_sample_ns: 50e6, timer_resolution_ns: 1e6, ..quick_config() };
+    let rounded = vec![49.0, 51.0, 51.0];
+    assert!((config.settled_spread() - (SETTLED_SPREAD + 0.04)).abs() < 1e-12);
+    assert_eq!(least_disturbed(2, config.settled_spread(), |_| (1, rounded.clone())).1, 1);
+    // The same spread on a fine timer is a disturbance, and measured again.
+    let fine = SampleConfig { timer_resolution_ns: 20.0, ..config.clone() };
+    assert_eq!(least_disturbed(2, fine.settled_spread(), |_| (1, rounded.clone())).1, 2);
+    // More than the timer can explain still is.
+    assert_eq!(least_disturbed(2, config.settled_spread(), |_| (1, vec![49.0, 55.0, 56.0])).1, 2);
 }
 
 #[test]
@@ -304,6 +322,7 @@ fn chase_counts_outside_the_list_are_refused() {
         seed: 1,
         attempts: 1,
         pattern: Pattern::Random,
+        timer_resolution_ns: 0.0,
     };
     assert_eq!(
         measure_parallelism(&mut HeapArena, &clock, 1 << 15, &[1, 3], &config).unwrap_err(),
@@ -395,6 +414,7 @@ fn quick_config() -> SampleConfig {
         seed: 1,
         attempts: 1,
         pattern: Pattern::Random,
+        timer_resolution_ns: 0.0,
     }
 }
 
