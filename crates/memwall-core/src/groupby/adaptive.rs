@@ -189,17 +189,9 @@ pub(super) fn aggregate<S: State>(
     } else {
         let naive = || {
             if own_tables {
-                per_thread::aggregate_bounded::<S>(
-                    keys,
-                    values,
-                    Vec::new(),
-                    exec,
-                    scratch,
-                    phases,
-                    |keys, values, give_up| {
-                        super::naive::part_bounded::<S>(keys, values, naive_limit, scratch, give_up)
-                    },
-                )
+                per_thread::aggregate_bounded::<S, _>(keys, values, Vec::new(), exec, scratch, phases, || {
+                    Ok(super::naive::Bounded::<S>::new(naive_limit, scratch))
+                })
             } else {
                 super::naive::aggregate_bounded::<S>(keys, values, naive_limit, scratch, phases)
             }
@@ -220,17 +212,10 @@ pub(super) fn aggregate<S: State>(
     let worth_trying = estimate.groups <= limits.single_table_groups.saturating_mul(2);
     let attempt = || {
         if own_tables {
-            per_thread::aggregate_bounded::<S>(
-                keys,
-                values,
-                Vec::new(),
-                exec,
-                scratch,
-                phases,
-                |keys, values, give_up| {
-                    prefetch::part_bounded::<S>(keys, values, estimate.groups, single_limit, cache, scratch, give_up)
-                },
-            )
+            let rows_per_thread = keys.len().div_ceil(threads);
+            per_thread::aggregate_bounded::<S, _>(keys, values, Vec::new(), exec, scratch, phases, || {
+                prefetch::Bounded::<S>::new(rows_per_thread, estimate.groups, single_limit, cache, scratch)
+            })
         } else {
             prefetch::aggregate_bounded::<S>(keys, values, estimate.groups, single_limit, cache, scratch, phases)
         }

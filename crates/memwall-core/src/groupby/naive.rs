@@ -6,7 +6,7 @@ use hashbrown::HashMap;
 
 use super::GroupByError;
 use super::agg::State;
-use super::per_thread::Part;
+use super::per_thread::{Part, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use crate::scratch::{Scratch, ScratchAlloc};
@@ -52,22 +52,6 @@ pub(super) fn aggregate_bounded<S: State>(
     })))
 }
 
-/// One thread's share for [`super::per_thread`]: its rows' groups as `(key, state)` pairs, or
-/// `None` once more than `max_groups` turn up or another thread has given up.
-pub(super) fn part_bounded<'a, 's, S: State>(
-    keys: &[i64],
-    values: &[S::Value],
-    max_groups: usize,
-    scratch: &'a Scratch<'s>,
-    give_up: &AtomicBool,
-) -> Result<Option<Part<'a, 's, S>>, GroupByError> {
-    let mut table = Bounded::<S>::new(max_groups, scratch);
-    if !table.add(keys, values, give_up)? {
-        return Ok(None);
-    }
-    table.into_part().map(Some)
-}
-
 type Table<'a, 's, S> = HashMap<i64, S, ahash::RandomState, ScratchAlloc<'a, 's>>;
 
 /// The textbook table of `keys`, or `None` as soon as more than `max_groups` groups turn up or
@@ -95,9 +79,11 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     pub fn new(max_groups: usize, scratch: &'a Scratch<'s>) -> Self {
         Self { table: HashMap::with_hasher_in(ahash_state(), scratch.alloc()), max_groups, scratch }
     }
+}
 
+impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
     /// Adds the rows; `false` once more than `max_groups` groups are in, or `give_up` is set.
-    pub fn add(&mut self, keys: &[i64], values: &[S::Value], give_up: &AtomicBool) -> Result<bool, GroupByError> {
+    fn add(&mut self, keys: &[i64], values: &[S::Value], give_up: &AtomicBool) -> Result<bool, GroupByError> {
         let counts = &mut self.table;
         // Checking the size once per block keeps the check off the per-row path. Room for a
         // block's worth of new keys is made before the block, where a failed allocation can be
@@ -115,8 +101,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         Ok(true)
     }
 
-    /// The groups as `(key, state)` pairs in scratch memory.
-    pub fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
+    fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
         let mut part = Part::new_in(self.scratch.alloc());
         let groups = self.table.len();
         part.try_reserve_exact(groups).map_err(|_| allocation_error(self.scratch, groups))?;

@@ -12,7 +12,7 @@ use super::GroupByError;
 use super::agg::State;
 use super::flat::{Slot, capacity_for, drain_into, rehash, upsert};
 use super::hash::hash;
-use super::per_thread::Part;
+use super::per_thread::{Part, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use crate::arch::prefetch;
@@ -104,46 +104,6 @@ pub(super) fn aggregate_bounded<S: State>(
     Ok(Some(out))
 }
 
-/// One thread's share for [`super::per_thread`]: its rows' groups as `(key, state)` pairs, or
-/// `None` once more than `max_groups` turn up or another thread has given up.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn part_bounded<'a, 's, S: State>(
-    keys: &[i64],
-    values: &[S::Value],
-    groups_hint: u64,
-    max_groups: usize,
-    cache_bytes: u64,
-    scratch: &'a Scratch<'s>,
-    give_up: &AtomicBool,
-) -> Result<Option<Part<'a, 's, S>>, GroupByError> {
-    let table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?;
-    part_of(table, keys, values, give_up)
-}
-
-/// [`part_bounded`] in an [`Bounded::in_cache`] table.
-pub(super) fn part_in_cache<'a, 's, S: State>(
-    keys: &[i64],
-    values: &[S::Value],
-    max_groups: usize,
-    cache_bytes: u64,
-    scratch: &'a Scratch<'s>,
-    give_up: &AtomicBool,
-) -> Result<Option<Part<'a, 's, S>>, GroupByError> {
-    part_of(Bounded::<S>::in_cache(max_groups, cache_bytes, scratch)?, keys, values, give_up)
-}
-
-fn part_of<'a, 's, S: State>(
-    mut table: Bounded<'a, 's, S>,
-    keys: &[i64],
-    values: &[S::Value],
-    give_up: &AtomicBool,
-) -> Result<Option<Part<'a, 's, S>>, GroupByError> {
-    if !table.add(keys, values, give_up)? {
-        return Ok(None);
-    }
-    table.into_part().map(Some)
-}
-
 /// Rows between two looks at whether another thread gave up.
 const GIVE_UP_ROWS: usize = 1 << 16;
 
@@ -196,9 +156,11 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     pub fn in_cache(max_groups: usize, cache_bytes: u64, scratch: &'a Scratch<'s>) -> Result<Self, GroupByError> {
         Ok(Self { load_den: IN_CACHE_LOAD_DEN, ..Self::new(0, 0, max_groups, cache_bytes, scratch)? })
     }
+}
 
+impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
     /// Adds the rows; `false` once more than `max_groups` groups are in, or `give_up` is set.
-    pub fn add(&mut self, keys: &[i64], values: &[S::Value], give_up: &AtomicBool) -> Result<bool, GroupByError> {
+    fn add(&mut self, keys: &[i64], values: &[S::Value], give_up: &AtomicBool) -> Result<bool, GroupByError> {
         // Equal lengths, stated once, so that indexing the values checks nothing per row.
         let values = &values[..keys.len()];
         let mut next = 0;
@@ -238,8 +200,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         Ok(self.groups <= self.max_groups)
     }
 
-    /// The groups as `(key, state)` pairs in scratch memory.
-    pub fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
+    fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
         let mut part = Part::new_in(self.scratch.alloc());
         part.try_reserve_exact(self.groups).map_err(|_| super::naive::allocation_error(self.scratch, self.groups))?;
         part.extend(self.table.slots.iter().filter(|slot| slot.1.count() != 0).copied());

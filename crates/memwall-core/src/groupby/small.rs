@@ -15,7 +15,7 @@ use core::sync::atomic::AtomicBool;
 
 use super::GroupByError;
 use super::agg::State;
-use super::per_thread;
+use super::per_thread::{self, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use super::{naive, prefetch};
@@ -147,16 +147,12 @@ pub(super) fn aggregate_bounded<S: State>(
     let (keys, values) = (&keys[next..], &values[next..]);
     let winner = trial.winner();
     let groups = match winner {
-        Table::Hashbrown => {
-            per_thread::aggregate_bounded::<S>(keys, values, done, exec, scratch, phases, |k, v, give_up| {
-                naive::part_bounded::<S>(k, v, max_groups, scratch, give_up)
-            })
-        }
-        Table::Flat => {
-            per_thread::aggregate_bounded::<S>(keys, values, done, exec, scratch, phases, |k, v, give_up| {
-                prefetch::part_in_cache::<S>(k, v, max_groups, cache_bytes, scratch, give_up)
-            })
-        }
+        Table::Hashbrown => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
+            Ok(naive::Bounded::<S>::new(max_groups, scratch))
+        }),
+        Table::Flat => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
+            prefetch::Bounded::<S>::in_cache(max_groups, cache_bytes, scratch)
+        }),
     }?;
     Ok(groups.map(|groups| (groups, winner, trial)))
 }

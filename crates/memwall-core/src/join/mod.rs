@@ -353,15 +353,19 @@ fn adaptive(
     Ok(Outcome { result, build_ns, probe_ns, choice: Some(choice(kernel, keys, reason)), partitions: None, threads })
 }
 
-/// `probe` split evenly over the executor's threads, each share probed by `probe_rows`, their
-/// matches summed.
+/// `probe` cut into tasks the executor's threads take as they finish one, each probed by
+/// `probe_rows`, their matches summed. More tasks than threads, so that a slower vCPU (its host
+/// core shared with another tenant) takes fewer rows rather than holding up the rest, as in
+/// GROUP BY's tables per thread (`groupby/per_thread.rs`).
 fn probe_on_threads(
     probe: &[i64],
     exec: &dyn Executor,
     probe_rows: impl Fn(&[i64]) -> table::Matches + Sync,
 ) -> table::Matches {
     // Under 64 Ki rows a thread's start costs more than its share of the probe.
-    let shares = crate::exec::split_even(probe.len(), if probe.len() < 1 << 16 { 1 } else { exec.threads().max(1) });
+    let threads = if probe.len() < 1 << 16 { 1 } else { exec.threads().max(1) };
+    let tasks = if threads > 1 { threads * crate::exec::TASKS_PER_THREAD } else { 1 };
+    let shares = crate::exec::split_even(probe.len(), tasks);
     crate::exec::map(exec, shares, |_, rows| probe_rows(&probe[rows]))
         .into_iter()
         .fold(Default::default(), table::Matches::merge)
