@@ -247,6 +247,34 @@ fn a_browser_declares_nothing_and_a_short_ladder_reaches_no_dram() {
 }
 
 #[test]
+fn a_disturbed_l1_point_does_not_turn_dram_into_a_cache() {
+    // A two-pass short ladder on a busy Xeon guest (page-local on THP, one size an octave), as
+    // `memwall groupby` read it before sizing adaptive's tables: 32 KiB disturbed at 3.3 ns.
+    let measured = [
+        (16 * K, 2.2),
+        (32 * K, 3.3),
+        (64 * K, 7.1),
+        (128 * K, 7.1),
+        (256 * K, 7.3),
+        (512 * K, 7.2),
+        (M, 7.6),
+        (2 * M, 22.0),
+        (4 * M, 25.8),
+        (8 * M, 35.9),
+        (16 * M, 63.6),
+        (32 * M, 63.5),
+        (64 * M, 63.1),
+    ];
+    let points = measured.iter().map(|&(b, ns)| point(b, ns)).collect();
+    let probe = crate::fixtures::ladder("page-local", "thp", points, vec![]);
+    let declared = [cache(1, 48 * K), cache(2, 2 * M), cache(3, 105 * M)];
+    let reading = read_with(&probe, &declared, None);
+    let last = reading.levels.last().expect("levels");
+    assert_eq!((last.cause, last.size_bytes), (Cause::Dram, 16 * M), "{:?}", names(&reading));
+    assert!(reading.levels.iter().all(|l| l.name != "L4"), "{:?}", names(&reading));
+}
+
+#[test]
 fn an_arm_guest_that_declares_only_l1_and_l2_gets_its_l3_named() {
     // Graviton-like: L1 64 KiB, L2 1 MiB declared, a 32 MiB system cache at 35 ns undeclared.
     let shape = |b: u64| match b {

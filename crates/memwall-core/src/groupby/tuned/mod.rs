@@ -45,12 +45,12 @@ mod partition;
 mod scatter;
 
 use partition::Aggregator;
-use scatter::{filled, out_of_scratch, scatter};
+use scatter::{out_of_scratch, scatter};
 
 use crate::arch::{Line, stream_fence, stream_line};
 use crate::exec::{self, Executor, split_even};
 use crate::groupby::agg::{RowValue, State};
-use crate::groupby::flat::{Slot, capacity_for, find, rehash};
+use crate::groupby::flat::{Slot, capacity_for, find};
 use crate::groupby::hash::{bits_of, hash, partition_of_hash};
 use crate::groupby::phases::{Phase, Phases};
 use crate::groupby::result::Groups;
