@@ -134,9 +134,9 @@ impl<'a, 's, S: State> Aggregator<'a, 's, S> {
     /// In place, touching only the groups (listed in `touched`): the table's length is the
     /// largest any partition needed, and a partition after a hot one (a Zipf key's partition
     /// holds a million rows and a few hundred groups, so the next is sized for almost none)
-    /// grows several times. Reallocating and zeroing the whole table at every growth made tuned
-    /// 7x slower on Zipf keys than on uniform ones at 10^6 keys (`memwall groupby --rows 10M
-    /// --keys 1M --skew zipf:1.1 --kernel tuned --phases`: aggregating 48 ns/row against 4).
+    /// grows several times. Reallocating and zeroing the whole table at every growth made tuned's
+    /// aggregation 12x slower on Zipf keys than on uniform ones at 10^6 keys (`memwall groupby
+    /// --rows 10M --keys 1M --skew zipf:1.1 --kernel tuned --phases`: 48 ns/row against 4).
     #[cold]
     pub(super) fn grow(&mut self, capacity: usize, groups: usize) -> Result<(), GroupByError> {
         self.reserve(capacity)?;
