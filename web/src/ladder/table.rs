@@ -35,7 +35,7 @@ pub fn table(points: &[LadderPoint], id: &'static str) -> Html {
                 <thead><tr>
                     <th scope="col">{ "working set" }</th><th scope="col">{ "ns min" }</th><th scope="col">{ "ns median" }</th>
                     <th scope="col">{ "ns p90" }</th><th scope="col">{ "ns max" }</th><th scope="col">{ "spread" }</th>
-                    <th scope="col" title="a size whose samples spread over 3% is measured again, keeping the least disturbed attempt">{ "attempts" }</th>
+                    <th scope="col" title="a size whose samples spread over 3%, plus what two readings of a coarse timer can add, is measured again, keeping the least disturbed attempt">{ "attempts" }</th>
                     <th scope="col">{ "samples" }</th><th scope="col">{ "loads per sample" }</th>
                 </tr></thead>
                 <tbody>
