@@ -255,17 +255,25 @@ def main() -> int:
                                        engine=r["engine"], seconds=r["times"], ns_per_row=min(r["times"]) / r["rows"] * 1e9,
                                        chose=r.get("chose"), agrees=ok))
             log(f"{data['series']} {data['keys']:,} keys, {t} thread(s): done at {time.perf_counter() - started:.0f} s")
+        # What is done so far, on disk: a full sweep takes hours, and one cut short keeps its points.
+        write(mode, args, threads, points, agree, started, done=data is datasets[-1])
+    return 0 if agree else 1
 
+
+def write(mode: str, args, threads: list[int], points: list[dict], agree: bool, started: float, done: bool) -> None:
+    """The tables, charts and report of the points so far; `done` is false while the sweep runs."""
     elapsed = time.perf_counter() - started
     version = subprocess.run([str(args.memwall), "--version"], capture_output=True, text=True).stdout.strip()
     host = dict(cpu=cpu_model(), cpus=all_threads(), system=platform.platform())
     queries = ["join"] if args.join else args.aggs.split(",")
     sections = [f"# {mode}: memwall against engines by cardinality",
                 "",
-                f"{args.rows:,} {'probe ' if args.join else ''}rows; {version}; {host['cpu']}, {host['cpus']} CPUs; "
+                ("" if done else "**Partial: the sweep was still running (or was stopped) when this was written.** ")
+                + f"{args.rows:,} {'probe ' if args.join else ''}rows; {version}; {host['cpu']}, {host['cpus']} CPUs; "
                 f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; best of {args.runs} warm runs "
-                f"after one untimed; load average {os.getloadavg()[0]:.2f} at the end; the whole sweep took "
-                f"{elapsed / 60:.1f} min. Every engine agreed with memwall at every point: "
+                f"after one untimed; load average {os.getloadavg()[0]:.2f} at the end; "
+                + (f"the whole sweep took {elapsed / 60:.1f} min" if done else f"{elapsed / 60:.1f} min so far")
+                + ". Every engine agreed with memwall at every point: "
                 f"{'yes' if agree else 'NO (see the log)'}. 'first': adaptive within {WITHIN - 1:.0%} of the best "
                 "engine or ahead. Rules: bench/sweep.py's docstring."]
     for query in queries:
@@ -275,18 +283,20 @@ def main() -> int:
                 sections += ["", f"## {query}, {s}", "", table(points, query, s, t)]
         chart(points, query, RESULTS / f"{mode}-{query}.png")
     text = "\n".join(sections) + "\n"
-    print(text)
+    if done:
+        print(text)
     (RESULTS / f"{mode}.md").write_text(text)
-    (RESULTS / f"{mode}.json").write_text(json.dumps(as_report(mode, args, version, host, elapsed, agree, points), indent=1) + "\n")
-    log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min")
-    return 0 if agree else 1
+    report = as_report(mode, args, version, host, elapsed, agree, points, done)
+    (RESULTS / f"{mode}.json").write_text(json.dumps(report, indent=1) + "\n")
+    log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min{'' if done else ' (partial)'}")
 
 
-def as_report(mode: str, args, version: str, host: dict, elapsed: float, agree: bool, points: list[dict]) -> dict:
+def as_report(mode: str, args, version: str, host: dict, elapsed: float, agree: bool, points: list[dict],
+              done: bool) -> dict:
     """The sweep as a memwall report (crates/memwall-report, `engine_sweeps`): the web page opens it
     like any other report and draws each panel with the engines overlaid."""
     rules = __doc__.split("Rules, the same for all: ", 1)[1].split("\n\n", 1)[0]
-    sweep = {"mode": mode, "rows": args.rows, "runs": args.runs, "elapsed_seconds": elapsed, "all_agree": agree,
+    sweep = {"mode": mode if done else f"{mode} (partial)", "rows": args.rows, "runs": args.runs, "elapsed_seconds": elapsed, "all_agree": agree,
              "rules": " ".join(rules.split()),
              "engines": sorted({p["engine"] for p in points if not p["engine"].startswith("memwall ")}),
              "points": [{"query": p["query"], "series": p["series"], "keys": p["keys"], "threads": p["threads"],

@@ -175,9 +175,10 @@ pub(super) fn aggregate<S: State>(
             let exact = groups.len();
             let (kernel, name) = match table {
                 small::Table::Hashbrown => (Kernel::Naive, "one hashbrown table"),
-                small::Table::Flat => {
-                    (Kernel::Prefetch, "one flat table (the prefetch kernel's, no prefetches in cache)")
-                }
+                small::Table::Flat => (
+                    Kernel::Prefetch,
+                    "one flat table (as the prefetch kernel's, its keys apart from its states, no prefetches)",
+                ),
             };
             let reason = format!(
                 "all {exact} groups fit {name} in the per-core cache{on_threads}; {} (caches: {caches})",

@@ -33,6 +33,7 @@ pub mod race;
 mod radix;
 mod result;
 mod small;
+mod split;
 pub mod summary;
 pub mod sweep;
 mod tuned;
@@ -362,7 +363,7 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
             let limits = thresholds(config);
             let most = limits.naive_groups.min(groups);
             let small_table = hashbrown_chain_bytes(most + 2 * naive::BLOCK_ROWS as u64, group_bytes)
-                .max(in_cache_chain_bytes(most, group_bytes));
+                .max(split::chain_bytes(most, group_bytes));
             let naive = (chunks + 1) * small_table + per_thread::merge_bytes(most, chunks + 2, group_bytes);
             let single = limits.single_table_groups.min(groups);
             let prefetch = chunks * prefetch_chain_bytes(single, single + 1, group_bytes)
@@ -406,16 +407,6 @@ fn prefetch_chain_bytes(hint: u64, groups: u64, slot_bytes: u64) -> u64 {
     let start = prefetch::initial_capacity(usize::try_from(hint).unwrap_or(usize::MAX)) as u64;
     let mut last = start;
     while (prefetch::groups_before_growing(last as usize) as u64) < groups {
-        last *= 2;
-    }
-    rounded(2 * last * slot_bytes)
-}
-
-/// Adaptive's small flat table (`small.rs`) from empty, grown at a quarter full to `groups`, with
-/// every smaller table on the way.
-fn in_cache_chain_bytes(groups: u64, slot_bytes: u64) -> u64 {
-    let mut last = 16u64;
-    while last / (prefetch::IN_CACHE_LOAD_DEN as u64) <= groups {
         last *= 2;
     }
     rounded(2 * last * slot_bytes)

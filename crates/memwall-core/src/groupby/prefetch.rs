@@ -52,14 +52,6 @@ impl<'a, 's, S: State> Table<'a, 's, S> {
     }
 }
 
-/// A table kept in the per-core cache (adaptive's small table, `small.rs`) grows at a quarter
-/// full instead: there memory is cheap, and each extra probe is a branch that mispredicts. In
-/// adaptive's trial on a 2-vCPU Xeon guest (`memwall groupby --rows 10M --keys 1000 --kernel
-/// adaptive`, its reason line), the flat table grown at half full (1,000 groups in 2,048 slots)
-/// took 12-16 ns/row against hashbrown's 6-10; grown at a quarter full, 7.8-8.9 against 6.9-7.9,
-/// as whole runs of the two showed (7.5 and 7.1).
-pub(super) const IN_CACHE_LOAD_DEN: usize = 4;
-
 /// The initial capacity for a hint of `hint` groups.
 pub(super) fn initial_capacity(hint: usize) -> usize {
     capacity_for((hint + hint / 8) * LOAD_DEN / LOAD_NUM, 1)
@@ -129,8 +121,6 @@ fn table_bounded<'a, 's, S: State>(
 /// has nothing to hide, and the prefetch costs a second hash and a load slot on every row.
 pub(super) struct Bounded<'a, 's, S: State> {
     table: Table<'a, 's, S>,
-    /// Grown once more than `1 / load_den` of its slots are full.
-    load_den: usize,
     groups: usize,
     max_groups: usize,
     cache_bytes: u64,
@@ -148,13 +138,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     ) -> Result<Self, GroupByError> {
         let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(rows).min(max_groups);
         let table = Table::new(scratch, initial_capacity(hint))?;
-        Ok(Self { table, load_den: LOAD_DEN / LOAD_NUM, groups: 0, max_groups, cache_bytes, scratch })
-    }
-
-    /// An empty table for at most `max_groups` groups that all fit the cache: grown at
-    /// [`IN_CACHE_LOAD_DEN`].
-    pub fn in_cache(max_groups: usize, cache_bytes: u64, scratch: &'a Scratch<'s>) -> Result<Self, GroupByError> {
-        Ok(Self { load_den: IN_CACHE_LOAD_DEN, ..Self::new(0, 0, max_groups, cache_bytes, scratch)? })
+        Ok(Self { table, groups: 0, max_groups, cache_bytes, scratch })
     }
 }
 
@@ -169,7 +153,7 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
                 return Ok(false);
             }
             // Each row adds at most one group: check the load once per block, not per row.
-            let room = (self.table.capacity() / self.load_den).saturating_sub(self.groups);
+            let room = groups_before_growing(self.table.capacity()).saturating_sub(self.groups);
             if room == 0 {
                 let mut bigger = Table::new(self.scratch, self.table.capacity() * 2)?;
                 rehash(&mut self.table.slots, &mut bigger.slots);

@@ -3,13 +3,14 @@
 //!
 //! Two tables compete there: hashbrown (SIMD probing of a group of control bytes, so no branch
 //! mispredicts on a collision, but the control bytes and the slot are two loads) and memwall's
-//! flat table (one load, one multiply to hash, a branch per extra probe). Which is faster is a
-//! property of the core: on 2-vCPU Zen 4 and Zen 5 guests hashbrown led up to 32,768-65,536
-//! groups, on a Zen 3 guest the flat table led from 1,000 keys by 1.2-1.6x (and ClickHouse's
-//! own flat table beat hashbrown there). So each table takes some of the first rows untimed (to
-//! hold most groups, as it will for the rest of the run), then two slices each, timed by the front
-//! end's clock; the faster table takes the rest of the rows, and the trial's two tables are
-//! merged with the threads' like any other part: no row is aggregated twice.
+//! flat table with its keys apart from its states (`split.rs`: one multiply to hash, a dense
+//! array of keys to probe, a branch per extra probe). Which is faster is a property of the core:
+//! on 2-vCPU Zen 4 and Zen 5 guests hashbrown led the `(key, state)` flat table up to
+//! 32,768-65,536 groups, on a Zen 3 guest the flat table led from 1,000 keys by 1.2-1.6x (and
+//! ClickHouse's own flat table beat hashbrown there). So each table takes some of the first rows
+//! untimed (to hold most groups, as it will for the rest of the run), then two slices each,
+//! timed by the front end's clock; the faster table takes the rest of the rows, and the trial's
+//! two tables are merged with the threads' like any other part: no row is aggregated twice.
 
 use core::sync::atomic::AtomicBool;
 
@@ -18,7 +19,7 @@ use super::agg::State;
 use super::per_thread::{self, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
-use super::{naive, prefetch};
+use super::{naive, split};
 use crate::clock::{Clock, resolution_ns};
 use crate::exec::Executor;
 use crate::scratch::Scratch;
@@ -109,7 +110,7 @@ pub(super) fn aggregate_bounded<S: State>(
     let never = AtomicBool::new(false);
     let slice = slice_rows(keys.len(), super::chunks_for(keys.len(), exec));
     let mut hashbrown = naive::Bounded::<S>::new(max_groups, scratch);
-    let mut flat = prefetch::Bounded::<S>::in_cache(max_groups, cache_bytes, scratch)?;
+    let mut flat = split::Bounded::<S>::new(max_groups, cache_bytes, scratch)?;
     let mut next = 0;
     let mut take = |rows: usize| {
         let range = next..next + rows;
@@ -151,7 +152,7 @@ pub(super) fn aggregate_bounded<S: State>(
             Ok(naive::Bounded::<S>::new(max_groups, scratch))
         }),
         Table::Flat => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
-            prefetch::Bounded::<S>::in_cache(max_groups, cache_bytes, scratch)
+            split::Bounded::<S>::new(max_groups, cache_bytes, scratch)
         }),
     }?;
     Ok(groups.map(|groups| (groups, winner, trial)))
