@@ -275,6 +275,39 @@ fn a_disturbed_l1_point_does_not_turn_dram_into_a_cache() {
 }
 
 #[test]
+fn dram_past_every_declared_cache_is_dram_however_near_l1_it_reads() {
+    // The same guest's probe with L1 itself slow in both passes (2.6 ns): DRAM at 60 ns is 23x
+    // an L1 hit, under the latency tie-break, but past the L3 tread and every declared level.
+    let measured = [
+        (16 * K, 2.6),
+        (32 * K, 2.7),
+        (64 * K, 7.1),
+        (128 * K, 7.1),
+        (256 * K, 7.3),
+        (512 * K, 7.2),
+        (M, 7.6),
+        (2 * M, 22.0),
+        (4 * M, 25.8),
+        (8 * M, 35.9),
+        (16 * M, 60.1),
+        (32 * M, 60.4),
+        (64 * M, 59.8),
+    ];
+    let points = measured.iter().map(|&(b, ns)| point(b, ns)).collect();
+    let probe = crate::fixtures::ladder("page-local", "thp", points, vec![]);
+    let declared = [cache(1, 48 * K), cache(2, 2 * M), cache(3, 105 * M)];
+    let reading = read_with(&probe, &declared, None);
+    let last = reading.levels.last().expect("levels");
+    assert_eq!((last.cause, last.size_bytes), (Cause::Dram, 16 * M), "{:?}", names(&reading));
+    let why = "a level past every cache the OS declares (L3 the deepest): DRAM";
+    assert!(last.evidence.iter().any(|e| e.ends_with(why)), "{:?}", last.evidence);
+    // A declaration without an L3 is not complete enough for the rule (ARM guests declare L1
+    // and L2 alone): whatever the reading, it does not say this.
+    let reading = read_with(&probe, &declared[..2], None);
+    assert!(reading.levels.iter().flat_map(|l| &l.evidence).all(|e| !e.ends_with(why)), "{:?}", names(&reading));
+}
+
+#[test]
 fn an_arm_guest_that_declares_only_l1_and_l2_gets_its_l3_named() {
     // Graviton-like: L1 64 KiB, L2 1 MiB declared, a 32 MiB system cache at 35 ns undeclared.
     let shape = |b: u64| match b {
