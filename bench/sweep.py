@@ -157,6 +157,21 @@ def table(points: list[dict], query: str, series: str, threads: int) -> str:
     return f"ns per {per}, {threads} thread(s)\n\n" + "\n".join(lines)
 
 
+def scaling(points: list[dict], query: str, series: str, one: int, most: int) -> str:
+    """How each engine and kernel scales: its time at `one` thread over its time at `most`."""
+    mine = [p for p in points if p["query"] == query and p["series"] == series]
+    engines = sorted({p["engine"] for p in mine}, key=lambda e: (not e.startswith("memwall"), e))
+    at = {(p["engine"], p["keys"], p["threads"]): p["ns_per_row"] for p in mine}
+    lines = [f"Scaling, {one} to {most} threads (time at {one} over time at {most}; {most}x would be perfect)", "",
+             f"| {'build keys' if query == 'join' else 'distinct keys'} | " + " | ".join(engines) + " |",
+             "|---:|" + "---:|" * len(engines)]
+    for keys in sorted({p["keys"] for p in mine}):
+        cells = [f"{at[e, keys, one] / at[e, keys, most]:.2f}x" if (e, keys, one) in at and (e, keys, most) in at
+                 else "-" for e in engines]
+        lines.append(f"| {keys:,} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def chart(points: list[dict], query: str, out: Path) -> None:
     try:
         import matplotlib
@@ -199,6 +214,8 @@ def main() -> int:
     parser.add_argument("--kernels", default="adaptive,tuned,naive", help="memwall kernels")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--name", default=None, help="output name (default sweep-quick / sweep-full, -join)")
+    parser.add_argument("--render", type=Path, metavar="REPORT",
+                        help="only write the tables and charts of a sweep's report (bench/results/sweep-*.json)")
     parser.add_argument("--worker", choices=sorted(ENGINES), help=argparse.SUPPRESS)
     parser.add_argument("--worker-threads", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--worker-rows", help=argparse.SUPPRESS)
@@ -207,6 +224,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.worker:
         return worker(args)
+    if args.render:
+        return render_file(args.render)
 
     started = time.perf_counter()
     args.rows = args.rows or (10_000_000 if args.quick else 100_000_000)
@@ -265,30 +284,44 @@ def write(mode: str, args, threads: list[int], points: list[dict], agree: bool, 
     elapsed = time.perf_counter() - started
     version = subprocess.run([str(args.memwall), "--version"], capture_output=True, text=True).stdout.strip()
     host = dict(cpu=cpu_model(), cpus=all_threads(), system=platform.platform())
-    queries = ["join"] if args.join else args.aggs.split(",")
-    sections = [f"# {mode}: memwall against engines by cardinality",
-                "",
-                ("" if done else "**Partial: the sweep was still running (or was stopped) when this was written.** ")
-                + f"{args.rows:,} {'probe ' if args.join else ''}rows; {version}; {host['cpu']}, {host['cpus']} CPUs; "
-                f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; best of {args.runs} warm runs "
-                f"after one untimed; load average {os.getloadavg()[0]:.2f} at the end; "
-                + (f"the whole sweep took {elapsed / 60:.1f} min" if done else f"{elapsed / 60:.1f} min so far")
-                + ". Every engine agreed with memwall at every point: "
-                f"{'yes' if agree else 'NO (see the log)'}. 'first': adaptive within {WITHIN - 1:.0%} of the best "
-                "engine or ahead. Rules: bench/sweep.py's docstring."]
-    for query in queries:
-        series = sorted({p["series"] for p in points if p["query"] == query})
-        for s in series:
-            for t in threads:
-                sections += ["", f"## {query}, {s}", "", table(points, query, s, t)]
-        chart(points, query, RESULTS / f"{mode}-{query}.png")
-    text = "\n".join(sections) + "\n"
+    report = as_report(mode, args, version, host, elapsed, agree, points, done)
+    text = render(report, load=os.getloadavg()[0])
     if done:
         print(text)
     (RESULTS / f"{mode}.md").write_text(text)
-    report = as_report(mode, args, version, host, elapsed, agree, points, done)
     (RESULTS / f"{mode}.json").write_text(json.dumps(report, indent=1) + "\n")
     log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min{'' if done else ' (partial)'}")
+
+
+def render(report: dict, load: float | None = None) -> str:
+    """A sweep report (`as_report`) as Markdown tables, its charts drawn beside them in RESULTS."""
+    sweep = report["engine_sweeps"][0]
+    mode, points = sweep["mode"].removesuffix(" (partial)"), sweep["points"]
+    done = not sweep["mode"].endswith(" (partial)")
+    threads = sorted({p["threads"] for p in points})
+    queries = list(dict.fromkeys(p["query"] for p in points))
+    is_join = queries == ["join"]
+    when = datetime.datetime.fromtimestamp(report["created_unix_s"], datetime.timezone.utc)
+    host, minutes = report["host"], sweep["elapsed_seconds"] / 60
+    sections = [f"# {mode}: memwall against engines by cardinality",
+                "",
+                ("" if done else "**Partial: the sweep was still running (or was stopped) when this was written.** ")
+                + f"{sweep['rows']:,} {'probe ' if is_join else ''}rows; memwall {report['tool']['version']}; "
+                f"{host['cpu_model']}, {host['logical_cpus']} CPUs; {when:%Y-%m-%d %H:%M} UTC; best of {sweep['runs']} "
+                "warm runs after one untimed; "
+                + (f"load average {load:.2f} at the end; " if load is not None else "")
+                + (f"the whole sweep took {minutes:.1f} min" if done else f"{minutes:.1f} min so far")
+                + ". Every engine agreed with memwall at every point: "
+                f"{'yes' if sweep['all_agree'] else 'NO (see the log)'}. 'first': adaptive within {WITHIN - 1:.0%} of "
+                "the best engine or ahead. Rules: bench/sweep.py's docstring."]
+    for query in queries:
+        for s in sorted({p["series"] for p in points if p["query"] == query}):
+            for t in threads:
+                sections += ["", f"## {query}, {s}", "", table(points, query, s, t)]
+            if len(threads) > 1:
+                sections += ["", scaling(points, query, s, threads[0], threads[-1])]
+        chart(points, query, RESULTS / f"{mode}-{query}.png")
+    return "\n".join(sections) + "\n"
 
 
 def as_report(mode: str, args, version: str, host: dict, elapsed: float, agree: bool, points: list[dict],
@@ -303,10 +336,25 @@ def as_report(mode: str, args, version: str, host: dict, elapsed: float, agree: 
                          "engine": p["engine"], "ns_per_row": p["ns_per_row"], "samples_seconds": p["seconds"],
                          "agrees": p["agrees"], **({"chose": p["chose"]} if p.get("chose") else {})}
                         for p in points]}
-    return {"schema_version": 1, "tool": {"name": "memwall", "version": version.split()[-1]}, "source": "native",
+    return {"schema_version": 1, "tool": {"name": "memwall", "version": (version.split() + ["unknown", "unknown"])[1]}, "source": "native",
             "created_unix_s": int(time.time()),
             "host": {"cpu_model": host["cpu"], "logical_cpus": host["cpus"], "os": host["system"]},
             "engine_sweeps": [sweep]}
+
+
+def render_file(path: Path) -> int:
+    """`--render`: a saved report's tables to stdout and RESULTS/<mode>.md, its charts beside them."""
+    try:
+        report = json.loads(path.read_text())
+        text = render(report)
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+        print(f"sweep.py: {path}: not a sweep report this script wrote ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
+    mode = report["engine_sweeps"][0]["mode"].removesuffix(" (partial)")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{mode}.md").write_text(text)
+    print(text)
+    return 0
 
 
 def cpu_model() -> str:
