@@ -130,15 +130,8 @@ impl<'a, 'e> Reader<'a, 'e> {
         let last = self.found.len().saturating_sub(1);
         if !self.curve.tlb_prone && matches!(end, End::InCache(_)) && past_declared == Some(last) {
             let deepest = self.caches.last().map_or(0, |c| c.level);
-            return End::Dram {
-                tread: last,
-                evidence: vec![format!(
-                    "{}: {:.0} ns from {}, a level past every cache the OS declares (L{deepest} the deepest): DRAM",
-                    self.curve.label,
-                    self.found[last].ns,
-                    format_bytes(self.size(self.found[last].first))
-                )],
-            };
+            return self
+                .dram_at(last, &format!("a level past every cache the OS declares (L{deepest} the deepest): DRAM"));
         }
         let Some(k) = past_declared.filter(|_| self.curve.tlb_prone) else {
             return end;
@@ -146,15 +139,14 @@ impl<'a, 'e> Reader<'a, 'e> {
         if matches!(end, End::Dram { tread, .. } if tread <= k) {
             return end;
         }
-        End::Dram {
-            tread: k,
-            evidence: vec![format!(
-                "{}: {:.0} ns from {}, the first tread past every cache the OS declares; page walks raise it further",
-                self.curve.label,
-                self.found[k].ns,
-                format_bytes(self.size(self.found[k].first))
-            )],
-        }
+        self.dram_at(k, "the first tread past every cache the OS declares; page walks raise it further")
+    }
+
+    /// DRAM from tread `k`, for the reason `why`.
+    fn dram_at(&self, k: usize, why: &str) -> End {
+        let (label, tread) = (&self.curve.label, &self.found[k]);
+        let from = format_bytes(self.size(tread.first));
+        End::Dram { tread: k, evidence: vec![format!("{label}: {:.0} ns from {from}, {why}", tread.ns)] }
     }
 
     /// How many treads are caches: those before DRAM's, or before a curve's closing climb (a lone

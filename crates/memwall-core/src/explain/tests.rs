@@ -246,6 +246,18 @@ fn a_browser_declares_nothing_and_a_short_ladder_reaches_no_dram() {
     assert!(read_with(&ladder(vec![point(16 * K, 1.0)], vec![]), &[], None).levels.is_empty());
 }
 
+/// The caches the busy 2-vCPU Xeon guest declares.
+fn xeon_caches() -> [Cache; 3] {
+    [cache(1, 48 * K), cache(2, 2 * M), cache(3, 105 * M)]
+}
+
+/// A short ladder of that guest, as `memwall groupby` reads one before sizing adaptive's tables
+/// (page-local on THP, one size an octave): (bytes, ns) points.
+fn xeon_probe(measured: &[(u64, f64)]) -> Ladder {
+    let points = measured.iter().map(|&(b, ns)| point(b, ns)).collect();
+    crate::fixtures::ladder("page-local", "thp", points, vec![])
+}
+
 #[test]
 fn a_disturbed_l1_point_does_not_turn_dram_into_a_cache() {
     // A two-pass short ladder on a busy Xeon guest (page-local on THP, one size an octave), as
@@ -265,10 +277,7 @@ fn a_disturbed_l1_point_does_not_turn_dram_into_a_cache() {
         (32 * M, 63.5),
         (64 * M, 63.1),
     ];
-    let points = measured.iter().map(|&(b, ns)| point(b, ns)).collect();
-    let probe = crate::fixtures::ladder("page-local", "thp", points, vec![]);
-    let declared = [cache(1, 48 * K), cache(2, 2 * M), cache(3, 105 * M)];
-    let reading = read_with(&probe, &declared, None);
+    let reading = read_with(&xeon_probe(&measured), &xeon_caches(), None);
     let last = reading.levels.last().expect("levels");
     assert_eq!((last.cause, last.size_bytes), (Cause::Dram, 16 * M), "{:?}", names(&reading));
     assert!(reading.levels.iter().all(|l| l.name != "L4"), "{:?}", names(&reading));
@@ -293,17 +302,15 @@ fn dram_past_every_declared_cache_is_dram_however_near_l1_it_reads() {
         (32 * M, 60.4),
         (64 * M, 59.8),
     ];
-    let points = measured.iter().map(|&(b, ns)| point(b, ns)).collect();
-    let probe = crate::fixtures::ladder("page-local", "thp", points, vec![]);
-    let declared = [cache(1, 48 * K), cache(2, 2 * M), cache(3, 105 * M)];
-    let reading = read_with(&probe, &declared, None);
+    let probe = xeon_probe(&measured);
+    let reading = read_with(&probe, &xeon_caches(), None);
     let last = reading.levels.last().expect("levels");
     assert_eq!((last.cause, last.size_bytes), (Cause::Dram, 16 * M), "{:?}", names(&reading));
     let why = "a level past every cache the OS declares (L3 the deepest): DRAM";
     assert!(last.evidence.iter().any(|e| e.ends_with(why)), "{:?}", last.evidence);
     // A declaration without an L3 is not complete enough for the rule (ARM guests declare L1
     // and L2 alone): whatever the reading, it does not say this.
-    let reading = read_with(&probe, &declared[..2], None);
+    let reading = read_with(&probe, &xeon_caches()[..2], None);
     assert!(reading.levels.iter().flat_map(|l| &l.evidence).all(|e| !e.ends_with(why)), "{:?}", names(&reading));
 }
 

@@ -102,11 +102,8 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
     }
 
     fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
-        let mut part = Part::new_in(self.scratch.alloc());
-        let groups = self.table.len();
-        part.try_reserve_exact(groups).map_err(|_| allocation_error(self.scratch, groups))?;
-        part.extend(self.table.iter().map(|(&key, &state)| (key as u64, state)));
-        Ok(part)
+        let pairs = self.table.iter().map(|(&key, &state)| (key as u64, state));
+        super::per_thread::part_of(self.scratch, self.table.len(), pairs)
     }
 }
 

@@ -25,6 +25,18 @@ use crate::scratch::{Scratch, ScratchAlloc};
 /// A thread's groups, `(key, state)` pairs in scratch memory.
 pub(super) type Part<'a, 's, S> = ScratchVec<Slot<S>, ScratchAlloc<'a, 's>>;
 
+/// `groups` groups as a part in scratch memory.
+pub(super) fn part_of<'a, 's, S: State>(
+    scratch: &'a Scratch<'s>,
+    groups: usize,
+    pairs: impl Iterator<Item = Slot<S>>,
+) -> Result<Part<'a, 's, S>, GroupByError> {
+    let mut part = Part::new_in(scratch.alloc());
+    part.try_reserve_exact(groups).map_err(|_| super::naive::allocation_error(scratch, groups))?;
+    part.extend(pairs);
+    Ok(part)
+}
+
 /// Whether splitting the rows over threads is worth it and exact for `S`.
 pub(super) fn applies<S: State>(rows: usize, exec: &dyn Executor) -> bool {
     S::MERGES_EXACTLY && super::chunks_for(rows, exec) > 1

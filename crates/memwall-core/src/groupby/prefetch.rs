@@ -185,9 +185,7 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
     }
 
     fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
-        let mut part = Part::new_in(self.scratch.alloc());
-        part.try_reserve_exact(self.groups).map_err(|_| super::naive::allocation_error(self.scratch, self.groups))?;
-        part.extend(self.table.slots.iter().filter(|slot| slot.1.count() != 0).copied());
-        Ok(part)
+        let full = self.table.slots.iter().filter(|slot| slot.1.count() != 0).copied();
+        super::per_thread::part_of(self.scratch, self.groups, full)
     }
 }

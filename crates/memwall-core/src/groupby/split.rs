@@ -22,7 +22,7 @@ use super::GroupByError;
 use super::agg::State;
 use super::flat::capacity_for;
 use super::hash::hash;
-use super::per_thread::{Part, PartTable};
+use super::per_thread::{self, Part, PartTable};
 use crate::scratch::{Scratch, ScratchAlloc, rounded};
 
 /// The table is grown once a quarter full, or an eighth while it takes at most a quarter of the
@@ -137,11 +137,8 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
     }
 
     fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
-        let mut part = Part::new_in(self.scratch.alloc());
-        part.try_reserve_exact(self.groups).map_err(|_| super::naive::allocation_error(self.scratch, self.groups))?;
         let full = self.keys.iter().zip(self.states.iter()).filter(|(_, state)| state.count() != 0);
-        part.extend(full.map(|(&key, &state)| (key, state)));
-        Ok(part)
+        per_thread::part_of(self.scratch, self.groups, full.map(|(&key, &state)| (key, state)))
     }
 }
 
