@@ -749,18 +749,23 @@ fn an_untrusted_report_is_sized_parsed_and_checked() {
 
 #[test]
 fn the_bench_writes_engine_sweeps_this_crate_reads() {
-    // bench/sweep.py --quick on a 2-vCPU Xeon guest, as written.
-    let text = include_str!("../../../examples/engine-sweeps/xeon-2vcpu-kvm-sweep-quick.json");
-    let report = Report::from_json(text).unwrap();
-    report.check().unwrap();
-    let sweep = &report.engine_sweeps[0];
-    assert!(sweep.all_agree && sweep.rules.contains("own memory"), "{}", sweep.rules);
-    let panels = sweep.panels();
-    // count and sum, uniform and Zipf, 1 and 2 threads.
-    assert_eq!(panels.len(), 8, "{panels:?}");
-    for (query, series, threads) in panels {
-        let standings = sweep.standings(query, series, threads);
-        assert_eq!(standings.len(), 5, "10^3..10^7 keys in {query} {series} {threads}");
-        assert!(standings.iter().all(|s| !s.best_engine.is_memwall() && s.adaptive.chose.is_some()));
+    // bench/sweep.py on a 2-vCPU Xeon guest, quick (10M rows) and full (100M rows), as written but
+    // for tool.version, which the script then filled with the target triple.
+    let quick = include_str!("../../../examples/engine-sweeps/xeon-2vcpu-kvm-sweep-quick.json");
+    let full = include_str!("../../../examples/engine-sweeps/xeon-2vcpu-kvm-sweep-full.json");
+    // Distinct keys 10^3..10^7 in the quick sweep, ..10^8 in the full one.
+    for (text, points) in [(quick, 5), (full, 6)] {
+        let report = Report::from_json(text).unwrap();
+        report.check().unwrap();
+        let sweep = &report.engine_sweeps[0];
+        assert!(sweep.all_agree && sweep.rules.contains("own memory"), "{}", sweep.rules);
+        let panels = sweep.panels();
+        // count and sum, uniform and Zipf, 1 and 2 threads.
+        assert_eq!(panels.len(), 8, "{panels:?}");
+        for (query, series, threads) in panels {
+            let standings = sweep.standings(query, series, threads);
+            assert_eq!(standings.len(), points, "{query} {series} {threads}");
+            assert!(standings.iter().all(|s| !s.best_engine.is_memwall() && s.adaptive.chose.is_some()));
+        }
     }
 }
