@@ -7,9 +7,13 @@
 //! stays in it. Marking empty slots by their count (a present key counts at least 1) leaves
 //! every key value usable, 0 and `i64::MIN` included.
 
+use allocator_api2::vec::Vec as ScratchVec;
+
+use super::GroupByError;
 use super::agg::State;
 use super::hash::hash;
 use super::result::Groups;
+use crate::scratch::{Scratch, ScratchAlloc};
 
 /// `(key as u64, state)`; a state whose count is 0 marks an empty slot.
 pub(crate) type Slot<S> = (u64, S);
@@ -107,6 +111,22 @@ pub(crate) fn rehash<S: State>(from: &mut [Slot<S>], to: &mut [Slot<S>]) {
             *slot = (0, S::EMPTY);
         }
     }
+}
+
+/// `len` copies of `value` in scratch memory; scratch may come back used, so every slot is
+/// written.
+pub(crate) fn filled<'a, 's, T: Copy>(
+    scratch: &'a Scratch<'s>,
+    len: usize,
+    value: T,
+) -> Result<ScratchVec<T, ScratchAlloc<'a, 's>>, GroupByError> {
+    let mut slots = ScratchVec::new_in(scratch.alloc());
+    slots.try_reserve_exact(len).map_err(|_| {
+        let why = scratch.last_error().unwrap_or_else(|| "the size overflows".into());
+        GroupByError::Allocation(format!("a table of {len} slots: {why}"))
+    })?;
+    slots.resize(len, value);
+    Ok(slots)
 }
 
 #[cfg(test)]

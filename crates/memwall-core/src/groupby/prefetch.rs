@@ -10,7 +10,7 @@ use allocator_api2::vec::Vec as ScratchVec;
 
 use super::GroupByError;
 use super::agg::State;
-use super::flat::{Slot, capacity_for, drain_into, rehash, upsert};
+use super::flat::{Slot, capacity_for, drain_into, filled, rehash, upsert};
 use super::hash::hash;
 use super::per_thread::{Part, PartTable};
 use super::phases::{Phase, Phases};
@@ -37,14 +37,7 @@ struct Table<'a, 's, S: State> {
 
 impl<'a, 's, S: State> Table<'a, 's, S> {
     fn new(scratch: &'a Scratch<'s>, capacity: usize) -> Result<Self, GroupByError> {
-        let mut slots = ScratchVec::new_in(scratch.alloc());
-        slots.try_reserve_exact(capacity).map_err(|_| {
-            let why = scratch.last_error().unwrap_or_else(|| "the size overflows".into());
-            GroupByError::Allocation(format!("a table of {capacity} slots: {why}"))
-        })?;
-        // Scratch may come back used; empty slots must read as count 0.
-        slots.resize(capacity, (0, S::EMPTY));
-        Ok(Self { slots })
+        Ok(Self { slots: filled(scratch, capacity, (0, S::EMPTY))? })
     }
 
     fn capacity(&self) -> usize {

@@ -20,7 +20,7 @@ use allocator_api2::vec::Vec as ScratchVec;
 
 use super::GroupByError;
 use super::agg::State;
-use super::flat::capacity_for;
+use super::flat::{capacity_for, filled};
 use super::hash::hash;
 use super::per_thread::{self, Part, PartTable};
 use crate::scratch::{Scratch, ScratchAlloc, rounded};
@@ -153,22 +153,6 @@ fn find<S: State>(keys: &[u64], states: &[S], key: u64, hash: u64) -> usize {
         i = (i + 1) & mask;
     }
     i
-}
-
-/// `len` copies of `value` in scratch memory; scratch may come back used, so every slot is
-/// written.
-fn filled<'a, 's, T: Copy>(
-    scratch: &'a Scratch<'s>,
-    len: usize,
-    value: T,
-) -> Result<ScratchVec<T, ScratchAlloc<'a, 's>>, GroupByError> {
-    let mut slots = ScratchVec::new_in(scratch.alloc());
-    slots.try_reserve_exact(len).map_err(|_| {
-        let why = scratch.last_error().unwrap_or_else(|| "the size overflows".into());
-        GroupByError::Allocation(format!("a table of {len} slots: {why}"))
-    })?;
-    slots.resize(len, value);
-    Ok(slots)
 }
 
 #[cfg(test)]
