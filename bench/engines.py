@@ -2,9 +2,10 @@
 run, and the checks that hold every engine's answer to memwall's: shared by bench/compare.py
 (one preset, one thread) and bench/sweep.py (every cardinality, 1 and all threads).
 
-Each engine function loads the rows into the engine's own memory (untimed), runs each query once
-untimed and `runs` times timed, and returns one result per query: the engine's name, the times
-and the fields the checks compare.
+Each engine opens as a `Session`: the rows loaded into the engine's own memory (untimed), then
+any query run on them as often as a caller asks. `ENGINES[name](...)` is the one-shot form
+compare.py uses: open, one untimed run of each query, `runs` timed ones, close; sweep.py keeps a
+session open across rounds instead (`sweep.py --worker`).
 """
 
 from __future__ import annotations
@@ -23,16 +24,46 @@ def log(*args: object) -> None:
     print(*args, file=sys.stderr, flush=True)
 
 
-def best_of(run, runs: int) -> tuple[list[float], object]:
-    """One untimed warm-up, then `runs` timed calls; every time and the last result."""
-    result = run()
-    times = []
-    for _ in range(runs):
+class Session:
+    """One engine with the rows in its memory: `run(query)` gives the query's result rows,
+    `groups()` the distinct keys (the count query's answer holds only the top ten)."""
+
+    def __init__(self, name: str, rows: int, run, groups, close=lambda: None):
+        self.name, self.rows = name, rows
+        self.run, self.close = run, close
+        self._groups, self._counted = groups, None
+
+    def groups(self) -> int:
+        if self._counted is None:
+            self._counted = self._groups()
+        return self._counted
+
+    def timed(self, query: "Query") -> tuple[float, list]:
         gc.collect()
         started = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - started)
-    return times, result
+        out = self.run(query)
+        return time.perf_counter() - started, out
+
+    def result(self, query: "Query", times: list[float], out: list) -> dict:
+        """The figures and answer of `query` in the shape the checks and tables read."""
+        result = {"engine": self.name, "query": query.name, "times": times, "rows": self.rows, **answer(query, out)}
+        if query.name == "count":
+            result["groups"] = self.groups()
+        return result
+
+
+def measure(session: Session, queries: list["Query"], runs: int) -> list[dict]:
+    """Each query once untimed, then `runs` timed times; one result per query."""
+    results = []
+    for query in queries:
+        session.run(query)
+        times, out = [], None
+        for _ in range(runs):
+            t, out = session.timed(query)
+            times.append(t)
+        results.append(session.result(query, times, out))
+        log(f"{session.name} {query.name}: best {min(times):.3f} s")
+    return results
 
 
 class Query:
@@ -82,7 +113,7 @@ def answer(query: Query, rows: list) -> dict:
     return {"matches": int(rows[0][0]), "key_sum": int(rows[0][1]), "payload_sum": int(rows[0][2])}
 
 
-def duckdb_engine(keys: Path, build: Path | None, queries: list[Query], runs: int, threads: int = 1) -> list[dict]:
+def open_duckdb(keys: Path, build: Path | None, queries: list[Query], threads: int = 1) -> Session:
     import duckdb
 
     con = duckdb.connect(":memory:")
@@ -100,19 +131,12 @@ def duckdb_engine(keys: Path, build: Path | None, queries: list[Query], runs: in
         con.execute(f"CREATE TABLE build AS SELECT key, payload FROM read_parquet('{build}')")
         rows = con.execute("SELECT count(*) FROM probe").fetchone()[0]
     log(f"{name}: loaded {rows} rows in {time.perf_counter() - started:.1f} s")
-    results = []
-    for query in queries:
-        times, out = best_of(lambda: con.execute(query.duckdb_sql).fetchall(), runs)
-        result = {"engine": name, "query": query.name, "times": times, "rows": rows, **answer(query, out)}
-        if query.name == "count":
-            result["groups"] = con.execute("SELECT count(*) FROM (SELECT key FROM t GROUP BY key)").fetchone()[0]
-        results.append(result)
-        log(f"{name} {query.name}: best {min(times):.3f} s")
-    con.close()
-    return results
+    return Session(name, rows, lambda query: con.execute(query.duckdb_sql).fetchall(),
+                   lambda: con.execute("SELECT count(*) FROM (SELECT key FROM t GROUP BY key)").fetchone()[0],
+                   con.close)
 
 
-def chdb_engine(keys: Path, build: Path | None, queries: list[Query], runs: int, threads: int = 1) -> list[dict]:
+def open_chdb(keys: Path, build: Path | None, queries: list[Query], threads: int = 1) -> Session:
     import chdb
     from chdb import session
 
@@ -141,18 +165,14 @@ def chdb_engine(keys: Path, build: Path | None, queries: list[Query], runs: int,
         sess.query(f"INSERT INTO build SELECT key, payload FROM file('{build}', Parquet)")
         rows = int(query("SELECT count(*) FROM probe")[0][0])
     log(f"{name}: loaded {rows} rows in {time.perf_counter() - started:.1f} s")
-    results = []
-    for q in queries:
-        times, out = best_of(lambda: query(q.chdb_sql), runs)
-        result = {"engine": name, "query": q.name, "times": times, "rows": rows, **answer(q, out)}
-        if q.name == "count":
-            result["groups"] = int(query("SELECT count(*) FROM (SELECT key FROM t GROUP BY key)")[0][0])
-        results.append(result)
-        log(f"{name} {q.name}: best {min(times):.3f} s")
-    for table in tables:
-        sess.query(f"DROP TABLE {table}")
-    sess.close()
-    return results
+
+    def close() -> None:
+        for table in tables:
+            sess.query(f"DROP TABLE {table}")
+        sess.close()
+
+    return Session(name, rows, lambda q: query(q.chdb_sql),
+                   lambda: int(query("SELECT count(*) FROM (SELECT key FROM t GROUP BY key)")[0][0]), close)
 
 
 def mismatch(field: str, reference: dict, other: dict, why: str = "") -> None:
@@ -190,7 +210,7 @@ def check_agreement(results: list[dict]) -> bool:
     return ok
 
 
-def polars_engine(keys: Path, build: Path | None, queries: list[Query], runs: int, threads: int = 1) -> list[dict]:
+def open_polars(keys: Path, build: Path | None, queries: list[Query], threads: int = 1) -> Session:
     """Polars, lazy queries over in-memory DataFrames. Its thread pool is sized once per process
     (POLARS_MAX_THREADS, read at import): the caller sets it before the first import."""
     import os
@@ -228,18 +248,10 @@ def polars_engine(keys: Path, build: Path | None, queries: list[Query], runs: in
         return joined.select(pl.len(), pl.col("key").cast(pl.Int128).sum(),
                              pl.col("payload").cast(pl.Int128).sum()).collect().rows()
 
-    results = []
-    for query in queries:
-        times, out = best_of(lambda: run(query), runs)
-        result = {"engine": name, "query": query.name, "times": times, "rows": rows, **answer(query, out)}
-        if query.name == "count":
-            result["groups"] = t.select(pl.col("key").n_unique()).item()
-        results.append(result)
-        log(f"{name} {query.name}: best {min(times):.3f} s")
-    return results
+    return Session(name, rows, run, lambda: t.select(pl.col("key").n_unique()).item())
 
 
-def datafusion_engine(keys: Path, build: Path | None, queries: list[Query], runs: int, threads: int = 1) -> list[dict]:
+def open_datafusion(keys: Path, build: Path | None, queries: list[Query], threads: int = 1) -> Session:
     """DataFusion, SQL over in-memory Arrow tables, `target_partitions` = threads."""
     import datafusion
     import pyarrow.parquet as pq
@@ -275,15 +287,25 @@ def datafusion_engine(keys: Path, build: Path | None, queries: list[Query], runs
         table = ctx.sql(sql[query.name]).to_arrow_table()
         return [tuple(col[i].as_py() for col in table.columns) for i in range(table.num_rows)]
 
-    results = []
-    for query in queries:
-        times, out = best_of(lambda: run(query), runs)
-        result = {"engine": name, "query": query.name, "times": times, "rows": rows, **answer(query, out)}
-        if query.name == "count":
-            result["groups"] = ctx.sql("SELECT count(DISTINCT key) FROM t").to_arrow_table().column(0)[0].as_py()
-        results.append(result)
-        log(f"{name} {query.name}: best {min(times):.3f} s")
-    return results
+    return Session(name, rows, run,
+                   lambda: ctx.sql("SELECT count(DISTINCT key) FROM t").to_arrow_table().column(0)[0].as_py())
 
 
-ENGINES = {"duckdb": duckdb_engine, "chdb": chdb_engine, "polars": polars_engine, "datafusion": datafusion_engine}
+OPEN = {"duckdb": open_duckdb, "chdb": open_chdb, "polars": open_polars, "datafusion": open_datafusion}
+
+
+def one_shot(engine: str):
+    """`OPEN[engine]` as one call: open, `measure`, close."""
+
+    def run(keys: Path, build: Path | None, queries: list[Query], runs: int, threads: int = 1) -> list[dict]:
+        session = OPEN[engine](keys, build, queries, threads)
+        try:
+            return measure(session, queries, runs)
+        finally:
+            session.close()
+
+    return run
+
+
+ENGINES = {engine: one_shot(engine) for engine in OPEN}
+duckdb_engine, chdb_engine = ENGINES["duckdb"], ENGINES["chdb"]

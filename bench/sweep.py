@@ -8,12 +8,15 @@ Every engine's answer is checked against memwall's at every point (bench/engines
 checks as bench/compare.py), a mismatch printed loudly and the exit code 1.
 
 Rules, the same for all: the rows in each engine's own memory before the clock starts (loading is
-never timed); one untimed warm-up, then `--runs` timed runs, the best counts; DuckDB `threads`,
+never timed); one untimed warm-up, then `--rounds` rounds taking turns (memwall, then each engine,
+the order reversed every other round, so that the host's slow swings land on every side alike),
+`--runs` timed runs each per round, the best of all counts; DuckDB `threads`,
 ClickHouse `max_threads`, Polars `POLARS_MAX_THREADS`, DataFusion `target_partitions` and memwall
 `--threads` all set to the point's thread count. Engine times are wall-clock around the query from
 Python (scan of the in-memory columns, plan and a result of at most ten rows included); memwall's
 are its kernel alone under `--memory warm` (bench/README.md says why that is the fair pairing).
-Each engine runs in a process of its own, one at a time, so no two hold the rows at once.
+Each engine runs in a process of its own, which keeps its rows across the rounds of a point (with
+`--rounds 1` each engine closes before the next loads, so no two hold the rows at once).
 
 Output: a Markdown table per query, skew and thread count (ns per row by distinct keys, one column
 per engine and memwall kernel, and how memwall adaptive stands against the best engine), PNG charts,
@@ -38,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engines import ENGINES, JOIN, check_agreement, groupby_query, log
+from engines import JOIN, OPEN, check_agreement, groupby_query, log
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
@@ -92,27 +95,116 @@ def memwall_points(memwall: Path, args, data: dict, threads: int) -> list[dict]:
     return sorted(results, key=lambda r: r["engine"] != "memwall adaptive")
 
 
-def engine_points(engine: str, args, data: dict, threads: int) -> list[dict]:
-    """One engine at one point, in a process of its own (Polars sizes its pool once per process)."""
-    cmd = [sys.executable, __file__, "--worker", engine, "--worker-threads", str(threads), "--runs", str(args.runs),
-           "--worker-rows", str(data["rows_file"]), "--worker-queries", ",".join(data["queries"])]
-    if data.get("build_file"):
-        cmd += ["--worker-build", str(data["build_file"])]
-    env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
-    done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, env=env, text=True)
-    results = json.loads(done.stdout)
-    for r in results:
-        if "top" in r:
-            r["top"] = [tuple(kc) for kc in r["top"]]
-    return results
+class Worker:
+    """One engine kept open for all rounds of a point, in a process of its own (Polars sizes its
+    pool once per process): it loads the rows and warms every query once, then each `run()` times
+    every query `--runs` times (`worker` below is the other end)."""
+
+    def __init__(self, engine: str, args, data: dict, threads: int):
+        cmd = [sys.executable, __file__, "--worker", engine, "--worker-threads", str(threads), "--runs",
+               str(args.runs), "--worker-rows", str(data["rows_file"]), "--worker-queries", ",".join(data["queries"])]
+        if data.get("build_file"):
+            cmd += ["--worker-build", str(data["build_file"])]
+        env = dict(os.environ, POLARS_MAX_THREADS=str(threads))
+        self.engine = engine
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
+        self.read()
+
+    def read(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.engine} worker stopped (exit code {self.proc.wait()}); its log is above")
+        return json.loads(line)
+
+    def run(self) -> list[dict]:
+        self.proc.stdin.write("run\n")
+        self.proc.stdin.flush()
+        results = self.read()
+        for r in results:
+            if "top" in r:
+                r["top"] = [tuple(kc) for kc in r["top"]]
+        return results
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        if self.proc.wait() != 0:
+            raise RuntimeError(f"the {self.engine} worker exited with {self.proc.returncode}")
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
 
 
 def worker(args) -> int:
+    """The engine's side of `Worker`: one JSON line when ready, then one per `run` line on stdin."""
+    # The engines' own output goes to stderr, so that stdout carries only these lines.
+    lines = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
     queries = [JOIN if q == "join" else groupby_query(q) for q in args.worker_queries.split(",")]
     build = Path(args.worker_build) if args.worker_build else None
-    results = ENGINES[args.worker](Path(args.worker_rows), build, queries, args.runs, args.worker_threads)
-    print(json.dumps(results))
+    session = OPEN[args.worker](Path(args.worker_rows), build, queries, args.worker_threads)
+    try:
+        for query in queries:
+            session.run(query)
+        print(json.dumps({"ready": session.name}), file=lines, flush=True)
+        for command in sys.stdin:
+            if command.strip() != "run":
+                break
+            results = []
+            for query in queries:
+                timed = [session.timed(query) for _ in range(args.runs)]
+                results.append(session.result(query, [t for t, _ in timed], timed[-1][1]))
+            print(json.dumps(results), file=lines, flush=True)
+    finally:
+        session.close()
     return 0
+
+
+def point(memwall: Path, args, data: dict, threads: int, engines: list[str]) -> list[list[dict]]:
+    """One point in `--rounds` rounds taking turns (memwall, then each engine; the order reversed
+    every other round), so that the host's slow swings land on every side alike; each round's
+    results, memwall adaptive first."""
+    rounds, workers = [], {}
+    try:
+        for r in range(args.rounds):
+            sides = ["memwall", *engines]
+            if r % 2:
+                sides.reverse()
+            mine, theirs = [], []
+            for side in sides:
+                if side == "memwall":
+                    mine = memwall_points(memwall, args, data, threads)
+                    continue
+                if side not in workers:
+                    workers[side] = Worker(side, args, data, threads)
+                theirs += workers[side].run()
+                # With one round, each engine leaves memory before the next loads its rows.
+                if r == args.rounds - 1:
+                    workers.pop(side).close()
+            rounds.append(mine + theirs)
+    finally:
+        for w in workers.values():
+            w.kill()
+    return rounds
+
+
+def merged(rounds: list[list[dict]], query: str) -> list[dict]:
+    """Each engine's and kernel's times over every round; adaptive's choice in its fastest round
+    first, then any other it made."""
+    by_engine: dict[str, list[dict]] = {}
+    for results in rounds:
+        for r in results:
+            if r["query"] == query:
+                by_engine.setdefault(r["engine"], []).append(r)
+    out = []
+    for runs in by_engine.values():
+        runs.sort(key=lambda r: min(r["times"]))
+        result = dict(runs[0], times=[t for r in runs for t in r["times"]])
+        choices = list(dict.fromkeys(r["chose"] for r in runs if r.get("chose")))
+        if choices:
+            result["chose"] = "/".join(choices)
+        out.append(result)
+    return out
 
 
 def generate(memwall: Path, rows: int, keys: int, skew: str, miss_rate: float | None, out: Path, build: Path | None):
@@ -212,11 +304,12 @@ def main() -> int:
     parser.add_argument("--threads", default="1,all", help="comma list of thread counts, `all` for every CPU")
     parser.add_argument("--engines", default="duckdb,chdb,polars,datafusion")
     parser.add_argument("--kernels", default="adaptive,tuned,naive", help="memwall kernels")
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds at each point, taking turns (default 3)")
+    parser.add_argument("--runs", type=int, default=1, help="timed runs per round (default 1); the best of all counts")
     parser.add_argument("--name", default=None, help="output name (default sweep-quick / sweep-full, -join)")
     parser.add_argument("--render", type=Path, metavar="REPORT",
                         help="only write the tables and charts of a sweep's report (bench/results/sweep-*.json)")
-    parser.add_argument("--worker", choices=sorted(ENGINES), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=sorted(OPEN), help=argparse.SUPPRESS)
     parser.add_argument("--worker-threads", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--worker-rows", help=argparse.SUPPRESS)
     parser.add_argument("--worker-build", help=argparse.SUPPRESS)
@@ -234,9 +327,9 @@ def main() -> int:
     keys = [k for k in keys if k <= args.rows]
     threads = sorted({all_threads() if t == "all" else int(t) for t in args.threads.split(",")})
     engines = [e for e in args.engines.split(",") if e]
-    unknown = [e for e in engines if e not in ENGINES]
-    if unknown or args.runs < 1 or not keys:
-        parser.error(f"engines are {', '.join(ENGINES)}; --runs at least 1; keys at most --rows")
+    unknown = [e for e in engines if e not in OPEN]
+    if unknown or args.runs < 1 or args.rounds < 1 or not keys:
+        parser.error(f"engines are {', '.join(OPEN)}; --runs and --rounds at least 1; keys at most --rows")
     if not args.memwall.exists():
         parser.error(f"{args.memwall}: no memwall binary (cargo build --release -p memwall)")
     mode = args.name or ("sweep-quick" if args.quick else "sweep-full") + ("-join" if args.join else "")
@@ -262,14 +355,11 @@ def main() -> int:
         generate(args.memwall, args.rows, data["keys"], data["series"], data.get("miss_rate"), data["rows_file"],
                  data.get("build_file"))
         for t in threads:
-            results = memwall_points(args.memwall, args, data, t)
-            for engine in engines:
-                results += engine_points(engine, args, data, t)
+            rounds = point(args.memwall, args, data, t, engines)
             for query in data["queries"]:
-                at = [r for r in results if r["query"] == query]
-                ok = check_agreement(at)
+                ok = all([check_agreement([r for r in results if r["query"] == query]) for results in rounds])
                 agree &= ok
-                for r in at:
+                for r in merged(rounds, query):
                     points.append(dict(query=query, series=data["series"], keys=data["keys"], threads=t,
                                        engine=r["engine"], seconds=r["times"], ns_per_row=min(r["times"]) / r["rows"] * 1e9,
                                        chose=r.get("chose"), agrees=ok))
@@ -293,6 +383,13 @@ def write(mode: str, args, threads: list[int], points: list[dict], agree: bool, 
     log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min{'' if done else ' (partial)'}")
 
 
+def rounds(sweep: dict) -> str:
+    """How each figure was taken, in words; reports from before rounds ran every side once."""
+    n, runs = sweep.get("rounds", 1), sweep["runs"]
+    taken = f"best of {runs} warm run{'s' if runs > 1 else ''} after one untimed"
+    return taken if n == 1 else f"{taken}, in each of {n} rounds taking turns (the best of {n * runs})"
+
+
 def render(report: dict, load: float | None = None) -> str:
     """A sweep report (`as_report`) as Markdown tables, its charts drawn beside them in RESULTS."""
     sweep = report["engine_sweeps"][0]
@@ -307,8 +404,8 @@ def render(report: dict, load: float | None = None) -> str:
                 "",
                 ("" if done else "**Partial: the sweep was still running (or was stopped) when this was written.** ")
                 + f"{sweep['rows']:,} {'probe ' if is_join else ''}rows; memwall {report['tool']['version']}; "
-                f"{host['cpu_model']}, {host['logical_cpus']} CPUs; {when:%Y-%m-%d %H:%M} UTC; best of {sweep['runs']} "
-                "warm runs after one untimed; "
+                f"{host['cpu_model']}, {host['logical_cpus']} CPUs; {when:%Y-%m-%d %H:%M} UTC; "
+                + rounds(sweep) + "; "
                 + (f"load average {load:.2f} at the end; " if load is not None else "")
                 + (f"the whole sweep took {minutes:.1f} min" if done else f"{minutes:.1f} min so far")
                 + ". Every engine agreed with memwall at every point: "
@@ -329,7 +426,7 @@ def as_report(mode: str, args, version: str, host: dict, elapsed: float, agree: 
     """The sweep as a memwall report (crates/memwall-report, `engine_sweeps`): the web page opens it
     like any other report and draws each panel with the engines overlaid."""
     rules = __doc__.split("Rules, the same for all: ", 1)[1].split("\n\n", 1)[0]
-    sweep = {"mode": mode if done else f"{mode} (partial)", "rows": args.rows, "runs": args.runs, "elapsed_seconds": elapsed, "all_agree": agree,
+    sweep = {"mode": mode if done else f"{mode} (partial)", "rows": args.rows, "runs": args.runs, "rounds": args.rounds, "elapsed_seconds": elapsed, "all_agree": agree,
              "rules": " ".join(rules.split()),
              "engines": sorted({p["engine"] for p in points if not p["engine"].startswith("memwall ")}),
              "points": [{"query": p["query"], "series": p["series"], "keys": p["keys"], "threads": p["threads"],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # memwall vs DuckDB, ClickHouse (chDB), Polars and DataFusion at every cardinality, 1 and all threads,
-# answers checked: see bench/README.md. Extra arguments go to bench/sweep.py (--quick, --join, --runs 2, ...).
+# answers checked: see bench/README.md. Extra arguments go to bench/sweep.py (--quick, --join, --rounds 2, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=$(bench/venv.sh)

@@ -12,8 +12,12 @@ pub struct EngineSweep {
     pub mode: String,
     /// Rows at every point (probe rows for the join).
     pub rows: u64,
-    /// Timed runs per point, after one untimed; the fastest counts.
+    /// Timed runs per point and round, after one untimed; the fastest of all rounds counts.
     pub runs: u32,
+    /// Rounds at each point, memwall and the engines taking turns, so that the host's slow
+    /// swings land on every side alike (sweeps before rounds ran each side once: 1).
+    #[serde(default = "one_round")]
+    pub rounds: u32,
     pub elapsed_seconds: f64,
     /// Whether every engine's answer equalled memwall's at every point.
     pub all_agree: bool,
@@ -23,6 +27,21 @@ pub struct EngineSweep {
     #[serde(default)]
     pub engines: Vec<String>,
     pub points: Vec<EngineSweepPoint>,
+}
+
+fn one_round() -> u32 {
+    1
+}
+
+impl EngineSweep {
+    /// How each figure was taken, in words.
+    pub fn taken(&self) -> String {
+        let runs = if self.runs == 1 { "1 warm run".to_string() } else { format!("{} warm runs", self.runs) };
+        match self.rounds {
+            0 | 1 => format!("best of {runs} after one untimed"),
+            n => format!("best of {runs} after one untimed in each of {n} rounds taking turns"),
+        }
+    }
 }
 
 /// One engine (or memwall kernel) at one point.

@@ -192,7 +192,8 @@ fn engine_sweep() -> EngineSweep {
     EngineSweep {
         mode: "sweep-quick".into(),
         rows: 10_000_000,
-        runs: 3,
+        runs: 1,
+        rounds: 3,
         elapsed_seconds: 900.0,
         all_agree: true,
         rules: "rows in each engine's memory; best of 3 after one untimed".into(),
@@ -222,6 +223,13 @@ fn engine_sweeps_round_trip_and_stand_adaptive_against_the_best_engine() {
     assert!(back.check().is_ok());
 
     let sweep = engine_sweep();
+    assert_eq!(sweep.taken(), "best of 1 warm run after one untimed in each of 3 rounds taking turns");
+    // A sweep written before rounds ran each side once.
+    let mut before = serde_json::to_value(&sweep).unwrap();
+    before.as_object_mut().unwrap().remove("rounds");
+    before["runs"] = 3.into();
+    let before: EngineSweep = serde_json::from_value(before).unwrap();
+    assert_eq!((before.rounds, before.taken().as_str()), (1, "best of 3 warm runs after one untimed"));
     assert_eq!(sweep.panels(), vec![("count", "zipf:1.1", 2)]);
     let standings = sweep.standings("count", "zipf:1.1", 2);
     // Against the fastest engine, never against another memwall kernel.

@@ -161,8 +161,8 @@ pub fn engine_charts(palette: Palette, reports: &[&LoadedReport]) -> Vec<Html> {
         }
         cards.push(html! {
             <p class="muted small engine-rules">
-                { format!("{}: {} rows, best of {} runs, {:.1} min in all; every engine agreed with memwall: {}. Rules: {}",
-                    sweep.mode, sweep.rows, sweep.runs, sweep.elapsed_seconds / 60.0,
+                { format!("{}: {} rows, {}, {:.1} min in all; every engine agreed with memwall: {}. Rules: {}",
+                    sweep.mode, sweep.rows, sweep.taken(), sweep.elapsed_seconds / 60.0,
                     if sweep.all_agree { "yes" } else { "NO" }, sweep.rules) }
             </p>
         });
