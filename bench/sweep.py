@@ -14,7 +14,8 @@ the order reversed every other round, so that the host's slow swings land on eve
 ClickHouse `max_threads`, Polars `POLARS_MAX_THREADS`, DataFusion `target_partitions` and memwall
 `--threads` all set to the point's thread count. Engine times are wall-clock around the query from
 Python (scan of the in-memory columns, plan and a result of at most ten rows included); memwall's
-are its kernel alone under `--memory warm` (bench/README.md says why that is the fair pairing).
+are its kernel alone under `--memory warm` (bench/README.md says why that is the fair pairing),
+its tables sized by one ladder taken before the sweep (`--caches-from`).
 Each engine runs in a process of its own, which keeps its rows across the rounds of a point (with
 `--rounds 1` each engine closes before the next loads, so no two hold the rows at once).
 
@@ -59,8 +60,10 @@ def all_threads() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def memwall_points(memwall: Path, args, data: dict, threads: int) -> list[dict]:
-    """memwall's kernels at one point, one result per kernel and query, in the engines' shape."""
+def memwall_points(memwall: Path, args, data: dict, threads: int, first_round: bool) -> list[dict]:
+    """memwall's kernels at one point, one result per kernel and query, in the engines' shape.
+    Every kernel is checked against the sort-and-count reference in the first round; later rounds
+    check them against each other (and the engines against adaptive) without it."""
     results = []
     for query in data["queries"]:
         with tempfile.NamedTemporaryFile(suffix=".json") as out:
@@ -72,7 +75,9 @@ def memwall_points(memwall: Path, args, data: dict, threads: int) -> list[dict]:
                 if query != "count":
                     cmd += ["--agg", query, "--value-column", "value"]
             cmd += ["--kernel", args.kernels, "--runs", str(args.runs), "--threads", str(threads),
-                    "--memory", "warm", "--json", out.name]
+                    "--memory", "warm", "--caches-from", str(args.caches), "--json", out.name]
+            if not first_round:
+                cmd.append("--no-verify")
             log("$ " + " ".join(cmd))
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             report = json.loads(Path(out.name).read_text())
@@ -173,7 +178,7 @@ def point(memwall: Path, args, data: dict, threads: int, engines: list[str]) -> 
             mine, theirs = [], []
             for side in sides:
                 if side == "memwall":
-                    mine = memwall_points(memwall, args, data, threads)
+                    mine = memwall_points(memwall, args, data, threads, first_round=r == 0)
                     continue
                 if side not in workers:
                     workers[side] = Worker(side, args, data, threads)
@@ -205,6 +210,25 @@ def merged(rounds: list[list[dict]], query: str) -> list[dict]:
             result["chose"] = "/".join(choices)
         out.append(result)
     return out
+
+
+def measure_caches(memwall: Path, out: Path) -> str:
+    """One ladder before the sweep, that every memwall run sizes its tables by (`--caches-from`):
+    adaptive decides by the same caches at every point, and no run pays for a probe of its own.
+    Page-local, so that TLB steps are not read as caches; on huge pages where the host has them, as
+    the kernels' scratch is. Returns the levels it read, in words."""
+    thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    huge = "thp" if thp.exists() and any(f"[{m}]" in thp.read_text() for m in ("always", "madvise")) else "off"
+    cmd = [str(memwall), "ladder", "--pattern", "page-local", "--huge-pages", huge, "--max", "1GiB",
+           "--points-per-octave", "1", "--json", str(out)]
+    log("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    levels = json.loads(out.read_text())["ladder"]["levels"]
+    size = lambda b: f"{b / 2**20:g} MiB" if b >= 2**20 else f"{b / 2**10:g} KiB"
+    words = [f"{level['name']} {'from' if level['cause'] == 'dram' else 'to'} {size(level['size_bytes'])}"
+             for level in levels if level["cause"] in ("cache", "dram")]
+    log("memwall's caches for the whole sweep: " + ", ".join(words))
+    return f"{', '.join(words)} (one page-local ladder on {huge} pages before the sweep, {out.name})"
 
 
 def generate(memwall: Path, rows: int, keys: int, skew: str, miss_rate: float | None, out: Path, build: Path | None):
@@ -335,6 +359,8 @@ def main() -> int:
     mode = args.name or ("sweep-quick" if args.quick else "sweep-full") + ("-join" if args.join else "")
     data_dir = RESULTS / "sweep-data"
     data_dir.mkdir(parents=True, exist_ok=True)
+    args.caches = RESULTS / f"{mode}-caches.json"
+    args.levels = measure_caches(args.memwall, args.caches)
 
     datasets = []
     if args.join:
@@ -426,6 +452,7 @@ def as_report(mode: str, args, version: str, host: dict, elapsed: float, agree: 
     """The sweep as a memwall report (crates/memwall-report, `engine_sweeps`): the web page opens it
     like any other report and draws each panel with the engines overlaid."""
     rules = __doc__.split("Rules, the same for all: ", 1)[1].split("\n\n", 1)[0]
+    rules += f" memwall's caches: {args.levels}."
     sweep = {"mode": mode if done else f"{mode} (partial)", "rows": args.rows, "runs": args.runs, "rounds": args.rounds, "elapsed_seconds": elapsed, "all_agree": agree,
              "rules": " ".join(rules.split()),
              "engines": sorted({p["engine"] for p in points if not p["engine"].startswith("memwall ")}),

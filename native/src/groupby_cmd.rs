@@ -3,15 +3,17 @@
 
 use std::io::Write;
 use std::ops::ControlFlow;
+use std::path::Path;
 
 use clap::Args;
 use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
+use memwall_core::explain;
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values, summary};
 use memwall_core::scratch::MemoryPolicy;
 use memwall_core::size::format_bytes;
-use memwall_report::{Counters, Dataset, GroupBy, Host, Report};
+use memwall_report::{Cause, Counters, Dataset, GroupBy, Host, Level, Report};
 
 use crate::arena::SCRATCH;
 use crate::counters::CounterSession;
@@ -66,15 +68,44 @@ pub fn groupby_config(partitions: u32, host: &Host, threads: usize) -> CliResult
 /// `budget` with the caches this host really has where adaptive will run (it is the kernel that
 /// decides by them): a short ladder names the levels (see `ladder_cmd::cache_probe`), whose sizes
 /// replace the declared ones (a VM's declared L3 is often many times what it gets). The declared
-/// sizes stay if the ladder cannot run, or with `--declared-caches`.
-pub fn with_host_caches(budget: CacheBudget, kernels: &[Kernel], declared_only: bool, host: &Host) -> CacheBudget {
-    if declared_only || !kernels.contains(&Kernel::Adaptive) {
-        return budget;
+/// sizes stay if the ladder cannot run, or with `--declared-caches`; `--caches-from` takes the
+/// levels of a saved report's ladder instead, for every kernel.
+pub fn with_host_caches(
+    budget: CacheBudget,
+    kernels: &[Kernel],
+    race: &RaceArgs,
+    host: &Host,
+) -> CliResult<CacheBudget> {
+    if let Some(path) = &race.caches_from {
+        return saved_levels(path, host).map(|levels| budget.measured(&levels));
     }
-    match crate::ladder_cmd::cache_probe(host, &NativeClock::new()) {
+    if race.declared_caches || !kernels.contains(&Kernel::Adaptive) {
+        return Ok(budget);
+    }
+    Ok(match crate::ladder_cmd::cache_probe(host, &NativeClock::new()) {
         Ok(ladder) => budget.measured(&ladder.levels),
         Err(_) => budget,
+    })
+}
+
+/// The levels of `path`'s ladder as today's rules read them; refused when the report is of
+/// another CPU, or its ladder names neither a cache nor DRAM (nothing to size by).
+fn saved_levels(path: &Path, host: &Host) -> CliResult<Vec<Level>> {
+    let context = |e: CliError| e.context(&format!("--caches-from {}", path.display()));
+    let mut report = output::read_report(path).map_err(context)?;
+    if let (Some(theirs), Some(ours)) = (&report.host.cpu_model, &host.cpu_model)
+        && theirs != ours
+    {
+        return Err(context(CliError::usage(format!("measured on another CPU ({theirs}; this one is {ours})"))));
     }
+    explain::reread(&mut report);
+    let Some(levels) = report.ladder.map(|ladder| ladder.levels) else {
+        return Err(context(CliError::usage("no ladder in this report: nothing to size the tables by")));
+    };
+    if !levels.iter().any(|l| matches!(l.cause, Cause::Cache | Cause::Dram)) {
+        return Err(context(CliError::usage("its ladder names no cache and no DRAM: nothing to size the tables by")));
+    }
+    Ok(levels)
 }
 
 /// Everything a race needs besides the data.
@@ -296,10 +327,8 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     let host =
         if args.export.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
     let (threads, config, mut data) = prepare(&args, &host)?;
-    let config = GroupByConfig {
-        budget: with_host_caches(config.budget, &args.kernel.0, args.race.declared_caches, &host),
-        ..config
-    };
+    let config =
+        GroupByConfig { budget: with_host_caches(config.budget, &args.kernel.0, &args.race, &host)?, ..config };
     let mut out = args.export.human();
     if args.counters
         && let Err(why) = crate::counters::probe()

@@ -285,9 +285,9 @@ pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, 
 
 /// `config` with the caches this host's short ladder finds (the tables and adaptive's limit are
 /// sized by them), unless `declared_only`.
-pub fn with_host_caches(config: JoinConfig, declared_only: bool, host: &Host) -> JoinConfig {
-    let budget = groupby_cmd::with_host_caches(config.budget, &[groupby::Kernel::Adaptive], declared_only, host);
-    JoinConfig { budget, ..config }
+pub fn with_host_caches(config: JoinConfig, race: &RaceArgs, host: &Host) -> CliResult<JoinConfig> {
+    let budget = groupby_cmd::with_host_caches(config.budget, &[groupby::Kernel::Adaptive], race, host)?;
+    Ok(JoinConfig { budget, ..config })
 }
 
 pub fn join(args: JoinArgs) -> CliResult {
@@ -296,7 +296,7 @@ pub fn join(args: JoinArgs) -> CliResult {
     let host =
         if args.export.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
     let (threads, config, data, dataset, label) = prepare(&args, &host)?;
-    let config = with_host_caches(config, args.race.declared_caches, &host);
+    let config = with_host_caches(config, &args.race, &host)?;
     let mut out = args.export.human();
     let setup = JoinRace::for_args(&args, config, &threads, &dataset);
     let result = race(&setup, &data, dataset, &clock)?;

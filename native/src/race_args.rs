@@ -1,6 +1,8 @@
 //! The flags every race takes, the GROUP BY's and the join's and the sweeps': which kernels,
 //! threads and runs, the rules the kernels are measured under, and the caches adaptive sizes by.
 
+use std::path::PathBuf;
+
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::race::{self, Named, RaceEvent, Truth};
@@ -71,13 +73,18 @@ pub struct RaceArgs {
     /// first with a short ladder (about two seconds).
     #[arg(long)]
     pub declared_caches: bool,
+    /// Size them by the caches a saved report's ladder read (`memwall ladder --pattern page-local
+    /// --json`, or `memwall run --json`), read again by today's rules, instead of a ladder of
+    /// their own: many races on one host then decide by one measurement.
+    #[arg(long, value_name = "REPORT.json", conflicts_with = "declared_caches")]
+    pub caches_from: Option<PathBuf>,
 }
 
 impl RaceArgs {
     /// The race of `memwall run`: one thread, `runs` timed runs, the default rules, the caches
     /// its ladder read.
     pub fn defaults(runs: u32) -> Self {
-        Self { threads: 1, pin: None, runs, rules: RuleArgs::defaults(), declared_caches: true }
+        Self { threads: 1, pin: None, runs, rules: RuleArgs::defaults(), declared_caches: true, caches_from: None }
     }
 }
 

@@ -239,3 +239,37 @@ fn run_can_skip_the_race() {
     assert!(report.ladder.is_some());
     assert!(report.groupby.is_none());
 }
+
+/// `--caches-from`: adaptive sizes its tables by a saved ladder's levels (read again by today's
+/// rules) instead of a ladder of its own; a report of another CPU, or one without a ladder, is
+/// refused in one line.
+#[test]
+fn caches_from_a_saved_ladder_size_adaptive_and_another_cpu_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/reports/xeon-2vcpu-kvm-ladder-4curves.json");
+    let mut report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(example).unwrap()).unwrap();
+    let save = |name: &str, report: &serde_json::Value| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, report.to_string()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // Unnamed, the example's CPU is no other CPU's, whichever host runs this.
+    report["host"]["cpu_model"] = serde_json::Value::Null;
+    let saved = save("ladder.json", &report);
+    let race = words("groupby --rows 200000 --keys 1000 --kernel adaptive --runs 1 --json -");
+    let out = memwall(&[&race[..], &["--caches-from", &saved]].concat());
+    let run = report_from(&out).groupby.unwrap().runs.remove(0);
+    let reason = run.choice.unwrap().reason;
+    // The example's Xeon guest: L2 reads 1 MiB there (2 MiB declared), its L3 16 MiB (480 declared).
+    assert!(reason.contains("L2 1 MiB and L3 16 MiB, as the ladder read them"), "{reason}");
+
+    report["host"]["cpu_model"] = "A CPU no host has".into();
+    let other = save("other.json", &report);
+    assert_refused(&[&race[..], &["--caches-from", &other]].concat(), "measured on another CPU");
+    report["host"]["cpu_model"] = serde_json::Value::Null;
+    report.as_object_mut().unwrap().remove("ladder");
+    let none = save("none.json", &report);
+    assert_refused(&[&race[..], &["--caches-from", &none]].concat(), "no ladder in this report");
+    assert_refused(&[&race[..], &["--caches-from", &saved, "--declared-caches"]].concat(), "--declared-caches");
+}

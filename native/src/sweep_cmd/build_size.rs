@@ -11,9 +11,9 @@ pub(super) fn build_size(args: BuildSizeArgs) -> CliResult {
     let config = JoinConfig::with_budget(groupby_cmd::with_host_caches(
         declared,
         &[Kernel::Adaptive],
-        args.common.race.declared_caches,
+        &args.common.race,
         &host,
-    ));
+    )?);
     let builds = join_sweep::doublings(args.min_keys, args.max_keys.min(args.probe_rows));
     let Some(&most) = builds.last() else {
         return Err(CliError::usage(format!(

@@ -80,7 +80,7 @@ pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
     let host = crate::ladder_cmd::measured_host(&clock);
     let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
     let config = groupby_cmd::groupby_config(args.partitions, &host, args.common.race.threads)?;
-    let budget = groupby_cmd::with_host_caches(config.budget, &args.kernel.0, args.common.race.declared_caches, &host);
+    let budget = groupby_cmd::with_host_caches(config.budget, &args.kernel.0, &args.common.race, &host)?;
     let config = groupby::GroupByConfig { budget, ..config };
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {

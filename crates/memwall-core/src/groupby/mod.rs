@@ -383,10 +383,10 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
 }
 
 /// Bytes the reference check takes beside the input, for refusing plans before anything is
-/// allocated: a sorted copy of the keys, and with a value column a sorted row order too.
+/// allocated: a sorted copy of the keys, or with a value column each key beside its row number.
 pub fn reference_bytes(rows: u64, aggregates: Aggregates) -> u64 {
-    let order = if aggregates.needs_values() { size_of::<usize>() as u64 } else { 0 };
-    rows.saturating_mul(8 + order)
+    let per_row = if aggregates.needs_values() { size_of::<(i64, usize)>() } else { size_of::<i64>() };
+    rows.saturating_mul(per_row as u64)
 }
 
 /// Bytes the input takes: the keys, and the value column when the aggregates read one.

@@ -275,7 +275,7 @@ pub fn reference(keys: &[i64]) -> GroupResult {
 }
 
 /// The oracle of a query with a value column: sort the rows by key, keeping each key's rows in
-/// input order (a stable sort), and compute each group's aggregates with plain iterator code,
+/// input order, and compute each group's aggregates with plain iterator code,
 /// independently of the kernels' states. The aggregates a state of `aggregates` holds are all
 /// computed (they enter the checksum), the totals of `aggregates` reported.
 pub fn reference_query(keys: &[i64], values: Values<'_>, aggregates: Aggregates) -> GroupResult {
@@ -285,16 +285,20 @@ pub fn reference_query(keys: &[i64], values: Values<'_>, aggregates: Aggregates)
     let kind = aggregates.kind();
     let (sums, min_max) =
         (matches!(kind, StateKind::Sum | StateKind::Full), matches!(kind, StateKind::MinMax | StateKind::Full));
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| keys[i]);
+    // Each key beside its row: sorting the pairs reads them in order, where sorting row numbers
+    // by `keys[i]` chased a random key per comparison (4 s against under 1 s for 10M rows). Row
+    // numbers are distinct, so the unstable sort still keeps each group's rows in input order,
+    // which float sums need.
+    let mut order: Vec<(i64, usize)> = keys.iter().copied().zip(0..).collect();
+    order.sort_unstable();
     let mut groups = Groups::default();
-    for run in order.chunk_by(|&a, &b| keys[a] == keys[b]) {
-        let key = keys[run[0]];
-        let count = run.len() as u64;
+    for pairs in order.chunk_by(|a, b| a.0 == b.0) {
+        let key = pairs[0].0;
+        let count = pairs.len() as u64;
         groups.add(key, count);
         match values {
             Values::I64(v) => {
-                let rows = || run.iter().map(|&i| v[i]);
+                let rows = || pairs.iter().map(|&(_, i)| v[i]);
                 if sums {
                     let sum: i128 = rows().map(i128::from).sum();
                     groups.add_int(Field::Sum, key, sum);
@@ -306,7 +310,7 @@ pub fn reference_query(keys: &[i64], values: Values<'_>, aggregates: Aggregates)
                 }
             }
             Values::F64(v) => {
-                let rows = || run.iter().map(|&i| v[i]);
+                let rows = || pairs.iter().map(|&(_, i)| v[i]);
                 if sums {
                     let sum = rows().fold(0.0, |sum, x| sum + x);
                     groups.add_float(Field::Sum, key, sum);
