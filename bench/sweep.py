@@ -436,7 +436,8 @@ def render(report: dict, load: float | None = None) -> str:
                 + (f"the whole sweep took {minutes:.1f} min" if done else f"{minutes:.1f} min so far")
                 + ". Every engine agreed with memwall at every point: "
                 f"{'yes' if sweep['all_agree'] else 'NO (see the log)'}. 'first': adaptive within {WITHIN - 1:.0%} of "
-                "the best engine or ahead. Rules: bench/sweep.py's docstring."]
+                "the best engine or ahead. Rules: bench/sweep.py's docstring."
+                + "".join(f" memwall's caches: {c}" for c in sweep["rules"].split(" memwall's caches: ")[1:])]
     for query in queries:
         for s in sorted({p["series"] for p in points if p["query"] == query}):
             for t in threads:
