@@ -286,7 +286,8 @@ pub fn reference_query(keys: &[i64], values: Values<'_>, aggregates: Aggregates)
     let (sums, min_max) =
         (matches!(kind, StateKind::Sum | StateKind::Full), matches!(kind, StateKind::MinMax | StateKind::Full));
     // Each key beside its row: sorting the pairs reads them in order, where sorting row numbers
-    // by `keys[i]` chased a random key per comparison (4 s against under 1 s for 10M rows). Row
+    // by `keys[i]` chased a random key per comparison (the check of a sum over 10M rows, 1,000
+    // keys: 4.2 s before, 1.2 s after). Row
     // numbers are distinct, so the unstable sort still keeps each group's rows in input order,
     // which float sums need.
     let mut order: Vec<(i64, usize)> = keys.iter().copied().zip(0..).collect();
