@@ -44,6 +44,11 @@ class Session:
         out = self.run(query)
         return time.perf_counter() - started, out
 
+    def timed_runs(self, query: "Query", runs: int) -> tuple[list[float], list]:
+        """`runs` timed runs of `query`: every time, and the last answer."""
+        timed = [self.timed(query) for _ in range(runs)]
+        return [t for t, _ in timed], timed[-1][1]
+
     def result(self, query: "Query", times: list[float], out: list) -> dict:
         """The figures and answer of `query` in the shape the checks and tables read."""
         result = {"engine": self.name, "query": query.name, "times": times, "rows": self.rows, **answer(query, out)}
@@ -57,10 +62,7 @@ def measure(session: Session, queries: list["Query"], runs: int) -> list[dict]:
     results = []
     for query in queries:
         session.run(query)
-        times, out = [], None
-        for _ in range(runs):
-            t, out = session.timed(query)
-            times.append(t)
+        times, out = session.timed_runs(query, runs)
         results.append(session.result(query, times, out))
         log(f"{session.name} {query.name}: best {min(times):.3f} s")
     return results

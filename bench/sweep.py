@@ -15,7 +15,8 @@ ClickHouse `max_threads`, Polars `POLARS_MAX_THREADS`, DataFusion `target_partit
 `--threads` all set to the point's thread count. Engine times are wall-clock around the query from
 Python (scan of the in-memory columns, plan and a result of at most ten rows included); memwall's
 are its kernel alone under `--memory warm` (bench/README.md says why that is the fair pairing),
-its tables sized by one ladder taken before the sweep (`--caches-from`).
+its tables sized by one ladder taken before the sweep (`--caches-from`; each run probes its own if
+that ladder names no cache).
 Each engine runs in a process of its own, which keeps its rows across the rounds of a point (with
 `--rounds 1` each engine closes before the next loads, so no two hold the rows at once).
 
@@ -75,7 +76,9 @@ def memwall_points(memwall: Path, args, data: dict, threads: int, first_round: b
                 if query != "count":
                     cmd += ["--agg", query, "--value-column", "value"]
             cmd += ["--kernel", args.kernels, "--runs", str(args.runs), "--threads", str(threads),
-                    "--memory", "warm", "--caches-from", str(args.caches), "--json", out.name]
+                    "--memory", "warm", "--json", out.name]
+            if args.caches:
+                cmd += ["--caches-from", str(args.caches)]
             if not first_round:
                 cmd.append("--no-verify")
             log("$ " + " ".join(cmd))
@@ -157,8 +160,7 @@ def worker(args) -> int:
                 break
             results = []
             for query in queries:
-                timed = [session.timed(query) for _ in range(args.runs)]
-                results.append(session.result(query, [t for t, _ in timed], timed[-1][1]))
+                results.append(session.result(query, *session.timed_runs(query, args.runs)))
             print(json.dumps(results), file=lines, flush=True)
     finally:
         session.close()
@@ -212,11 +214,13 @@ def merged(rounds: list[list[dict]], query: str) -> list[dict]:
     return out
 
 
-def measure_caches(memwall: Path, out: Path) -> str:
+def measure_caches(memwall: Path, out: Path) -> tuple[Path | None, str]:
     """One ladder before the sweep, that every memwall run sizes its tables by (`--caches-from`):
     adaptive decides by the same caches at every point, and no run pays for a probe of its own.
     Page-local, so that TLB steps are not read as caches; on huge pages where the host has them, as
-    the kernels' scratch is. Returns the levels it read, in words."""
+    the kernels' scratch is. Returns the report, and the levels it read in words; no report where
+    the ladder names neither a cache nor DRAM (memwall would refuse it), and each run then probes
+    the caches itself, as without the sweep."""
     thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
     huge = "thp" if thp.exists() and any(f"[{m}]" in thp.read_text() for m in ("always", "madvise")) else "off"
     cmd = [str(memwall), "ladder", "--pattern", "page-local", "--huge-pages", huge, "--max", "1GiB",
@@ -227,8 +231,11 @@ def measure_caches(memwall: Path, out: Path) -> str:
     size = lambda b: f"{b / 2**20:g} MiB" if b >= 2**20 else f"{b / 2**10:g} KiB"
     words = [f"{level['name']} {'from' if level['cause'] == 'dram' else 'to'} {size(level['size_bytes'])}"
              for level in levels if level["cause"] in ("cache", "dram")]
+    if not words:
+        log(f"the ladder before the sweep named no cache and no DRAM ({out}): each memwall run probes its own")
+        return None, "a short ladder of each run's own (the one before the sweep named no cache and no DRAM)"
     log("memwall's caches for the whole sweep: " + ", ".join(words))
-    return f"{', '.join(words)} (one page-local ladder on {huge} pages before the sweep, {out.name})"
+    return out, f"{', '.join(words)} (one page-local ladder on {huge} pages before the sweep, {out.name})"
 
 
 def generate(memwall: Path, rows: int, keys: int, skew: str, miss_rate: float | None, out: Path, build: Path | None):
@@ -359,8 +366,7 @@ def main() -> int:
     mode = args.name or ("sweep-quick" if args.quick else "sweep-full") + ("-join" if args.join else "")
     data_dir = RESULTS / "sweep-data"
     data_dir.mkdir(parents=True, exist_ok=True)
-    args.caches = RESULTS / f"{mode}-caches.json"
-    args.levels = measure_caches(args.memwall, args.caches)
+    args.caches, args.levels = measure_caches(args.memwall, RESULTS / f"{mode}-caches.json")
 
     datasets = []
     if args.join:
