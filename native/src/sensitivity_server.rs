@@ -144,6 +144,14 @@ pub fn kill_running() {
 mod tests {
     use super::*;
 
+    /// The running server's group is one global (Ctrl-C reads it), so tests that start servers
+    /// take turns: run side by side, one test saw the other's server in it.
+    static ONE_SERVER_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn one_server_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        ONE_SERVER_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn alive(pid: i32) -> bool {
         // A reaped process is gone from /proc; a zombie (exited, not reaped) says so in its state.
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -153,6 +161,7 @@ mod tests {
 
     #[test]
     fn a_dropped_server_is_stopped_with_its_workers() {
+        let _turn = one_server_at_a_time();
         let dir = tempfile::tempdir().unwrap();
         let pids = dir.path().join("pids");
         // A shell that forks a worker and waits: both must go.
@@ -173,6 +182,7 @@ mod tests {
 
     #[test]
     fn a_server_that_exits_says_so_with_its_last_words() {
+        let _turn = one_server_at_a_time();
         let mut server =
             Server::start(&["sh".into(), "-c".into(), "echo starting >&2; echo 'port in use' >&2; exit 3".into()])
                 .unwrap();
