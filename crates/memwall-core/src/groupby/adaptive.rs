@@ -143,7 +143,8 @@ pub fn partitions_for(groups: u64, config: &GroupByConfig) -> u32 {
 /// Tries the cheap kernels first and gives each up as soon as the groups outgrow it, so a wrong
 /// guess costs only the rows read before it showed (a few hundred thousand at most, against a
 /// run over all rows). Skewed data cannot fool it: whatever the sample suggests, a single table
-/// is kept only if every group really fit. With a `clock`, the first try's table is the one a
+/// is kept only if every group really fit, or, for the prefetched table, if its own counts show
+/// the rows keep to a hot set the cache holds (`prefetch::Bounded::stretch`). With a `clock`, the first try's table is the one a
 /// trial on the first rows found faster (`small.rs`); without, hashbrown.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn aggregate<S: State>(
@@ -224,7 +225,7 @@ pub(super) fn aggregate<S: State>(
     if worth_trying && let Some(groups) = phases.attempt(attempt)? {
         let exact = groups.len();
         let reason = format!(
-            "{exact} groups: more than fit the per-core cache, few enough ({} at most) for one prefetched table in the last-level cache{on_threads} (caches: {caches})",
+            "{exact} groups: more than fit the per-core cache, few enough for one prefetched table in the last-level cache{on_threads} ({} groups a table at most, or twice that where its hottest keys took 3/4 of its rows) (caches: {caches})",
             limits.single_table_groups,
         );
         let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);

@@ -327,6 +327,35 @@ fn scratch_bytes_bounds_what_every_kernel_takes() {
     }
 }
 
+/// Past its limit a prefetched table goes on to twice it only where its hot keys keep to the
+/// cache: skewed keys at 1.5 times the limit keep one table (a table per thread); uniform keys
+/// at 1.5 times, and skewed keys at ten times, are partitioned. Every answer equals the
+/// reference, and the scratch stays within its bound.
+#[test]
+fn adaptive_keeps_one_table_past_its_limit_only_for_a_hot_set() {
+    use datagen::{DataSpec, Skew};
+    let config = GroupByConfig { budget: CacheBudget::sized(1 << 16, 256 << 10), ..GroupByConfig::default() };
+    for exec in [&Sequential as &dyn Executor, &Threads(2)] {
+        let threads = exec.threads();
+        let limit = adaptive::thresholds(&config).single_table_groups / threads as u64;
+        for (skew, keys, kernel) in [
+            (Skew::Zipf(1.1), limit * 3 / 2, "prefetch"),
+            (Skew::Uniform, limit * 3 / 2, "tuned"),
+            (Skew::Zipf(1.1), limit * 10, "tuned"),
+        ] {
+            let keys_data = datagen::generate(&DataSpec { rows: 1 << 21, keys, skew, seed: 8 }).unwrap();
+            let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+            scratch.begin_run();
+            let outcome = run_in(Kernel::Adaptive, &keys_data, &config, exec, &scratch).unwrap();
+            let case = format!("{skew:?}, {keys} keys, {threads} threads");
+            assert_eq!(outcome.result, reference(&keys_data), "{case}");
+            assert_eq!(outcome.choice.as_ref().unwrap().kernel, kernel, "{case}: {:?}", outcome.choice);
+            let bound = scratch_bytes(Kernel::Adaptive, keys_data.len() as u64, keys, &config, threads);
+            assert!(scratch.run_memory().carved_bytes <= bound, "{case}");
+        }
+    }
+}
+
 #[test]
 fn partition_ranges_balance_rows() {
     let rows: Vec<usize> = (0..100).map(|p| if p == 3 { 10_000 } else { 10 }).collect();
