@@ -13,7 +13,7 @@ use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values, summary};
 use memwall_core::scratch::MemoryPolicy;
 use memwall_core::size::format_bytes;
-use memwall_report::{Cause, Counters, Dataset, GroupBy, Host, Level, Report};
+use memwall_report::{Cache, Cause, Counters, Dataset, GroupBy, Host, Level, Report};
 
 use crate::arena::SCRATCH;
 use crate::counters::CounterSession;
@@ -88,8 +88,23 @@ pub fn with_host_caches(
     })
 }
 
+/// The data and unified caches a host declares, `(level, size)` in order: what tells two hosts
+/// of one CPU name apart (how many CPUs share a cache changes with a guest's size, not its CPU).
+fn declared_sizes(caches: &[Cache]) -> Vec<(u8, u64)> {
+    let mut sizes: Vec<(u8, u64)> =
+        caches.iter().filter(|c| c.kind != "Instruction").map(|c| (c.level, c.size_bytes)).collect();
+    sizes.sort_unstable();
+    sizes
+}
+
+fn describe_sizes(sizes: &[(u8, u64)]) -> String {
+    let each: Vec<String> = sizes.iter().map(|&(level, bytes)| format!("L{level} {}", format_bytes(bytes))).collect();
+    each.join(", ")
+}
+
 /// The levels of `path`'s ladder as today's rules read them; refused when the report is of
-/// another CPU, or its ladder names neither a cache nor DRAM (nothing to size by).
+/// another CPU (by name or by the caches it declares), or its ladder names neither a cache nor
+/// DRAM (nothing to size by).
 fn saved_levels(path: &Path, host: &Host) -> CliResult<Vec<Level>> {
     let context = |e: CliError| e.context(&format!("--caches-from {}", path.display()));
     let mut report = output::read_report(path).map_err(context)?;
@@ -97,6 +112,16 @@ fn saved_levels(path: &Path, host: &Host) -> CliResult<Vec<Level>> {
         && theirs != ours
     {
         return Err(context(CliError::usage(format!("measured on another CPU ({theirs}; this one is {ours})"))));
+    }
+    // Cloud guests often name only the CPU's family ("Intel(R) Xeon(R) Processor"): two guests
+    // of that name here declared a 105 MiB and a 480 MiB L3, and their ladders read 4 and 16 MiB.
+    let (theirs, ours) = (declared_sizes(&report.host.caches), declared_sizes(&host.caches));
+    if !theirs.is_empty() && !ours.is_empty() && theirs != ours {
+        return Err(context(CliError::usage(format!(
+            "measured on a CPU that declares other caches ({}; this one declares {})",
+            describe_sizes(&theirs),
+            describe_sizes(&ours)
+        ))));
     }
     explain::reread(&mut report);
     let Some(levels) = report.ladder.map(|ladder| ladder.levels) else {

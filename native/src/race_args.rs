@@ -75,7 +75,8 @@ pub struct RaceArgs {
     pub declared_caches: bool,
     /// Size them by the caches a saved report's ladder read (`memwall ladder --pattern page-local
     /// --json`, or `memwall run --json`), read again by today's rules, instead of a ladder of
-    /// their own: many races on one host then decide by one measurement.
+    /// their own: many races on one host then decide by one measurement. A report of another
+    /// CPU (another name, or other declared caches) is refused.
     #[arg(long, value_name = "REPORT.json", conflicts_with = "declared_caches")]
     pub caches_from: Option<PathBuf>,
 }

@@ -244,7 +244,7 @@ fn run_can_skip_the_race() {
 /// rules) instead of a ladder of its own; a report of another CPU, or one without a ladder, is
 /// refused in one line.
 #[test]
-fn caches_from_a_saved_ladder_size_adaptive_and_another_cpu_is_refused() {
+fn caches_from_a_saved_ladder_size_adaptive_and_another_cpu_or_caches_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let example =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/reports/xeon-2vcpu-kvm-ladder-4curves.json");
@@ -254,11 +254,14 @@ fn caches_from_a_saved_ladder_size_adaptive_and_another_cpu_is_refused() {
         std::fs::write(&path, report.to_string()).unwrap();
         path.to_str().unwrap().to_string()
     };
-    // Unnamed, the example's CPU is no other CPU's, whichever host runs this.
+    // Unnamed and declaring no caches, the example's CPU is no other CPU's, whichever host runs
+    // this.
+    let declared = std::mem::replace(&mut report["host"]["caches"], serde_json::json!([]));
     report["host"]["cpu_model"] = serde_json::Value::Null;
     let saved = save("ladder.json", &report);
     let race = words("groupby --rows 200000 --keys 1000 --kernel adaptive --runs 1 --json -");
     let out = memwall(&[&race[..], &["--caches-from", &saved]].concat());
+    let this_host = report_from(&out).host;
     let run = report_from(&out).groupby.unwrap().runs.remove(0);
     let reason = run.choice.unwrap().reason;
     // The example's Xeon guest: L2 reads 1 MiB there (2 MiB declared), its L3 16 MiB (480 declared).
@@ -267,7 +270,18 @@ fn caches_from_a_saved_ladder_size_adaptive_and_another_cpu_is_refused() {
     report["host"]["cpu_model"] = "A CPU no host has".into();
     let other = save("other.json", &report);
     assert_refused(&[&race[..], &["--caches-from", &other]].concat(), "measured on another CPU");
+    // Named as this host's CPU, but declaring the example's caches (a 480 MiB L3, and an L2 made
+    // odd so that no host declares the same): a guest of the same name on another machine.
+    report["host"]["cpu_model"] = serde_json::to_value(&this_host.cpu_model).unwrap();
+    report["host"]["caches"] = declared;
+    report["host"]["caches"].as_array_mut().unwrap().iter_mut().filter(|c| c["level"] == 2).for_each(|c| {
+        c["size_bytes"] = 2_000_001.into();
+    });
+    let same_name = save("same-name.json", &report);
+    assert!(!this_host.caches.is_empty(), "this host declares no caches: nothing to compare with");
+    assert_refused(&[&race[..], &["--caches-from", &same_name]].concat(), "declares other caches");
     report["host"]["cpu_model"] = serde_json::Value::Null;
+    report["host"]["caches"] = serde_json::json!([]);
     report.as_object_mut().unwrap().remove("ladder");
     let none = save("none.json", &report);
     assert_refused(&[&race[..], &["--caches-from", &none]].concat(), "no ladder in this report");
