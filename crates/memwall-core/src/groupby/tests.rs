@@ -337,7 +337,7 @@ fn adaptive_keeps_one_table_past_its_limit_only_for_a_hot_set() {
     let config = GroupByConfig { budget: CacheBudget::sized(1 << 16, 256 << 10), ..GroupByConfig::default() };
     for exec in [&Sequential as &dyn Executor, &Threads(2)] {
         let threads = exec.threads();
-        let limit = adaptive::thresholds(&config).single_table_groups / threads as u64;
+        let limit = adaptive::thresholds_sharing(&config, threads as u64).single_table_groups;
         for (skew, keys, kernel) in [
             (Skew::Zipf(1.1), limit * 3 / 2, "prefetch"),
             (Skew::Uniform, limit * 3 / 2, "tuned"),
