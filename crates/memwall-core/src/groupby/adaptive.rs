@@ -114,9 +114,10 @@ pub fn thresholds(config: &GroupByConfig) -> Thresholds {
 /// [`thresholds`] for `tables` tables at once, one per thread: each has its core's cache to
 /// itself and a share of what lies beyond it. Not a share of all of it: the last level as the
 /// ladder reads it (one thread) includes that thread's own L2, and every other thread brings
-/// its own. On the 2-vCPU Xeon guest (L2 2 MiB, DRAM from 4 MiB) a share of all gave each of 2
-/// tables 1 MiB, and adaptive partitioned 100,000 Zipf keys over 100M rows at 4.76 ns/row where
-/// one table per thread took 3.43 (ClickHouse 3.36).
+/// its own. On the 2-vCPU Xeon guest (L2 2 MiB, DRAM from 4-8 MiB) a share of all gave each of
+/// 2 tables 1-2 MiB, and adaptive partitioned 100,000 Zipf 1.1 keys over 100M rows: 4.76 ns/row
+/// against ClickHouse's 3.36; with this share (and `prefetch::Bounded::stretch`) it kept a table
+/// per thread, 2.83 against 3.47 (`bench/sweep.sh --keys 1e4,1e5 --skews zipf:1.1 --threads 2`).
 pub(super) fn thresholds_sharing(config: &GroupByConfig, tables: u64) -> Thresholds {
     let cache = config.budget.per_core_bytes.max(1 << 16);
     let llc = cache + (config.budget.last_level_bytes.saturating_sub(cache)) / tables.max(1);
