@@ -57,17 +57,23 @@ pub fn estimate_groups(keys: &[i64]) -> Estimate {
     let (groups, upper_groups) = if sampled == rows {
         (distinct, distinct)
     } else {
-        // Keys seen once and twice: Chao's bound d + f1 (f1 - 1) / (2 (f2 + 1)) ignores the
-        // keys seen more often, so a few hot keys (skew) cannot drag it down the way they drag
-        // the uniform model; take whichever says more.
+        // Keys seen once and twice give Chao's bound, which skew cannot drag down the way it
+        // drags the uniform model; take whichever says more.
         let (f1, f2) =
             slots.iter().fold((0u64, 0u64), |(f1, f2), s| (f1 + u64::from(s.1.0 == 1), f2 + u64::from(s.1.0 == 2)));
-        let chao = distinct + f1 * f1.saturating_sub(1) / (2 * (f2 + 1));
+        let chao = chao(distinct, f1, f2);
         let groups = groups_from_sample(distinct, sampled as u64, rows as u64).max(chao.min(rows as u64));
         let upper = distinct.saturating_add(f1.saturating_mul((rows / sampled) as u64 - 1)).min(rows as u64);
         (groups, upper.max(groups))
     };
     Estimate { groups, upper_groups, sampled_rows: sampled as u64, sample_groups: distinct }
+}
+
+/// Chao's lower bound on the groups of which `distinct` were seen, `once` of them once and
+/// `twice` twice: `d + f1 (f1 - 1) / (2 (f2 + 1))`. It ignores the keys seen more often, so a
+/// few hot keys (skew) cannot drag it down.
+pub(super) fn chao(distinct: u64, once: u64, twice: u64) -> u64 {
+    distinct.saturating_add(once.saturating_mul(once.saturating_sub(1)) / (2 * (twice + 1)))
 }
 
 /// Solves `G (1 - e^(-s/G)) = d` for `G` in `[d, rows]`.

@@ -166,8 +166,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         let (once, twice) = counts
             .iter()
             .fold((0u64, 0u64), |(once, twice), &count| (once + u64::from(count == 1), twice + u64::from(count == 2)));
-        let foreseen =
-            (counts.len() as u64).saturating_add(once.saturating_mul(once.saturating_sub(1)) / (2 * (twice + 1)));
+        let foreseen = super::adaptive::chao(counts.len() as u64, once, twice);
         let hot = (self.max_groups / 2).min(counts.len());
         if hot < counts.len() {
             counts.select_nth_unstable_by(hot, |a, b| b.cmp(a));
