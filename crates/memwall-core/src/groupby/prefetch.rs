@@ -150,9 +150,10 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     ///   which is why the table still gives up if it meets more.
     ///
     /// Measured on the 2-vCPU Xeon guest at 100,000 Zipf 1.1 keys, 2 threads (a limit of 65,536
-    /// groups a table): `memwall groupby --rows 100M --keys 100000 --skew zipf:1.1 --threads 2
-    /// --kernel adaptive,tuned --runs 3 --caches-from C` (C a ladder that read L2 to 2 MiB, DRAM
-    /// from 8 MiB) took adaptive, going on, 3.43 ns/row against tuned's 5.81; before,
+    /// groups a table): `memwall groupby --input rows-100000000-100000-zipf1.1.parquet --column
+    /// key --threads 2 --kernel adaptive,tuned --runs 3 --caches-from C` (the file `bench/sweep.sh`
+    /// writes; C a ladder that read L2 to 2 MiB, DRAM from 8 MiB) took adaptive, going on, 3.43
+    /// ns/row against tuned's 5.81; before,
     /// adaptive partitioned. At 10M rows the two were level (6.69 and 6.43 median). Eight times
     /// the limit (10^6 keys) and uniform keys are refused: tables forced on there lost to tuned,
     /// 7.50 against 6.47 and 7.90 against 6.31.
