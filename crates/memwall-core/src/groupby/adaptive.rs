@@ -220,9 +220,10 @@ pub(super) fn aggregate<S: State>(
     }
     let estimate = phases.time(Phase::Sample, || estimate_groups(keys));
     let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
-    // Skew only ever makes the estimate low, so one far above the limit is safe to believe, and
-    // saves setting up a table that would be given up anyway.
-    let worth_trying = estimate.groups <= limits.single_table_groups.saturating_mul(2);
+    let stretched_limit = prefetch::stretched_limit(single_limit, size_of::<Slot<S>>());
+    // Skew only ever makes the estimate low, so one above what the table may stretch to is safe
+    // to believe, and saves setting up a table that would be given up anyway.
+    let worth_trying = estimate.groups <= stretched_limit as u64;
     let attempt = || {
         if own_tables {
             let rows_per_thread = keys.len().div_ceil(threads);
@@ -236,7 +237,7 @@ pub(super) fn aggregate<S: State>(
     if worth_trying && let Some(groups) = phases.attempt(attempt)? {
         let exact = groups.len();
         let reason = format!(
-            "{exact} groups: more than fit the per-core cache, few enough for one prefetched table in the last-level cache{on_threads} ({} groups a table at most, or twice that where its hottest keys took 3/4 of its rows) (caches: {caches})",
+            "{exact} groups: more than fit the per-core cache, few enough for one prefetched table in the last-level cache{on_threads} ({} groups a table at most, or {stretched_limit}, four times the keys the cache holds lines for, where the hottest half of its keys took 3/4 of its rows) (caches: {caches})",
             limits.single_table_groups,
         );
         let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);

@@ -365,8 +365,9 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
             let small_table = hashbrown_chain_bytes(most + 2 * naive::BLOCK_ROWS as u64, group_bytes)
                 .max(split::chain_bytes(most, group_bytes));
             let naive = (chunks + 1) * small_table + per_thread::merge_bytes(most, chunks + 2, group_bytes);
-            // A prefetched table may go on to twice its limit on skewed keys.
-            let single = limits.single_table_groups.saturating_mul(2).min(groups);
+            // A prefetched table may go on past its limit on skewed keys (its slot is a group's bytes).
+            let limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
+            let single = (prefetch::stretched_limit(limit, group_bytes as usize) as u64).min(groups);
             let prefetch = chunks * prefetch_chain_bytes(single, single + 1, group_bytes)
                 + if chunks > 1 { per_thread::merge_bytes(single, chunks, group_bytes) } else { 0 };
             let tuned = [64, DEFAULT_PARTITIONS]

@@ -69,7 +69,7 @@ pub(super) fn aggregate<S: State>(
 }
 
 /// As [`aggregate`], but gives up (returns `None`) as soon as more than `max_groups` groups turn
-/// up (twice that on skewed keys, see [`Bounded::stretch`]): the adaptive kernel tries one
+/// up (more on skewed keys, see [`Bounded::stretch`]): the adaptive kernel tries one
 /// table this way before paying for partitioning.
 pub(super) fn aggregate_bounded<S: State>(
     keys: &[i64],
@@ -94,7 +94,7 @@ pub(super) fn aggregate_bounded<S: State>(
 const GIVE_UP_ROWS: usize = 1 << 16;
 
 /// The prefetched table of `keys`, or `None` as soon as more than `max_groups` groups turn up
-/// (twice that on skewed keys) or `give_up` is set.
+/// (more on skewed keys) or `give_up` is set.
 fn table_bounded<'a, 's, S: State>(
     keys: &[i64],
     values: &[S::Value],
@@ -109,7 +109,7 @@ fn table_bounded<'a, 's, S: State>(
 }
 
 /// A flat table that takes rows a slice at a time (adaptive's trial times some of them) and
-/// gives up past `max_groups` groups, or past twice that where its hot keys fit the cache.
+/// gives up past `max_groups` groups, or past [`stretched_limit`] where its hot keys fit the cache.
 ///
 /// Prefetches only once the table outgrows `cache_bytes` (the per-core cache): a table in cache
 /// has nothing to hide, and the prefetch costs a second hash and a load slot on every row.
@@ -118,8 +118,10 @@ pub(super) struct Bounded<'a, 's, S: State> {
     groups: usize,
     max_groups: usize,
     /// Whether the table has already been looked at for going past `max_groups` (see
-    /// [`Bounded::stretch`]): once, so a table never grows past twice its limit.
+    /// [`Bounded::stretch`]): once, so a table never grows past [`stretched_limit`].
     looked_past_limit: bool,
+    /// Whether it went on past its first limit.
+    stretched: bool,
     cache_bytes: u64,
     scratch: &'a Scratch<'s>,
 }
@@ -135,19 +137,21 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     ) -> Result<Self, GroupByError> {
         let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(rows).min(max_groups);
         let table = Table::new(scratch, initial_capacity(hint))?;
-        Ok(Self { table, groups: 0, max_groups, looked_past_limit: false, cache_bytes, scratch })
+        Ok(Self { table, groups: 0, max_groups, looked_past_limit: false, stretched: false, cache_bytes, scratch })
     }
 
-    /// Whether the table, past its limit, may go on to twice it, decided once from its own
-    /// counts (every row it has taken, exact, where adaptive's sample has tens of thousands).
+    /// Whether the table, past its limit, may go on to [`stretched_limit`], decided once from
+    /// its own counts (every row it has taken, exact, where adaptive's sample has tens of
+    /// thousands).
     ///
-    /// The limit is the table that fills the cache. At twice as many groups half the table
-    /// still fits, and with skewed keys the lines that stay are the hot keys' ones: rows of
-    /// the rest miss, each a prefetched miss. So it goes on only where
-    /// * the hottest `max_groups / 2` keys took at least [`HOT_SHARE`] of its rows, and
-    /// * its counts foresee at most twice the limit in all: Chao's `d + f1 (f1 - 1) / 2 (f2 + 1)`
-    ///   from the keys seen once (`f1`) and twice (`f2`), a lower bound that skew keeps low,
-    ///   which is why the table still gives up if it meets more.
+    /// The limit is the table that fills the cache. Past it, with skewed keys, the lines that
+    /// stay are the hot keys' ones, and rows of the rest miss, each a prefetched miss. So it
+    /// goes on only where
+    /// * the keys are skewed: the hottest half of them took at least [`HOT_SHARE`] of its rows,
+    ///   and
+    /// * its counts foresee no more than the stretched limit in all: Chao's `d + f1 (f1 - 1) /
+    ///   2 (f2 + 1)` from the keys seen once (`f1`) and twice (`f2`), a lower bound that skew
+    ///   keeps low, which is why the table still gives up if it meets more.
     ///
     /// Measured on the 2-vCPU Xeon guest at 100,000 Zipf 1.1 keys, 2 threads (a limit of 65,536
     /// groups a table): `memwall groupby --input rows-100000000-100000-zipf1.1.parquet --column
@@ -162,33 +166,67 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             return false;
         }
         self.looked_past_limit = true;
-        let mut counts: Vec<u64> =
-            self.table.slots.iter().map(|slot| slot.1.count()).filter(|&count| count != 0).collect();
+        let mut counts = self.counts();
         let rows: u64 = counts.iter().sum();
-        let (once, twice) = counts
-            .iter()
-            .fold((0u64, 0u64), |(once, twice), &count| (once + u64::from(count == 1), twice + u64::from(count == 2)));
-        let foreseen = super::adaptive::chao(counts.len() as u64, once, twice);
+        let foreseen = foreseen_groups(&counts);
         let hot = (self.max_groups / 2).min(counts.len());
         if hot < counts.len() {
             counts.select_nth_unstable_by(hot, |a, b| b.cmp(a));
         }
         let hot_rows: u64 = counts[..hot].iter().sum();
-        let doubled = self.max_groups.saturating_mul(2);
-        let stretches = hot_rows as f64 >= HOT_SHARE * rows as f64 && foreseen <= doubled as u64;
+        let stretched = stretched_limit(self.max_groups, size_of::<Slot<S>>());
+        let stretches = hot_rows as f64 >= HOT_SHARE * rows as f64 && foreseen <= stretched as u64;
         if stretches {
-            self.max_groups = doubled;
+            self.max_groups = stretched;
+            self.stretched = true;
         }
         stretches
     }
+
+    /// The groups' counts so far, one per group.
+    fn counts(&self) -> Vec<u64> {
+        self.table.slots.iter().map(|slot| slot.1.count()).filter(|&count| count != 0).collect()
+    }
 }
 
-/// The share of its rows a table's hot keys must take for it to go past its limit
-/// ([`Bounded::stretch`]): at most a quarter of the rows then miss. At their trip points (a
-/// simulation of the first rows) Zipf 1.1 keys at 1.5 times the limit put 96% of the rows on
-/// the hottest half, Zipf 0.8 85%, uniform keys 69%. Forced on, the tables beat tuned at 100M
-/// rows on both skews; at 10M rows Zipf 0.8's lost, 7.46 against 6.47 ns/row (fewer rows to
-/// pay back each group's first miss), which this share lets through.
+/// Chao's lower bound on the groups, from the counts of those seen so far.
+fn foreseen_groups(counts: &[u64]) -> u64 {
+    let (once, twice) = counts
+        .iter()
+        .fold((0u64, 0u64), |(once, twice), &count| (once + u64::from(count == 1), twice + u64::from(count == 2)));
+    super::adaptive::chao(counts.len() as u64, once, twice)
+}
+
+/// The hot keys the cache a table's limit was sized by can hold: one line each, whatever the
+/// slot's size, because a hot key's slot shares its line with cold ones. The limit is the
+/// table that fills that cache half full, so the cache is `2 * max_groups` slots of
+/// `slot_bytes`.
+fn hot_keys_held(max_groups: usize, slot_bytes: usize) -> usize {
+    max_groups.saturating_mul(2 * slot_bytes) / 64
+}
+
+/// The most groups a prefetched table limited to `max_groups` goes on to where its hot keys
+/// keep to the cache ([`Bounded::stretch`]): four times the hot keys the cache holds. In keys,
+/// not bytes: past the cache what a row costs is whether its key's line stayed (a hot key's)
+/// or misses (one line, whatever the slot's size). For a count's 16-byte slots that is twice
+/// the limit, as measured above; a sum's 32-byte slots fill the cache at half as many groups
+/// but reach the same keys. At twice its limit, a sum's table gave up at 100,000 Zipf 1.1 keys
+/// over 100M rows, 2 threads, where caches read as L2 2 MiB and DRAM from 4 MiB made the limit
+/// 49,152 groups, and adaptive partitioned: 6.13 ns/row against ClickHouse's 5.10 (the sweep of
+/// 2026-12-03 in docs/results/sweep-xeon-2vcpu-kvm.md). One table a thread, as this reach
+/// keeps, took 2.72 against tuned's 5.36 (`memwall groupby --rows 100M --keys 100000 --skew
+/// zipf:1.1 --agg sum --threads 2 --kernel adaptive,tuned`, 2026-12-04; at 300,000 keys 3.95
+/// against 4.96).
+pub(super) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
+    hot_keys_held(max_groups, slot_bytes).saturating_mul(4).max(max_groups)
+}
+
+/// The share of its rows the hottest half of a table's keys must take for it to go past its
+/// limit ([`Bounded::stretch`]). At their trip points (a simulation of the first rows) Zipf 1.1
+/// keys at 1.5 times the limit put 96% of the rows there, Zipf 0.8 85%, uniform keys 69%.
+/// Forced on, the tables beat tuned at 100M rows on both skews; at 10M rows Zipf 0.8's lost,
+/// 7.46 against 6.47 ns/row (fewer rows to pay back each group's first miss), which this share
+/// lets through.
 const HOT_SHARE: f64 = 0.75;
 
 impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
@@ -205,6 +243,12 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
             // Each row adds at most one group: check the load once per block, not per row.
             let room = groups_before_growing(self.table.capacity()).saturating_sub(self.groups);
             if room == 0 {
+                // A stretched table looks again each time it doubles: more rows make a truer
+                // bound, and a table that would give up at its stretched limit gives up sooner,
+                // wasting fewer rows.
+                if self.stretched && foreseen_groups(&self.counts()) > self.max_groups as u64 {
+                    return Ok(false);
+                }
                 let mut bigger = Table::new(self.scratch, self.table.capacity() * 2)?;
                 rehash(&mut self.table.slots, &mut bigger.slots);
                 self.table = bigger;

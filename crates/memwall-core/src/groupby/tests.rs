@@ -327,31 +327,39 @@ fn scratch_bytes_bounds_what_every_kernel_takes() {
     }
 }
 
-/// Past its limit a prefetched table goes on to twice it only where its hot keys keep to the
-/// cache: skewed keys at 1.5 times the limit keep one table (a table per thread); uniform keys
-/// at 1.5 times, and skewed keys at ten times, are partitioned. Every answer equals the
-/// reference, and the scratch stays within its bound.
+/// Past its limit a prefetched table goes on only where its hot keys keep to the cache: skewed
+/// keys at 1.5 times the limit keep one table (a table per thread); uniform keys at 1.5 times,
+/// and skewed keys at ten times, are partitioned. A sum's slots are twice a count's, so its
+/// limit is half, but the keys it reaches are the same: at three times its limit it keeps one
+/// table too. Every answer equals the reference, and the scratch stays within its bound.
 #[test]
 fn adaptive_keeps_one_table_past_its_limit_only_for_a_hot_set() {
     use datagen::{DataSpec, Skew};
-    let config = GroupByConfig { budget: CacheBudget::sized(1 << 16, 256 << 10), ..GroupByConfig::default() };
-    for exec in [&Sequential as &dyn Executor, &Threads(2)] {
-        let threads = exec.threads();
-        let limit = adaptive::thresholds_sharing(&config, threads as u64).single_table_groups;
-        for (skew, keys, kernel) in [
-            (Skew::Zipf(1.1), limit * 3 / 2, "prefetch"),
-            (Skew::Uniform, limit * 3 / 2, "tuned"),
-            (Skew::Zipf(1.1), limit * 10, "tuned"),
-        ] {
-            let keys_data = datagen::generate(&DataSpec { rows: 1 << 21, keys, skew, seed: 8 }).unwrap();
-            let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
-            scratch.begin_run();
-            let outcome = run_in(Kernel::Adaptive, &keys_data, &config, exec, &scratch).unwrap();
-            let case = format!("{skew:?}, {keys} keys, {threads} threads");
-            assert_eq!(outcome.result, reference(&keys_data), "{case}");
-            assert_eq!(outcome.choice.as_ref().unwrap().kernel, kernel, "{case}: {:?}", outcome.choice);
-            let bound = scratch_bytes(Kernel::Adaptive, keys_data.len() as u64, keys, &config, threads);
-            assert!(scratch.run_memory().carved_bytes <= bound, "{case}");
+    let budget = CacheBudget::sized(1 << 16, 256 << 10);
+    for aggregates in [Aggregates::COUNT, Aggregates::SUM] {
+        let config = GroupByConfig { budget, aggregates, ..GroupByConfig::default() };
+        let sum = aggregates == Aggregates::SUM;
+        for exec in [&Sequential as &dyn Executor, &Threads(2)] {
+            let threads = exec.threads();
+            let limit = adaptive::thresholds_sharing(&config, threads as u64).single_table_groups;
+            for (skew, keys, kernel) in [
+                (Skew::Zipf(1.1), if sum { limit * 3 } else { limit * 3 / 2 }, "prefetch"),
+                (Skew::Uniform, limit * 3 / 2, "tuned"),
+                (Skew::Zipf(1.1), limit * 10, "tuned"),
+            ] {
+                let keys_data = datagen::generate(&DataSpec { rows: 1 << 21, keys, skew, seed: 8 }).unwrap();
+                let values: Vec<i64> = (0..keys_data.len() as i64).map(|i| i.wrapping_mul(-31) ^ i64::MAX).collect();
+                let rows =
+                    if sum { Rows { keys: &keys_data, values: Values::I64(&values) } } else { Rows::keys(&keys_data) };
+                let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+                scratch.begin_run();
+                let outcome = run_timed_in(Kernel::Adaptive, rows, &config, exec, &scratch, Phases::OFF, None).unwrap();
+                let case = format!("{}, {skew:?}, {keys} keys, {threads} threads", aggregates.describe());
+                assert_eq!(outcome.result, reference_rows(rows, aggregates), "{case}");
+                assert_eq!(outcome.choice.as_ref().unwrap().kernel, kernel, "{case}: {:?}", outcome.choice);
+                let bound = scratch_bytes(Kernel::Adaptive, keys_data.len() as u64, keys, &config, threads);
+                assert!(scratch.run_memory().carved_bytes <= bound, "{case}");
+            }
         }
     }
 }
