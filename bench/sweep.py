@@ -82,7 +82,11 @@ def memwall_points(memwall: Path, args, data: dict, threads: int, first_round: b
             if not first_round:
                 cmd.append("--no-verify")
             log("$ " + " ".join(cmd))
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            sys.stderr.write(done.stderr)
+            if done.returncode != 0:
+                said = done.stderr.strip().splitlines()
+                raise MemwallFailed(said[-1] if said else f"memwall exited with {done.returncode}")
             report = json.loads(Path(out.name).read_text())
         section = report["join" if query == "join" else "groupby"]
         for run in section["runs"]:
@@ -101,6 +105,10 @@ def memwall_points(memwall: Path, args, data: dict, threads: int, first_round: b
             results.append(result)
     # The adaptive kernel first: it is the one every engine is held to.
     return sorted(results, key=lambda r: r["engine"] != "memwall adaptive")
+
+
+class MemwallFailed(Exception):
+    """memwall refused or failed a run; the message is its own one-line error."""
 
 
 class Worker:
@@ -180,7 +188,20 @@ def point(memwall: Path, args, data: dict, threads: int, engines: list[str]) -> 
             mine, theirs = [], []
             for side in sides:
                 if side == "memwall":
-                    mine = memwall_points(memwall, args, data, threads, first_round=r == 0)
+                    try:
+                        mine = memwall_points(memwall, args, data, threads, first_round=r == 0)
+                    except MemwallFailed as refused:
+                        if not workers:
+                            raise
+                        # The engines' workers keep their rows from round to round; where memwall's
+                        # run does not fit beside them (10^8 keys on a 24 GiB guest: "needs about
+                        # 12.49 GiB but only 10.33 GiB can be allocated"), they close, memwall runs
+                        # alone, and each loads its rows again, untimed, when its turn comes.
+                        log(f"{refused}: closing the engines' workers, and running memwall again alone")
+                        for w in workers.values():
+                            w.close()
+                        workers.clear()
+                        mine = memwall_points(memwall, args, data, threads, first_round=r == 0)
                     continue
                 if side not in workers:
                     workers[side] = Worker(side, args, data, threads)
@@ -387,7 +408,13 @@ def main() -> int:
         generate(args.memwall, args.rows, data["keys"], data["series"], data.get("miss_rate"), data["rows_file"],
                  data.get("build_file"))
         for t in threads:
-            rounds = point(args.memwall, args, data, t, engines)
+            try:
+                rounds = point(args.memwall, args, data, t, engines)
+            except MemwallFailed as failed:
+                log(f"sweep stopped at {data['series']} {data['keys']:,} keys, {t} thread(s): {failed}")
+                if points:
+                    write(mode, args, threads, points, agree, started, done=False)
+                return 2
             for query in data["queries"]:
                 ok = all([check_agreement([r for r in results if r["query"] == query]) for results in rounds])
                 agree &= ok

@@ -289,7 +289,7 @@ mod tests {
         let refused = crate::platform::fits(GIB, "--max 1 GiB", &headroom).unwrap_err();
         assert_eq!(
             format!("{} (exit {})", refused.message, refused.code),
-            "--max 1 GiB needs about 1 GiB but only 1 GiB can be allocated here (its cgroup's limit of 2 GiB; memwall keeps a tenth of it free) (exit 2)"
+            "--max 1 GiB needs about 1 GiB but only 921.60 MiB can be allocated here (1 GiB free by its cgroup's limit of 2 GiB, less a tenth memwall keeps free) (exit 2)"
         );
     }
 

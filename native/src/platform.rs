@@ -131,8 +131,9 @@ pub fn fits(needed_bytes: u64, what: &str, headroom: &crate::headroom::Headroom)
     let budget = headroom.bytes / 10 * 9;
     if needed_bytes > budget {
         return Err(CliError::usage(format!(
-            "{what} needs about {} but only {} can be allocated here ({}; memwall keeps a tenth of it free)",
+            "{what} needs about {} but only {} can be allocated here ({} free by {}, less a tenth memwall keeps free)",
             format_bytes(needed_bytes),
+            format_bytes(budget),
             format_bytes(headroom.bytes),
             headroom.limited_by
         )));
