@@ -202,7 +202,7 @@ fn foreseen_groups(counts: &[u64]) -> u64 {
 /// table that fills that cache half full, so the cache is `2 * max_groups` slots of
 /// `slot_bytes`.
 fn hot_keys_held(max_groups: usize, slot_bytes: usize) -> usize {
-    max_groups.saturating_mul(2 * slot_bytes) / 64
+    max_groups.saturating_mul(2 * slot_bytes) / crate::ladder::LINE_BYTES
 }
 
 /// The most groups a prefetched table limited to `max_groups` goes on to where its hot keys
