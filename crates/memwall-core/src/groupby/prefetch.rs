@@ -215,8 +215,9 @@ fn hot_keys_held(max_groups: usize, slot_bytes: usize) -> usize {
 /// 49,152 groups, and adaptive partitioned: 6.13 ns/row against ClickHouse's 5.10 (the sweep of
 /// 2026-12-03 in docs/results/sweep-xeon-2vcpu-kvm.md). One table a thread, as this reach
 /// keeps, took 2.72 against tuned's 5.36 (`memwall groupby --rows 100M --keys 100000 --skew
-/// zipf:1.1 --agg sum --threads 2 --kernel adaptive,tuned`, 2026-12-04; at 300,000 keys 3.95
-/// against 4.96).
+/// zipf:1.1 --agg sum --threads 2 --kernel adaptive,tuned --runs 3 --caches-from C`, C a
+/// page-local ladder of that guest that read L2 to 1 MiB, L3 to 8 MiB; 2026-12-04); at 300,000
+/// keys, past the old reach, 3.95 against 4.96.
 pub(super) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
     hot_keys_held(max_groups, slot_bytes).saturating_mul(4).max(max_groups)
 }
