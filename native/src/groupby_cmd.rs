@@ -297,10 +297,18 @@ fn counters_line(c: &Counters) -> String {
     parts.join(", ")
 }
 
-/// Threads, config, pool and data for a race from the command line's arguments.
-pub fn prepare(args: &GroupByArgs, host: &Host) -> CliResult<(Threads, GroupByConfig, Data)> {
+/// Threads, config, pool and data for a race from the command line's arguments. `caches` turns
+/// the declared cache budget into the one the race runs by, before the memory check: the
+/// kernels' scratch follows the budget, and a guest's declared L3 (480 MiB on the 2-vCPU Xeon)
+/// made the check refuse 10^8 keys at 2 threads for 22 GiB the run would never take.
+pub fn prepare(
+    args: &GroupByArgs,
+    host: &Host,
+    caches: impl FnOnce(CacheBudget) -> CliResult<CacheBudget>,
+) -> CliResult<(Threads, GroupByConfig, Data)> {
     let threads = Threads::new(args.race.threads, args.race.pin)?;
     let config = GroupByConfig { aggregates: args.agg, ..groupby_config(args.partitions, host, args.race.threads)? };
+    let config = GroupByConfig { budget: caches(config.budget)?, ..config };
     let kernels = &args.kernel.0;
     let scratch = |rows: u64, groups: u64| -> u64 {
         // One pool serves every kernel, each run from its start: it holds the largest kernel's
@@ -339,8 +347,7 @@ pub fn default_race(
         phases: false,
         export: ExportArgs::default(),
     };
-    let (threads, config, mut data) = prepare(&args, host)?;
-    let config = GroupByConfig { budget: config.budget.measured(levels), ..config };
+    let (threads, config, mut data) = prepare(&args, host, |declared| Ok(declared.measured(levels)))?;
     let setup = Race::for_args(&args, config, &threads, &data.dataset);
     let result = race(&setup, &mut data, clock)?;
     Ok((result, data.label))
@@ -351,9 +358,8 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     args.export.check()?;
     let host =
         if args.export.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
-    let (threads, config, mut data) = prepare(&args, &host)?;
-    let config =
-        GroupByConfig { budget: with_host_caches(config.budget, &args.kernel.0, &args.race, &host)?, ..config };
+    let (threads, config, mut data) =
+        prepare(&args, &host, |declared| with_host_caches(declared, &args.kernel.0, &args.race, &host))?;
     let mut out = args.export.human();
     if args.counters
         && let Err(why) = crate::counters::probe()
@@ -377,6 +383,37 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_memory_check_sizes_the_kernels_by_the_caches_the_race_runs_by() {
+        // tuned sizes its table by the last-level cache, so a cache of 64 TiB asks for terabytes
+        // even for a thousand rows: the check must see the budget the race gets, not the declared.
+        let args = GroupByArgs {
+            data: DataArgs {
+                generate: crate::dataset::GenArgs {
+                    preset: None,
+                    rows: Some(1000),
+                    keys: Some(100),
+                    ..crate::dataset::GenArgs::preset("small")
+                },
+                ..DataArgs::preset("small")
+            },
+            kernel: KernelList(vec![Kernel::Tuned]),
+            agg: Aggregates::COUNT,
+            partitions: groupby::DEFAULT_PARTITIONS,
+            race: RaceArgs::defaults(1),
+            counters: false,
+            phases: false,
+            export: ExportArgs::default(),
+        };
+        let host = Host::default();
+        let huge = CacheBudget::sized(1 << 20, 64 << 40);
+        let refused = prepare(&args, &host, |_| Ok(huge)).expect_err("refused").message;
+        assert!(refused.contains("needs about"), "{refused}");
+        let small = CacheBudget::sized(1 << 20, 8 << 20);
+        let (_, config, data) = prepare(&args, &host, |_| Ok(small)).expect("fits");
+        assert_eq!((config.budget, data.keys.len()), (small, 1000));
+    }
 
     #[test]
     fn bad_partition_counts_are_refused() {

@@ -258,10 +258,15 @@ pub fn print_race(out: &mut dyn Write, join: &Join, label: &str) -> std::io::Res
     Ok(())
 }
 
-/// Threads, config and the two sides for a race from the command line's arguments.
-pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, JoinData, JoinDataset, String)> {
+/// Threads, config and the two sides for a race from the command line's arguments, sized and
+/// checked by the caches `caches` makes of the declared ones (see `groupby_cmd::prepare`).
+pub fn prepare(
+    args: &JoinArgs,
+    host: &Host,
+    caches: impl FnOnce(CacheBudget) -> CliResult<CacheBudget>,
+) -> CliResult<(Threads, JoinConfig, JoinData, JoinDataset, String)> {
     let threads = Threads::new(args.race.threads, args.race.pin)?;
-    let mut config = JoinConfig::with_budget(CacheBudget::declared(&host.caches, args.race.threads));
+    let mut config = JoinConfig::with_budget(caches(CacheBudget::declared(&host.caches, args.race.threads))?);
     config.partitions = args.partitions;
     config.validate().map_err(|e| CliError::usage(format!("--partitions: {e}")))?;
     let (spec, preset) = spec(&args.data)?;
@@ -283,20 +288,15 @@ pub fn prepare(args: &JoinArgs, host: &Host) -> CliResult<(Threads, JoinConfig, 
     Ok((threads, config, data, dataset, label))
 }
 
-/// `config` with the caches this host's short ladder finds (the tables and adaptive's limit are
-/// sized by them), unless `declared_only`.
-pub fn with_host_caches(config: JoinConfig, race: &RaceArgs, host: &Host) -> CliResult<JoinConfig> {
-    let budget = groupby_cmd::with_host_caches(config.budget, &[groupby::Kernel::Adaptive], race, host)?;
-    Ok(JoinConfig { budget, ..config })
-}
-
 pub fn join(args: JoinArgs) -> CliResult {
     let clock = NativeClock::new();
     args.export.check()?;
     let host =
         if args.export.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
-    let (threads, config, data, dataset, label) = prepare(&args, &host)?;
-    let config = with_host_caches(config, &args.race, &host)?;
+    // The tables and adaptive's limit are sized by the caches this host's short ladder finds.
+    let (threads, config, data, dataset, label) = prepare(&args, &host, |declared| {
+        groupby_cmd::with_host_caches(declared, &[groupby::Kernel::Adaptive], &args.race, &host)
+    })?;
     let mut out = args.export.human();
     let setup = JoinRace::for_args(&args, config, &threads, &dataset);
     let result = race(&setup, &data, dataset, &clock)?;
@@ -326,8 +326,7 @@ pub fn default_race(host: &Host, levels: &[memwall_report::Level], clock: &dyn C
         race: RaceArgs::defaults(1),
         export: ExportArgs::default(),
     };
-    let (threads, config, data, dataset, label) = prepare(&args, host)?;
-    let config = JoinConfig { budget: config.budget.measured(levels), ..config };
+    let (threads, config, data, dataset, label) = prepare(&args, host, |declared| Ok(declared.measured(levels)))?;
     let setup = JoinRace::for_args(&args, config, &threads, &dataset);
     let result = race(&setup, &data, dataset, clock)?;
     Ok((result, label))
