@@ -358,13 +358,17 @@ pub fn scratch_bytes(kernel: Kernel, rows: u64, groups: u64, config: &GroupByCon
         Kernel::Adaptive => {
             // With a table per thread (per_thread.rs) each chunk's is at most the one-thread
             // size (its limits only shrink with threads), plus the parts and the merged table.
-            // The small tables: with a trial (small.rs) one hashbrown and one flat table besides
-            // the chunks' tables, all merged.
+            // The small tables: with a trial (small.rs) a hashbrown, a flat and a prefetched
+            // table besides the chunks' tables, all merged; the prefetched one may go on past
+            // the limit on skewed keys.
             let limits = thresholds(config);
             let most = limits.naive_groups.min(groups);
+            let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
+            let most_prefetched = (prefetch::stretched_limit(naive_limit, group_bytes as usize) as u64).min(groups);
             let small_table = hashbrown_chain_bytes(most + 2 * naive::BLOCK_ROWS as u64, group_bytes)
-                .max(split::chain_bytes(most, group_bytes));
-            let naive = (chunks + 1) * small_table + per_thread::merge_bytes(most, chunks + 2, group_bytes);
+                .max(split::chain_bytes(most, group_bytes))
+                .max(prefetch_chain_bytes(0, most_prefetched + 1, group_bytes));
+            let naive = (chunks + 2) * small_table + per_thread::merge_bytes(most_prefetched, chunks + 3, group_bytes);
             // A prefetched table may go on past its limit on skewed keys (its slot is a group's bytes).
             let limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
             let single = (prefetch::stretched_limit(limit, group_bytes as usize) as u64).min(groups);

@@ -183,6 +183,12 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         stretches
     }
 
+    /// The bytes of the table its counts so far foresee for all the groups (Chao's bound).
+    pub(super) fn foreseen_bytes(&self) -> u64 {
+        let groups = usize::try_from(foreseen_groups(&self.counts())).unwrap_or(usize::MAX);
+        (initial_capacity(groups) as u64).saturating_mul(size_of::<Slot<S>>() as u64)
+    }
+
     /// The groups' counts so far, one per group.
     fn counts(&self) -> Vec<u64> {
         self.table.slots.iter().map(|slot| slot.1.count()).filter(|&count| count != 0).collect()

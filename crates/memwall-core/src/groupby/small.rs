@@ -1,13 +1,19 @@
 //! Adaptive's first try, for groups that fit a core's cache: one table per thread, and which
 //! table is measured on the host rather than assumed.
 //!
-//! Two tables compete there: hashbrown (SIMD probing of a group of control bytes, so no branch
+//! Three tables compete there: hashbrown (SIMD probing of a group of control bytes, so no branch
 //! mispredicts on a collision, but the control bytes and the slot are two loads) and memwall's
 //! flat table with its keys apart from its states (`split.rs`: one multiply to hash, a dense
 //! array of keys to probe, a branch per extra probe). Which is faster is a property of the core:
 //! on 2-vCPU Zen 4 and Zen 5 guests hashbrown led the `(key, state)` flat table up to
 //! 32,768-65,536 groups, on a Zen 3 guest the flat table led from 1,000 keys by 1.2-1.6x (and
-//! ClickHouse's own flat table beat hashbrown there). So each table takes some of the first rows
+//! ClickHouse's own flat table beat hashbrown there). The third is the prefetched table
+//! (`prefetch.rs`), for the groups past the per-core cache that adaptive still gives a small
+//! table (its limit reaches into the last-level cache, where on Zen 4 hashbrown's overlapping
+//! misses still led): on the 2-vCPU Xeon guest, whose L3 answers in ~19 ns (73 cycles), 100,000
+//! keys over 100M rows (a 2-4 MB table, past its 2 MiB L2) took the small tables 2.28 ns/row
+//! (Zipf 1.1) and 4.00 (uniform) at 2 threads, the prefetched one 1.76 and 3.41. So each table
+//! takes some of the first rows
 //! untimed (to hold most groups, as it will for the rest of the run), then two slices each,
 //! timed by the front end's clock; the faster table takes the rest of the rows, and the trial's
 //! two tables are merged with the threads' like any other part: no row is aggregated twice.
@@ -19,7 +25,7 @@ use super::agg::State;
 use super::per_thread::{self, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
-use super::{naive, split};
+use super::{naive, prefetch, split};
 use crate::clock::{Clock, resolution_ns};
 use crate::exec::Executor;
 use crate::scratch::Scratch;
@@ -29,6 +35,11 @@ use crate::scratch::Scratch;
 pub(super) enum Table {
     Hashbrown,
     Flat,
+    Prefetched,
+}
+
+impl Table {
+    const ALL: [Table; 3] = [Table::Hashbrown, Table::Flat, Table::Prefetched];
 }
 
 /// What a trial measured: each table's faster slice, and the clock's step.
@@ -36,17 +47,25 @@ pub(super) enum Table {
 pub(super) struct Trial {
     /// Rows in a slice.
     pub rows: usize,
-    pub hashbrown_ns: f64,
-    pub flat_ns: f64,
+    /// Each table's faster slice, in [`Table`]'s order.
+    pub ns: [f64; 3],
+    /// Whether the prefetched table competed: only where its counts foresee it outgrowing the
+    /// per-core cache (see [`aggregate_bounded`]).
+    pub prefetched_competes: bool,
     /// The clock's resolution: a slice's time is the difference of two reads.
     pub resolution_ns: f64,
 }
 
 impl Trial {
-    /// The faster table, where the clock can tell; else hashbrown, the textbook. A browser that
-    /// is not cross-origin isolated reads time in 100 µs steps, longer than the whole trial.
+    /// The faster of the two small tables where the clock can tell them apart, else hashbrown,
+    /// the textbook (a browser that is not cross-origin isolated reads time in 100 µs steps,
+    /// longer than the whole trial); the prefetched table where it competed and the clock
+    /// tells it faster than that one.
     pub fn winner(&self) -> Table {
-        if self.faster(self.flat_ns, self.hashbrown_ns) { Table::Flat } else { Table::Hashbrown }
+        let [hashbrown, flat, prefetched] = self.ns;
+        let (small, small_ns) =
+            if self.faster(flat, hashbrown) { (Table::Flat, flat) } else { (Table::Hashbrown, hashbrown) };
+        if self.prefetched_competes && self.faster(prefetched, small_ns) { Table::Prefetched } else { small }
     }
 
     /// Whether `ns` is shorter than `than_ns` by more than the clock can blur: each is the
@@ -57,16 +76,28 @@ impl Trial {
 
     /// What the trial found, for adaptive's reason.
     pub fn describe(&self) -> String {
-        let per_row = |ns: f64| ns / self.rows.max(1) as f64;
-        let (hashbrown, flat) = (per_row(self.hashbrown_ns), per_row(self.flat_ns));
+        let per_row = |table: Table| self.ns[table as usize] / self.rows.max(1) as f64;
+        let hashbrown_ns = self.ns[Table::Hashbrown as usize];
         let told = match self.winner() {
-            Table::Flat => "the flat table faster",
-            Table::Hashbrown if self.faster(self.hashbrown_ns, self.flat_ns) => "hashbrown faster",
-            Table::Hashbrown => "no difference this clock can tell, so the textbook hashbrown",
+            Table::Flat => "the flat table",
+            Table::Prefetched => "the prefetched table",
+            Table::Hashbrown if self.faster(hashbrown_ns, self.ns[Table::Flat as usize]) => "hashbrown",
+            Table::Hashbrown => "hashbrown (the flat table no faster than this clock can tell)",
+        };
+        let prefetched = if self.prefetched_competes {
+            format!("prefetched {:.2}", per_row(Table::Prefetched))
+        } else {
+            format!(
+                "prefetched {:.2}, out of the running (its groups fit the per-core cache)",
+                per_row(Table::Prefetched)
+            )
         };
         format!(
-            "a trial on slices of {} rows, the faster of two each: hashbrown {hashbrown:.2} ns/row, flat {flat:.2} (clock step {:.0} ns): {told}",
-            self.rows, self.resolution_ns
+            "a trial on slices of {} rows, the faster of two each: hashbrown {:.2} ns/row, flat {:.2}, {prefetched} (clock step {:.0} ns): {told}",
+            self.rows,
+            per_row(Table::Hashbrown),
+            per_row(Table::Flat),
+            self.resolution_ns
         )
     }
 }
@@ -89,7 +120,7 @@ const WARM_SLICES: usize = 2;
 /// rows for a trial to tell anything.
 pub(super) fn slice_rows(rows: usize, threads: usize) -> usize {
     // Each table: its warm-up and two timed slices.
-    let slice = (rows / (SHARE * threads.max(1) * 2 * (WARM_SLICES + 2))).min(MAX_SLICE_ROWS);
+    let slice = (rows / (SHARE * threads.max(1) * Table::ALL.len() * (WARM_SLICES + 2))).min(MAX_SLICE_ROWS);
     if slice < MIN_SLICE_ROWS { 0 } else { slice }
 }
 
@@ -111,6 +142,8 @@ pub(super) fn aggregate_bounded<S: State>(
     let slice = slice_rows(keys.len(), super::chunks_for(keys.len(), exec));
     let mut hashbrown = naive::Bounded::<S>::new(max_groups, scratch);
     let mut flat = split::Bounded::<S>::new(max_groups, cache_bytes, scratch)?;
+    let rows_per_thread = keys.len().div_ceil(super::chunks_for(keys.len(), exec));
+    let mut prefetched = prefetch::Bounded::<S>::new(rows_per_thread, 0, max_groups, cache_bytes, scratch)?;
     let mut next = 0;
     let mut take = |rows: usize| {
         let range = next..next + rows;
@@ -123,11 +156,14 @@ pub(super) fn aggregate_bounded<S: State>(
     let mut fit = hashbrown.add(k, v, &never)?;
     let (k, v) = take(warm);
     fit &= flat.add(k, v, &never)?;
+    let (k, v) = take(warm);
+    fit &= prefetched.add(k, v, &never)?;
     // Each table's faster slice counts: a slice the OS took the core away in (a time slice is
-    // milliseconds, as long as the trial) counts for nothing. ABBA: hashbrown, flat, flat,
-    // hashbrown, so drift and warm-up fall on both.
-    let mut ns = [f64::INFINITY; 2];
-    for table in [Table::Hashbrown, Table::Flat, Table::Flat, Table::Hashbrown] {
+    // milliseconds, as long as the trial) counts for nothing. ABCCBA, so drift and warm-up fall
+    // on all.
+    let mut ns = [f64::INFINITY; 3];
+    let order = Table::ALL.into_iter().chain(Table::ALL.into_iter().rev());
+    for table in order {
         if !fit {
             break;
         }
@@ -136,6 +172,7 @@ pub(super) fn aggregate_bounded<S: State>(
         fit = match table {
             Table::Hashbrown => hashbrown.add(k, v, &never)?,
             Table::Flat => flat.add(k, v, &never)?,
+            Table::Prefetched => prefetched.add(k, v, &never)?,
         };
         ns[table as usize] = ns[table as usize].min(clock.now_ns() - began);
     }
@@ -143,8 +180,16 @@ pub(super) fn aggregate_bounded<S: State>(
     if !fit {
         return Ok(None);
     }
-    let trial = Trial { rows: slice, hashbrown_ns: ns[0], flat_ns: ns[1], resolution_ns: resolution_ns(clock, 2) };
-    let done = vec![hashbrown.into_part()?, flat.into_part()?];
+    // In cache the prefetched table is a plain (key, state) table paying a second hash per row,
+    // and a trial on a young table can favour it by chance: on the 2-vCPU Xeon guest a sum over
+    // 10,000 keys (1 MB of table), 2 threads, picked it by 1.6% and ran at 2.98 ns/row, hashbrown
+    // at 2.20. So it competes only where its counts (Chao's bound, which skew keeps low)
+    // foresee a table past the per-core cache.
+    let prefetched_competes = prefetched.foreseen_bytes() > cache_bytes;
+    let trial = Trial { rows: slice, ns, prefetched_competes, resolution_ns: resolution_ns(clock, 2) };
+    let done = vec![hashbrown.into_part()?, flat.into_part()?, prefetched.into_part()?];
+    // The winner's tables start at the most groups a trial table met: fewer rehashes.
+    let hint = done.iter().map(|part| part.len()).max().unwrap_or(0) as u64;
     let (keys, values) = (&keys[next..], &values[next..]);
     let winner = trial.winner();
     let groups = match winner {
@@ -153,6 +198,9 @@ pub(super) fn aggregate_bounded<S: State>(
         }),
         Table::Flat => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
             split::Bounded::<S>::new(max_groups, cache_bytes, scratch)
+        }),
+        Table::Prefetched => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
+            prefetch::Bounded::<S>::new(rows_per_thread, hint, max_groups, cache_bytes, scratch)
         }),
     }?;
     Ok(groups.map(|groups| (groups, winner, trial)))

@@ -192,22 +192,29 @@ fn adaptive_explains_its_choice() {
     assert!(choice.reason.contains("partitions"), "{}", choice.reason);
 }
 
-/// A clock whose reads during adaptive's trial (hashbrown, flat, flat, hashbrown: a start and
-/// an end read each) make one table look `slower_ns` slower per slice; every other read moves
-/// 1 ns, so resolution probes end at once.
+/// A clock whose reads during adaptive's trial (hashbrown, flat, prefetched, prefetched, flat,
+/// hashbrown: a start and an end read each) make every table but `fast` look 1 ms slower per
+/// slice; every other read moves 1 ns, so resolution probes end at once.
 struct TrialClock {
     reads: std::cell::Cell<usize>,
     now: std::cell::Cell<f64>,
-    slow_flat: bool,
+    fast: small::Table,
 }
 
 impl crate::clock::Clock for TrialClock {
     fn now_ns(&self) -> f64 {
         let read = self.reads.get();
         self.reads.set(read + 1);
-        // Reads 1 and 7 end hashbrown's slices, 3 and 5 the flat table's.
-        let slow = if self.slow_flat { [3, 5] } else { [1, 7] };
-        self.now.set(self.now.get() + if slow.contains(&read) { 1e6 } else { 1.0 });
+        // Reads 1 and 11 end hashbrown's slices, 3 and 9 the flat table's, 5 and 7 the
+        // prefetched table's.
+        let ends = |table| match table {
+            small::Table::Hashbrown => [1, 11],
+            small::Table::Flat => [3, 9],
+            small::Table::Prefetched => [5, 7],
+        };
+        let fast = ends(self.fast);
+        let slow = read < 12 && read % 2 == 1 && !fast.contains(&read);
+        self.now.set(self.now.get() + if slow { 1e6 } else { 1.0 });
         self.now.get()
     }
 }
@@ -217,34 +224,40 @@ fn adaptive_keeps_the_small_table_its_trial_found_faster() {
     // Enough rows for a trial on two threads, with the keys that break tables: 0, the extremes.
     let mut rng = fastrand::Rng::with_seed(5);
     let pool: Vec<i64> = [0, i64::MIN, i64::MAX, -1, 1].into_iter().chain((0..2000).map(|_| rng.i64(..))).collect();
-    let keys: Vec<i64> = (0..4_400_000).map(|_| pool[rng.usize(..pool.len())]).collect();
+    let keys: Vec<i64> = (0..6_400_000).map(|_| pool[rng.usize(..pool.len())]).collect();
     let expected = reference(&keys);
     let values: Vec<i64> = (0..keys.len() as i64).map(|i| i.wrapping_mul(7) - 3).collect();
     let sum = Aggregates::SUM;
     let expected_sum = reference_query(&keys, Values::I64(&values), sum);
     let config = GroupByConfig { budget: CacheBudget::sized(1 << 20, 8 << 20), ..GroupByConfig::default() };
-    let run_with = |rows: Rows<'_>, config: &GroupByConfig, exec: &dyn Executor, slow_flat: bool| {
-        let clock = TrialClock { reads: Default::default(), now: Default::default(), slow_flat };
+    let run_with = |rows: Rows<'_>, config: &GroupByConfig, exec: &dyn Executor, fast: small::Table| {
+        let clock = TrialClock { reads: Default::default(), now: Default::default(), fast };
         let mut scratch = Scratch::new(&DirtyChunks, MemoryPolicy::Warm);
         scratch.begin_run();
         run_timed_in(Kernel::Adaptive, rows, config, exec, &scratch, Phases::OFF, Some(&clock)).unwrap()
     };
     for exec in [&Sequential as &dyn Executor, &Threads(2)] {
-        for (slow_flat, kernel, verdict) in
-            [(true, "naive", "hashbrown faster"), (false, "prefetch", "flat table faster")]
-        {
-            let outcome = run_with(Rows::keys(&keys), &config, exec, slow_flat);
+        // A per-core cache of 16 KiB: 2,005 groups foresee a table past it, so the prefetched
+        // table competes; with 1 MiB they fit, and it is out of the running however fast.
+        let small_cache = GroupByConfig { budget: CacheBudget::sized(16 << 10, 8 << 20), ..config };
+        for (config, fast, kernel, verdict) in [
+            (&config, small::Table::Hashbrown, "naive", "): hashbrown ("),
+            (&config, small::Table::Flat, "prefetch", "): the flat table ("),
+            (&config, small::Table::Prefetched, "naive", "out of the running"),
+            (&small_cache, small::Table::Prefetched, "prefetch", "): the prefetched table ("),
+        ] {
+            let outcome = run_with(Rows::keys(&keys), config, exec, fast);
             assert_eq!(outcome.result, expected, "{kernel} on {} threads", exec.threads());
             let choice = outcome.choice.unwrap();
             assert_eq!(choice.kernel, kernel, "{}", choice.reason);
             assert!(choice.reason.contains(verdict) && choice.reason.contains("ns/row"), "{}", choice.reason);
             let rows = Rows { keys: &keys, values: Values::I64(&values) };
-            let config = GroupByConfig { aggregates: sum, ..config };
-            assert_eq!(run_with(rows, &config, exec, slow_flat).result, expected_sum);
+            let config = GroupByConfig { aggregates: sum, ..*config };
+            assert_eq!(run_with(rows, &config, exec, fast).result, expected_sum);
         }
         // A trial whose groups outgrow the small tables gives up, and the run still adds up.
         let tiny = GroupByConfig { budget: CacheBudget::sized(0, 0), ..config };
-        let outcome = run_with(Rows::keys(&keys), &tiny, exec, false);
+        let outcome = run_with(Rows::keys(&keys), &tiny, exec, small::Table::Flat);
         assert_eq!(outcome.result, expected);
         assert_ne!(outcome.choice.unwrap().kernel, "naive");
     }
@@ -252,7 +265,7 @@ fn adaptive_keeps_the_small_table_its_trial_found_faster() {
     let floats: Vec<f64> = values.iter().map(|&v| v as f64 * 0.1).collect();
     let rows = Rows { keys: &keys, values: Values::F64(&floats) };
     let config = GroupByConfig { aggregates: sum, ..config };
-    let outcome = run_with(rows, &config, &Threads(2), false);
+    let outcome = run_with(rows, &config, &Threads(2), small::Table::Flat);
     assert_eq!(outcome.result, reference_query(&keys, Values::F64(&floats), sum));
     assert!(!outcome.choice.unwrap().reason.contains("trial"));
 }
