@@ -104,7 +104,7 @@ fn table_bounded<'a, 's, S: State>(
     scratch: &'a Scratch<'s>,
     give_up: &AtomicBool,
 ) -> Result<Option<Table<'a, 's, S>>, GroupByError> {
-    let mut table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?;
+    let mut table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?.paying_back();
     Ok(table.add(keys, values, give_up)?.then_some(table.table))
 }
 
@@ -122,6 +122,10 @@ pub(super) struct Bounded<'a, 's, S: State> {
     looked_past_limit: bool,
     /// Whether it went on past its first limit.
     stretched: bool,
+    /// The rows it is meant to take (its thread's share), and whether it gives up once the
+    /// groups still to come are too many for those rows to pay back ([`Bounded::paying_back`]).
+    rows: usize,
+    paying_back: bool,
     cache_bytes: u64,
     scratch: &'a Scratch<'s>,
 }
@@ -137,7 +141,30 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     ) -> Result<Self, GroupByError> {
         let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(rows).min(max_groups);
         let table = Table::new(scratch, initial_capacity(hint))?;
-        Ok(Self { table, groups: 0, max_groups, looked_past_limit: false, stretched: false, cache_bytes, scratch })
+        Ok(Self {
+            table,
+            groups: 0,
+            max_groups,
+            looked_past_limit: false,
+            stretched: false,
+            rows,
+            paying_back: false,
+            cache_bytes,
+            scratch,
+        })
+    }
+
+    /// The table also gives up, each time it would double past the per-core cache, where the
+    /// groups its counts foresee (Chao's bound) beyond those it has would come more often than
+    /// one in [`PAYBACK_ROWS`] of the rows it has left. Past that cache a new group costs a miss
+    /// to where the table lives, and another each time the table doubles and moves it; a row
+    /// that finds its group costs a few ns. Where new groups keep coming, those misses cost
+    /// more than a partitioned pass, and every row the table took before its limit tripped is
+    /// wasted (adaptive starts over partitioned). Not for the trial's tables: their groups fit
+    /// the cache's share, where a new group costs an L2 or L3 access, not a miss to DRAM.
+    pub fn paying_back(mut self) -> Self {
+        self.paying_back = true;
+        self
     }
 
     /// Whether the table, past its limit, may go on to [`stretched_limit`], decided once from
@@ -181,6 +208,25 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             self.stretched = true;
         }
         stretches
+    }
+
+    /// The groups it holds (for the property tests, which wasm32 does not build).
+    #[cfg(all(test, not(target_arch = "wasm32")))]
+    pub(super) fn groups(&self) -> usize {
+        self.groups
+    }
+
+    /// Whether the table, doubled, pays back ([`Bounded::paying_back`]): always while it stays in
+    /// the per-core cache.
+    fn pays_back_doubled(&self) -> bool {
+        if 2 * core::mem::size_of_val(&*self.table.slots) as u64 <= self.cache_bytes {
+            return true;
+        }
+        let counts = self.counts();
+        let taken: u64 = counts.iter().sum();
+        let to_come = foreseen_groups(&counts).saturating_sub(counts.len() as u64);
+        let rows_left = (self.rows as u64).saturating_sub(taken);
+        to_come.saturating_mul(PAYBACK_ROWS) <= rows_left
     }
 
     /// The bytes of the table its counts so far foresee for all the groups (Chao's bound).
@@ -228,6 +274,20 @@ pub(super) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
     hot_keys_held(max_groups, slot_bytes).saturating_mul(4).max(max_groups)
 }
 
+/// A table past the per-core cache goes on only while the groups still to come are at most
+/// one in this many of its rows left ([`Bounded::paying_back`]). Measured on the 2-vCPU Xeon
+/// guest with Zipf 1.1 keys, at each doubling past its 2 MiB L2 (a debug print, not kept;
+/// `memwall groupby --rows R --keys K --skew zipf:1.1 --threads T --kernel adaptive,tuned
+/// --caches-from C`, C a ladder that read L3 to 16 MiB): 10^6 keys over 100M rows, 1 thread,
+/// where the table beat tuned (6.73 against 7.04 ns/row), foresaw 0.28%-0.41% of the rows left
+/// as new groups; 10^5 keys over 100M rows, 2 threads (1.90 against 4.09), 0.05%. Over 10M rows,
+/// 10^6 keys, where a table lost (forced on, 11.06 against tuned's 7.24; adaptive, giving up at
+/// its limit after 3.2M rows, 15.0), 3.2% at 1 thread and 6.5% at 2. Near 0.8% the two ran
+/// level either way (10^6 keys over 100M rows and 10^5 over 10M, 2 threads: the table 8% behind
+/// tuned for a count, 10% ahead for a sum). One in 64 (1.6%) lies between the clear cases,
+/// a factor of two from each, and leaves the level ones as they were.
+pub(super) const PAYBACK_ROWS: u64 = 64;
+
 /// The share of its rows the hottest half of a table's keys must take for it to go past its
 /// limit ([`Bounded::stretch`]). At their trip points (a simulation of the first rows) Zipf 1.1
 /// keys at 1.5 times the limit put 96% of the rows there, Zipf 0.8 85%, uniform keys 69%.
@@ -250,6 +310,9 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
             // Each row adds at most one group: check the load once per block, not per row.
             let room = groups_before_growing(self.table.capacity()).saturating_sub(self.groups);
             if room == 0 {
+                if self.paying_back && self.max_groups != usize::MAX && !self.pays_back_doubled() {
+                    return Ok(false);
+                }
                 // A stretched table looks again each time it doubles: more rows make a truer
                 // bound, and a table that would give up at its stretched limit gives up sooner,
                 // wasting fewer rows.

@@ -378,6 +378,61 @@ fn adaptive_keeps_one_table_past_its_limit_only_for_a_hot_set() {
 }
 
 #[test]
+fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
+    use core::sync::atomic::AtomicBool;
+
+    use super::per_thread::PartTable;
+    let never = AtomicBool::new(false);
+    let cache_bytes = 16 << 10;
+    let max_groups = 50_000;
+    let scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+    // Every row a new key: past 16 KiB (512 groups) the counts foresee a new group on every
+    // row left, and the table gives up there, not at its limit.
+    let distinct: Vec<i64> = (0..100_000i64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64)).collect();
+    let values = vec![(); distinct.len()];
+    let mut paying = prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch)
+        .unwrap()
+        .paying_back();
+    assert!(!paying.add(&distinct, &values, &never).unwrap());
+    assert!(paying.groups() < max_groups / 16, "gave up at {} groups", paying.groups());
+    // Without the rule it goes on to its limit.
+    let mut plain = prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch).unwrap();
+    assert!(!plain.add(&distinct, &values, &never).unwrap());
+    assert!(plain.groups() > max_groups);
+    // 2,000 keys drawn at random for 200,000 rows, a table four times the cache: few groups
+    // left to come once it passes the cache, and it keeps on.
+    let hot: Vec<i64> =
+        (0..200_000u64).map(|i| distinct[((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % 2_000) as usize]).collect();
+    let mut kept =
+        prefetch::Bounded::<agg::Count>::new(hot.len(), 0, max_groups, cache_bytes, &scratch).unwrap().paying_back();
+    assert!(kept.add(&hot, &vec![(); hot.len()], &never).unwrap());
+    assert_eq!(kept.groups(), 2_000);
+}
+
+#[test]
+fn adaptive_partitions_skewed_keys_with_too_few_rows_to_pay_back_a_table() {
+    use datagen::{DataSpec, Skew};
+    // The same keys as the hot-set test keeps one table for over 2M rows (170 rows a key), here
+    // over 8 rows a key: new groups keep coming, so the table gives up early and tuned runs.
+    let budget = CacheBudget::sized(1 << 16, 256 << 10);
+    let config = GroupByConfig { budget, ..GroupByConfig::default() };
+    for exec in [&Sequential as &dyn Executor, &Threads(2)] {
+        let threads = exec.threads();
+        let keys = adaptive::thresholds_sharing(&config, threads as u64).single_table_groups * 3 / 2;
+        for (rows, kernel) in [(1u64 << 21, "prefetch"), (keys * 8, "tuned")] {
+            let data = datagen::generate(&DataSpec { rows, keys, skew: Skew::Zipf(1.1), seed: 8 }).unwrap();
+            let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+            scratch.begin_run();
+            let rows = Rows::keys(&data);
+            let outcome = run_timed_in(Kernel::Adaptive, rows, &config, exec, &scratch, Phases::OFF, None).unwrap();
+            let case = format!("{keys} keys over {} rows, {threads} threads", data.len());
+            assert_eq!(outcome.result, reference_rows(rows, Aggregates::COUNT), "{case}");
+            assert_eq!(outcome.choice.as_ref().unwrap().kernel, kernel, "{case}: {:?}", outcome.choice);
+        }
+    }
+}
+
+#[test]
 fn partition_ranges_balance_rows() {
     let rows: Vec<usize> = (0..100).map(|p| if p == 3 { 10_000 } else { 10 }).collect();
     let seen = std::sync::Mutex::new(Vec::new());
