@@ -160,8 +160,9 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// to where the table lives, and another each time the table doubles and moves it; a row
     /// that finds its group costs a few ns. Where new groups keep coming, those misses cost
     /// more than a partitioned pass, and every row the table took before its limit tripped is
-    /// wasted (adaptive starts over partitioned). Not for the trial's tables: their groups fit
-    /// the cache's share, where a new group costs an L2 or L3 access, not a miss to DRAM.
+    /// wasted (adaptive starts over partitioned). Not for the trial's own tables (`small.rs`):
+    /// they take a few slices of rows each, and one giving up would end the small tables' try
+    /// before the others showed whether the groups fit them.
     pub fn paying_back(mut self) -> Self {
         self.paying_back = true;
         self
@@ -282,10 +283,10 @@ pub(super) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
 /// where the table beat tuned (6.73 against 7.04 ns/row), foresaw 0.28%-0.41% of the rows left
 /// as new groups; 10^5 keys over 100M rows, 2 threads (1.90 against 4.09), 0.05%. Over 10M rows,
 /// 10^6 keys, where a table lost (forced on, 11.06 against tuned's 7.24; adaptive, giving up at
-/// its limit after 3.2M rows, 15.0), 3.2% at 1 thread and 6.5% at 2. Near 0.8% the two ran
-/// level either way (10^6 keys over 100M rows and 10^5 over 10M, 2 threads: the table 8% behind
-/// tuned for a count, 10% ahead for a sum). One in 64 (1.6%) lies between the clear cases,
-/// a factor of two from each, and leaves the level ones as they were.
+/// its limit after 3.2M rows, 15.0), 3.2% at 1 thread and 6.5% at 2. Near 0.7%-0.8% it went
+/// either way (2 threads: 10^6 keys over 100M rows and 10^5 over 10M, the table 8% and 22% behind
+/// tuned for a count, 10% ahead for a sum). One in 64 (1.6%) lies between the clear cases, a
+/// factor of two from each, and leaves the mixed ones as they were.
 pub(super) const PAYBACK_ROWS: u64 = 64;
 
 /// The share of its rows the hottest half of a table's keys must take for it to go past its
