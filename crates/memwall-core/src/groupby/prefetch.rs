@@ -104,7 +104,9 @@ fn table_bounded<'a, 's, S: State>(
     scratch: &'a Scratch<'s>,
     give_up: &AtomicBool,
 ) -> Result<Option<Table<'a, 's, S>>, GroupByError> {
-    let mut table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?.paying_back();
+    let table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?;
+    // The prefetch kernel itself (no limit) never gives up; adaptive's try does.
+    let mut table = if max_groups == usize::MAX { table } else { table.paying_back() };
     Ok(table.add(keys, values, give_up)?.then_some(table.table))
 }
 
@@ -311,7 +313,7 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
             // Each row adds at most one group: check the load once per block, not per row.
             let room = groups_before_growing(self.table.capacity()).saturating_sub(self.groups);
             if room == 0 {
-                if self.paying_back && self.max_groups != usize::MAX && !self.pays_back_doubled() {
+                if self.paying_back && !self.pays_back_doubled() {
                     return Ok(false);
                 }
                 // A stretched table looks again each time it doubles: more rows make a truer
