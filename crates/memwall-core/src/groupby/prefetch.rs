@@ -219,15 +219,27 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         self.groups
     }
 
-    /// Whether the table, doubled, pays back ([`Bounded::paying_back`]): always while it stays in
-    /// the per-core cache.
-    fn pays_back_doubled(&self) -> bool {
-        if 2 * core::mem::size_of_val(&*self.table.slots) as u64 <= self.cache_bytes {
+    /// Whether the table may double, from one look at its counts where a rule needs them:
+    /// * a stretched table looks again each time it doubles: more rows make a truer bound, and a
+    ///   table that would give up at its stretched limit gives up sooner, wasting fewer rows;
+    /// * a table [paying back](Bounded::paying_back) that would double past the per-core cache
+    ///   must foresee few enough groups still to come for the rows it has left.
+    fn may_double(&self) -> bool {
+        let past_cache = 2 * core::mem::size_of_val(&*self.table.slots) as u64 > self.cache_bytes;
+        let must_pay_back = self.paying_back && past_cache;
+        if !self.stretched && !must_pay_back {
             return true;
         }
         let counts = self.counts();
+        let foreseen = foreseen_groups(&counts);
+        if self.stretched && foreseen > self.max_groups as u64 {
+            return false;
+        }
+        if !must_pay_back {
+            return true;
+        }
         let taken: u64 = counts.iter().sum();
-        let to_come = foreseen_groups(&counts).saturating_sub(counts.len() as u64);
+        let to_come = foreseen.saturating_sub(counts.len() as u64);
         let rows_left = (self.rows as u64).saturating_sub(taken);
         to_come.saturating_mul(PAYBACK_ROWS) <= rows_left
     }
@@ -313,13 +325,7 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
             // Each row adds at most one group: check the load once per block, not per row.
             let room = groups_before_growing(self.table.capacity()).saturating_sub(self.groups);
             if room == 0 {
-                if self.paying_back && !self.pays_back_doubled() {
-                    return Ok(false);
-                }
-                // A stretched table looks again each time it doubles: more rows make a truer
-                // bound, and a table that would give up at its stretched limit gives up sooner,
-                // wasting fewer rows.
-                if self.stretched && foreseen_groups(&self.counts()) > self.max_groups as u64 {
+                if !self.may_double() {
                     return Ok(false);
                 }
                 let mut bigger = Table::new(self.scratch, self.table.capacity() * 2)?;
