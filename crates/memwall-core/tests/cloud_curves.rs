@@ -46,11 +46,6 @@ const MISSES: &[(&str, &str)] = &[
          DRAM, 85% above the last",
     ),
     (
-        "upcloud:PREMIUM-48xCPU-256GB",
-        "L2 (3.5 ns) owns a transition at each edge: 128 KiB at 2.5 ns and 1 MiB at 5.8 ns each serve most loads from \
-         L2 (nearer 3.5 than the 1.0 ns L1 or the 10.8 ns L3); rule 5 allows one",
-    ),
-    (
         "upcloud:PREMIUM-48xCPU-96GB",
         "DRAM reads 257 and 292 ns at 16 and 32 MiB, then 197 at the largest size: 241 ns reads all three within 25%, \
          22% above the last",

@@ -41,7 +41,7 @@ const MORE_TRANSITIONS: f64 = 3.0;
 /// Setting a point aside as noise costs more than any other explanation of it; twice that for a
 /// point that read faster than a smaller working set (noise slows a fastest sample far more often
 /// than it speeds one up, so of two points out of order the slow one is the likelier suspect).
-const ASIDE: f64 = 6.0;
+const ASIDE: f64 = 3.0;
 /// A level past a declaration that names L3 or more must be twice as evident as another.
 const UNDECLARED: f64 = LEVEL;
 /// The declared-size prior, per octave squared past an octave of slack: for a level that reaches
@@ -112,12 +112,14 @@ fn core(y: &[f64], suspect: &[bool], a: usize, b: usize) -> Option<Core> {
     let sure: Vec<usize> = (a..=b).filter(|&k| !suspect[k]).collect();
     let base: Vec<usize> = if sure.is_empty() { (a..=b).collect() } else { sure };
     let (min, max) = base.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &k| (l.min(y[k]), h.max(y[k])));
-    if max - min > 2.0 * band {
+    // The clamp below puts the extreme points at exactly the band's edge: a rounding error's room.
+    let edge = band * (1.0 + 1e-9);
+    if max - min > 2.0 * edge {
         return None;
     }
     let mean = base.iter().map(|&k| y[k]).sum::<f64>() / base.len() as f64;
-    let center = mean.clamp(max - band, min + band);
-    let (kept, aside): (Vec<usize>, Vec<usize>) = (a..=b).partition(|&k| (y[k] - center).abs() <= band);
+    let center = mean.max(max - band).min(min + band);
+    let (kept, aside): (Vec<usize>, Vec<usize>) = (a..=b).partition(|&k| (y[k] - center).abs() <= edge);
     // A core starts and ends on points that read its latency.
     if aside.contains(&a) || aside.contains(&b) {
         return None;
