@@ -182,6 +182,10 @@ struct Fitter<'a> {
     is_dram: &'a dyn Fn(f64, u8) -> bool,
     /// A random chase on small pages (see [`fit`]).
     tlb_prone: bool,
+    /// Whether the physical bounds hold (the share a level before can still serve, a level's width
+    /// on a random curve); a curve no reading fits under them is read without them, any of its
+    /// points then a suspect.
+    bounded: bool,
     cores: Vec<Vec<Option<Core>>>,
 }
 
@@ -210,7 +214,7 @@ impl Fitter<'_> {
         // Every transition point past the first says the level before still holds h * w bytes.
         let (la, lb) = (from.exp(), to.exp());
         let held = |k: usize| (lb - self.y[k].exp()) / (lb - la) * self.bytes[k] as f64;
-        if let Some((&first, rest)) = points.split_first()
+        if let Some((&first, rest)) = points.split_first().filter(|_| self.bounded)
             && rest.iter().any(|&k| held(k) > self.bytes[first] as f64)
         {
             return None;
@@ -227,7 +231,7 @@ impl Fitter<'_> {
         let into_dram = last && (self.is_dram)(t.center.exp(), from.number + 1);
         // On a random curve page walks make the climb to DRAM pause: a level between two others
         // spans at least the least step in size between two caches.
-        if self.tlb_prone && !last && (self.bytes[b] as f64) < self.bytes[a] as f64 * MIN_LEVEL_WIDTH {
+        if self.bounded && self.tlb_prone && !last && (self.bytes[b] as f64) < self.bytes[a] as f64 * MIN_LEVEL_WIDTH {
             return None;
         }
         let (points, aside) = self.between(f.center, t.center, from.b, a)?;
@@ -344,18 +348,33 @@ pub fn fit(
     let l1_ns = ns.iter().zip(&suspect).filter(|(_, s)| !**s).map(|(v, _)| *v).take(2).fold(f64::INFINITY, f64::min);
     let cores = (0..n).map(|a| (a..n).map(|b| core(&y, &suspect, a, b)).collect()).collect();
     let dram_test = |ns: f64, number: u8| is_dram(l1_ns, ns, number);
-    let fitter = Fitter { bytes, y, suspect, price, declared, is_dram: &dram_test, tlb_prone, cores };
-    let states = fitter.run();
-    let best =
-        states.iter().enumerate().filter_map(|(i, s)| Some((fitter.close(s)?, i))).min_by(|a, b| a.0.total_cmp(&b.0));
-    let Some((_, mut s)) = best else { return Fit::default() };
-    let mut chain = vec![s];
-    while let Some(b) = states[s].before {
-        chain.push(b);
-        s = b;
+    let mut fitter =
+        Fitter { bytes, y, suspect, price, declared, is_dram: &dram_test, tlb_prone, bounded: true, cores };
+    for bounded in [true, false] {
+        fitter.bounded = bounded;
+        if !bounded {
+            // Without the bounds any point may be set aside, at the price of one out of order:
+            // some reading always exists, if only one level and the rest set aside.
+            fitter.price.iter_mut().filter(|p| p.is_infinite()).for_each(|p| *p = 2.0 * ASIDE);
+            fitter.suspect = vec![true; n];
+            fitter.cores = (0..n).map(|a| (a..n).map(|b| core(&fitter.y, &fitter.suspect, a, b)).collect()).collect();
+        }
+        let states = fitter.run();
+        let best = states
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((fitter.close(s)?, i)))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((_, mut s)) = best else { continue };
+        let mut chain = vec![s];
+        while let Some(b) = states[s].before {
+            chain.push(b);
+            s = b;
+        }
+        chain.reverse();
+        return assemble(&fitter, &states, &chain);
     }
-    chain.reverse();
-    assemble(&fitter, &states, &chain)
+    Fit::default()
 }
 
 /// The levels of the chosen chain of states, each with the points it owns.

@@ -57,3 +57,73 @@ fn nothing_to_fit_reads_nothing() {
     let one = fit(&[16 * K], &[1.0], &[], &dram_past_25x, false);
     assert_eq!(numbers(&one), [1]);
 }
+
+#[test]
+#[ignore = "prints how long fits of dense curves take"]
+fn time_dense_fits() {
+    for per_octave in [1u32, 2, 3, 4] {
+        let bytes = crate::ladder::ladder_sizes(16 * K, 64 << 30, per_octave).unwrap();
+        let ns: Vec<f64> = bytes
+            .iter()
+            .map(|&b| match b {
+                b if b <= 32 * K => 1.0,
+                b if b <= M => 4.0,
+                b if b <= 32 * M => 12.0,
+                _ => 100.0 + (b as f64).log2(),
+            })
+            .collect();
+        let start = std::time::Instant::now();
+        let fit = fit(&bytes, &ns, &[(1, 32 * K), (2, M), (3, 32 * M)], &dram_past_25x, false);
+        println!("{} points: {:?}, {} levels", bytes.len(), start.elapsed(), fit.levels.len());
+    }
+}
+
+/// Each point is owned by exactly one level, on the climb into the last one, or set aside.
+fn every_point_explained(fit: &Fit, n: usize) -> Result<(), String> {
+    let mut seen = vec![0u32; n];
+    for l in &fit.levels {
+        if !(l.first <= l.core_first && l.core_first <= l.core_last && l.core_last <= l.last && l.last < n) {
+            return Err(format!("level out of order: {l:?}"));
+        }
+        (l.first..=l.last).filter(|i| !fit.aside.contains(i)).for_each(|i| seen[i] += 1);
+    }
+    fit.climb.iter().chain(&fit.aside).for_each(|&i| seen[i] += 1);
+    match seen.iter().position(|&s| s != 1) {
+        Some(i) => Err(format!("point {i} explained {} times: {fit:?}", seen[i])),
+        None => Ok(()),
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+    #[test]
+    fn any_curve_reads_without_panic_and_every_point_explained(
+        ns in proptest::collection::vec(0.1f64..500.0, 1..40),
+        l2 in 14u32..24,
+        tlb_prone: bool,
+        sorted: bool,
+    ) {
+        let mut ns = ns;
+        if sorted {
+            ns.sort_by(f64::total_cmp);
+        }
+        let bytes: Vec<u64> = crate::ladder::ladder_sizes(16 * K, 1 << 40, 2).unwrap().into_iter().take(ns.len()).collect();
+        let declared = [(1, 32 * K), (2, 1 << l2), (3, 32 * M)];
+        let fit = fit(&bytes, &ns, &declared, &dram_past_25x, tlb_prone);
+        proptest::prop_assert!(!fit.levels.is_empty(), "no reading of {ns:?}");
+        let explained = every_point_explained(&fit, ns.len());
+        proptest::prop_assert!(explained.is_ok(), "{:?}", explained);
+    }
+}
+
+#[test]
+fn a_smooth_climb_with_no_plateau_still_reads() {
+    let bytes: Vec<u64> = crate::ladder::ladder_sizes(16 * K, 1 << 40, 2).unwrap().into_iter().take(40).collect();
+    for factor in [1.05, 1.1, 1.3, 2.0] {
+        let ns: Vec<f64> = (0..40).map(|i| f64::powi(factor, i)).collect();
+        let fit = fit(&bytes, &ns, &[], &dram_past_25x, false);
+        assert!(!fit.levels.is_empty(), "{factor}");
+        every_point_explained(&fit, ns.len()).unwrap();
+    }
+}
