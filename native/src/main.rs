@@ -7,6 +7,7 @@ mod counters;
 mod dataset;
 mod emulation;
 mod explain_cmd;
+mod exporter;
 mod fleet_cmd;
 #[cfg(test)]
 mod fuzz;
@@ -28,6 +29,7 @@ mod serve;
 mod sweep_cmd;
 mod threads;
 mod watch_cmd;
+mod watch_probe;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
