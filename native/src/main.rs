@@ -72,6 +72,7 @@ enum Command {
     /// Core-to-core latency for every pair of CPUs, grouped, and checked against sysfs.
     Cores(cores_cmd::CoresArgs),
     /// Re-measure an L2, an LLC and a DRAM point and read steal time at intervals: how stable is this host?
+    /// With --listen, a Prometheus exporter.
     Watch(watch_cmd::WatchArgs),
     /// Run a command under growing cache pressure from a neighbour CPU: how much does it slow?
     Sensitivity(sensitivity_cmd::SensitivityArgs),

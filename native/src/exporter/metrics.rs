@@ -160,13 +160,13 @@ impl Metrics {
         for (p, ns) in points.iter().zip(&sample.sample.ns_per_load) {
             let labels = PointLabels { level: p.level.clone(), bytes: p.bytes };
             if let Some(ns) = ns {
-                self.latency.get_or_create(&labels).set(ns * 1e-9);
+                self.latency.get_or_create(&labels).set(ns / 1e9);
             } else {
                 self.latency.remove(&labels);
             }
         }
         if let Some(ns) = dram.and_then(|j| sample.sample.ns_per_load.get(j).copied().flatten()) {
-            self.dram.get_or_create(&[]).set(ns * 1e-9);
+            self.dram.get_or_create(&[]).set(ns / 1e9);
         }
         if let Some(share) = memwall_core::stability::interval_steal_share(sample.sample) {
             self.steal.get_or_create(&[]).set(share);

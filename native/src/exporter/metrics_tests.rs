@@ -34,9 +34,9 @@ fn value(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
     lines.first().and_then(|l| l.rsplit(' ').next()).map(|v| v.parse().unwrap())
 }
 
-#[test]
-fn an_interval_is_exposed_in_base_units_with_the_host_on_every_series() {
-    let m = Metrics::new("db-7");
+/// Metrics with every series set, as after a reading of the levels and an interval.
+pub fn full(host: &str) -> Metrics {
+    let m = Metrics::new(host);
     let points = points();
     m.watching();
     let declared =
@@ -48,6 +48,12 @@ fn an_interval_is_exposed_in_base_units_with_the_host_on_every_series() {
         Some(2),
         &Interval { sample: &s, disturbed: true, cpu_s: 0.05, wall_s: 0.06, unix_s: 1.7e9 + 10.0 },
     );
+    m
+}
+
+#[test]
+fn an_interval_is_exposed_in_base_units_with_the_host_on_every_series() {
+    let m = full("db-7");
     let text = m.encode();
     assert_eq!(value(&text, "memwall_load_latency_seconds", &["level=\"L3\"", "bytes=\"1048576\""]), Some(13.0e-9));
     assert_eq!(value(&text, "memwall_dram_latency_seconds", &[]), Some(101.0e-9));
@@ -65,15 +71,15 @@ fn an_interval_is_exposed_in_base_units_with_the_host_on_every_series() {
 
 #[test]
 fn names_follow_the_conventions() {
-    let names = exposed_names(&Metrics::new("h").encode());
-    assert_eq!(names.len(), 12, "{names:?}");
+    let names = exposed_names(&full("h").encode());
+    assert_eq!(names.len(), 11, "{names:?}");
     for name in &names {
         assert!(name.starts_with("memwall_"), "{name}");
         assert!(!name.contains("_ns") && !name.contains("kib") && !name.contains("percent"), "{name}");
         let unit = ["_seconds", "_bytes", "_ratio", "_total"].iter().any(|u| name.ends_with(u));
         assert!(unit, "{name}: a base unit or _total at the end");
     }
-    let text = Metrics::new("h").encode();
+    let text = full("h").encode();
     for counter in text.lines().filter(|l| l.ends_with(" counter")) {
         assert!(counter.split_whitespace().nth(2).unwrap().ends_with("_total"), "{counter}");
     }
@@ -101,4 +107,10 @@ fn a_point_not_measured_or_no_longer_watched_has_no_series() {
     assert_eq!(value(&text, "memwall_effective_llc_bytes", &["level=\"L3\""]), None);
     assert_eq!(value(&text, "memwall_effective_llc_bytes", &["level=\"L2\""]), Some((512 << 10) as f64));
     assert_eq!(value(&text, "memwall_declared_llc_bytes", &[]), None);
+    let s = WatchSample { ns_per_load: vec![Some(4.0), Some(90.0)], noise: vec![None; 2], ..sample([None; 3]) };
+    assert!(value(&text, "memwall_declared_llc_bytes", &[]).is_none());
+    m.interval(&moved, Some(1), &Interval { sample: &s, disturbed: false, cpu_s: 0.0, wall_s: 0.0, unix_s: 0.0 });
+    let text = m.encode();
+    assert_eq!(value(&text, "memwall_load_latency_seconds", &["bytes=\"4194304\""]), Some(90.0e-9));
+    assert_eq!(value(&text, "memwall_dram_latency_seconds", &[]), Some(90.0e-9));
 }

@@ -3,28 +3,15 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use memwall_report::{Report, WatchSample};
+use memwall_report::Report;
 
 use super::http::METRICS_PATH;
-use super::metrics::tests::level;
+use super::metrics::tests::full;
 use super::*;
 use crate::serve::tests::{exchange, get};
 
-/// Metrics with every series set, as after a reading and an interval.
 fn full_metrics() -> Arc<Metrics> {
-    let m = Arc::new(Metrics::new("test-host"));
-    let points =
-        [WatchPoint { level: "L2".into(), bytes: 1 << 18 }, WatchPoint { level: "DRAM".into(), bytes: 1 << 24 }];
-    m.levels_read(Some(&level("L2", 1 << 19, "cache")), None, 1.0, 1.0);
-    let sample = WatchSample {
-        at_s: 0.0,
-        ns_per_load: vec![Some(4.0), Some(90.0)],
-        noise: vec![Some(0.0); 2],
-        steal_jiffies: Some(0),
-        total_jiffies: Some(100),
-    };
-    m.interval(&points, Some(1), &Interval { sample: &sample, disturbed: false, cpu_s: 0.1, wall_s: 0.1, unix_s: 2.0 });
-    m
+    Arc::new(full("test-host"))
 }
 
 fn serving(ip: IpAddr) -> SocketAddr {
@@ -40,7 +27,7 @@ fn metrics_are_served_on_loopback_to_the_served_name_only() {
     let reply = get(addr, METRICS_PATH);
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(reply.header("content-type"), Some(metrics::CONTENT_TYPE));
-    assert!(reply.text().contains("memwall_dram_latency_seconds{host=\"test-host\"} 0.00000009"), "{}", reply.text());
+    assert!(reply.text().contains("\nmemwall_dram_latency_seconds{host=\"test-host\"} 1.01e-7\n"), "{}", reply.text());
     let head =
         exchange(addr, format!("HEAD /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes());
     assert_eq!((head.status, head.body.len()), (200, 0));
