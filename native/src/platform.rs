@@ -149,7 +149,7 @@ pub fn thread_cpu_seconds() -> Option<f64> {
         let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         // SAFETY: clock_gettime writes one timespec, which `now` is, and keeps no pointer to it.
         let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-        (rc == 0).then(|| now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9)
+        (rc == 0).then_some(now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9)
     }
     #[cfg(not(target_os = "linux"))]
     {
