@@ -31,6 +31,22 @@ impl serve::Handler for Endpoint {
         let refused = serve::refusal(&request, self.addr, &self.url, self.hosts);
         serve::with_policy(refused.unwrap_or_else(|| self.route(&request)))
     }
+
+    /// SIGTERM (how systemd and Kubernetes stop a service) ends the probe as Ctrl-C does: at the
+    /// end of the interval being measured, with the summary, exit 0. Only here: every other
+    /// command keeps the default (SIGTERM ends it at once).
+    fn start(&self) {
+        #[cfg(unix)]
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::spawn(async move {
+                    terminate.recv().await;
+                    crate::INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+                });
+            }
+            Err(e) => eprintln!("memwall: warning: SIGTERM will end the exporter without its summary: {e}"),
+        }
+    }
 }
 
 impl Endpoint {
