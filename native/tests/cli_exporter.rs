@@ -25,6 +25,8 @@ fn bad_addresses_and_flags_are_one_line() {
     assert_refused(&["watch", "--listen", "127.0.0.1:99999"], "invalid socket address syntax");
     assert_refused(&["watch", "--listen", "metrics.example:9417"], "'--listen <ADDR>'");
     assert_refused(&["watch", "--levels-every", "1h"], "--listen");
+    assert_refused(&["watch", "--host", "node-7"], "--listen");
+    assert_refused(&["watch", "--listen", "127.0.0.1:0", "--host", " "], "invalid host name");
     assert_refused(&["watch", "--listen", "127.0.0.1:0", "--max-cpu", "0"], "invalid percent '0'");
     assert_refused(&["watch", "--listen", "127.0.0.1:0", "--for", "1s", "--every", "2s"], "--for 1s is shorter");
     // An address in use: refused before anything is measured (nothing on stdout), naming it.

@@ -251,20 +251,19 @@ impl<'a, F: FnMut() -> CliResult<Vec<Level>>> Exporter<'a, F> {
             )
             .ok();
         }
+        if self.budget.intervals == 0 {
+            writeln!(out, "{}", self.budget.cost_line(cpu_s, self.every_s, self.levels_every.as_secs_f64())).ok();
+            out.flush().ok();
+        }
+        self.budget.intervals += 1;
         sleep_until(deadline);
         let sample = self.prober.close(at_s, &measured);
         self.window.samples.push(sample);
         let disturbed = stability::disturbed(&self.window).last().copied().unwrap_or(false);
-        let sample = self.window.samples.last().expect("just pushed");
-        self.metrics.interval(
-            &self.points,
-            self.dram,
-            &Interval { sample, disturbed, cpu_s, wall_s, unix_s: unix_now() },
-        );
-        if self.budget.intervals == 0 {
-            writeln!(out, "{}", self.budget.cost_line(cpu_s, self.every_s, self.levels_every.as_secs_f64())).ok();
+        if let Some(sample) = self.window.samples.last() {
+            let interval = Interval { sample, disturbed, cpu_s, wall_s, unix_s: unix_now() };
+            self.metrics.interval(&self.points, self.dram, &interval);
         }
-        self.budget.intervals += 1;
     }
 }
 
