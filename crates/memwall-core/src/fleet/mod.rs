@@ -7,7 +7,7 @@ pub mod prices;
 pub mod table;
 
 use memwall_report::fleet::{Cell, FLEET_COLUMNS, FleetRow};
-use memwall_report::{Cause, GroupBy, Join, Report};
+use memwall_report::{Cause, GroupBy, Join, Level, Report};
 
 use crate::explain;
 
@@ -18,8 +18,7 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
     let declared = explain::data_caches(&host.caches).last().map(|c| (c.size_bytes, c.level));
     let levels = report.ladder.as_ref().map_or(&[][..], |l| &l.levels[..]);
     let dram = levels.iter().find(|l| l.cause == Cause::Dram);
-    let last_cache =
-        levels.iter().rev().find(|l| l.cause == Cause::Cache && dram.is_none_or(|d| l.size_bytes < d.size_bytes));
+    let last_cache = last_cache_level(levels);
     let costs = report.ladder.as_ref().and_then(explain::page_costs);
     let reads = report.bandwidth.as_ref().map(|b| &b.points[..]).unwrap_or_default();
     let largest_read = reads.iter().map(|p| p.bytes).max();
@@ -63,6 +62,13 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
         memwall_version: report.tool.version.clone(),
         prices: Default::default(),
     }
+}
+
+/// The last level read as cache before DRAM: how far the last cache level behaves like cache
+/// (the `effective_llc` column, and `memwall watch --listen`'s `memwall_effective_llc_bytes`).
+pub fn last_cache_level(levels: &[Level]) -> Option<&Level> {
+    let dram = levels.iter().find(|l| l.cause == Cause::Dram);
+    levels.iter().rev().find(|l| l.cause == Cause::Cache && dram.is_none_or(|d| l.size_bytes < d.size_bytes))
 }
 
 /// A report's name without its folder, URL path or `.json`: what a row is called in tables,
