@@ -57,7 +57,7 @@ fn headline(ladder: &Ladder) -> String {
             format_bytes(fast.size_bytes)
         ),
         (_, None, _) => format!(
-            "DRAM was not reached by {}: the largest working set still answers like a cache.",
+            "DRAM not reached by {}: the largest working set still answers like a cache.",
             format_bytes(ladder.points.last().map_or(0, |p| p.bytes))
         ),
         _ => "The short ladder found no levels to name; the full ladder below measures longer.".into(),
