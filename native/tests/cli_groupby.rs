@@ -264,8 +264,9 @@ fn caches_from_a_saved_ladder_size_adaptive_and_another_cpu_or_caches_are_refuse
     let this_host = report_from(&out).host;
     let run = report_from(&out).groupby.unwrap().runs.remove(0);
     let reason = run.choice.unwrap().reason;
-    // The example's Xeon guest: L2 reads 1 MiB there (2 MiB declared), its L3 16 MiB (480 declared).
-    assert!(reason.contains("L2 1 MiB and L3 16 MiB, as the ladder read them"), "{reason}");
+    // The example's Xeon guest: L2 reads to 2 MiB there (its 1.5 MiB on the climb), its L3 16 MiB
+    // (480 declared).
+    assert!(reason.contains("L2 2 MiB and L3 16 MiB, as the ladder read them"), "{reason}");
 
     report["host"]["cpu_model"] = "A CPU no host has".into();
     let other = save("other.json", &report);
