@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fleet::FleetRow;
+
 /// The whole file: where it came from, how its curves were measured, one entry per type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Shelf {
@@ -59,6 +61,42 @@ pub struct ShelfBandwidth {
     pub write: Vec<(u64, f64, u32)>,
     #[serde(default)]
     pub copy: Vec<(u64, f64, u32)>,
+}
+
+/// `memwall cloud --json`: the rows shown, with the attribution they are shown under; with
+/// `--near`, what was compared and each row's distance; with `--pairs`, which rows pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CloudListing {
+    pub schema_version: u32,
+    pub attribution: String,
+    pub rows: Vec<FleetRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near: Option<NearListing>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<PairListing>,
+}
+
+/// The rows ranked against a report: `distances[i]` is `rows[i]`'s.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NearListing {
+    pub report: String,
+    /// The report's curve compared ("page-local on THP"), and why it is not like for like.
+    pub curve: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caution: Option<String>,
+    /// The RMS of log-latency differences at the type's sizes, and how many sizes were compared.
+    pub distances: Vec<f64>,
+    pub sizes_compared: Vec<usize>,
+}
+
+/// One provider's CPU model sold both as bare metal and as VMs: the types on each side, by the
+/// rows' `host` (the type's name).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairListing {
+    pub provider: String,
+    pub model: String,
+    pub metal: Vec<String>,
+    pub vms: Vec<String>,
 }
 
 /// Why a shelf file could not be read.
@@ -180,7 +218,10 @@ mod tests {
         assert_eq!(days_from_civil(1970, 1, 1), 0);
         assert_eq!(days_from_civil(2000, 2, 29), 11_016);
         assert_eq!(days_from_civil(2100, 3, 1), 47_541);
-        let bad = |date: &str| ShelfEntry { measured: date.into(), ..Shelf::from_json(&shelf(ONE)).unwrap().hosts[0].clone() };
+        let bad = |date: &str| ShelfEntry {
+            measured: date.into(),
+            ..Shelf::from_json(&shelf(ONE)).unwrap().hosts[0].clone()
+        };
         assert_eq!(bad("2026-13-01").measured_unix_s(), None);
         assert_eq!(bad("yesterday").measured_unix_s(), None);
     }

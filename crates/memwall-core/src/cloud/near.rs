@@ -66,11 +66,8 @@ pub fn compared_curve(report: &Report) -> Result<Compared, NearError> {
     let evidence = Evidence::of(ladder, &[], None);
     let curves = &evidence.curves;
     let find = |pattern: Pattern, huge: bool| curves.iter().find(|c| c.pattern == pattern && c.huge == huge);
-    let pick = |c: &CurveView<'_>, caution: Option<String>| Compared {
-        label: c.label(),
-        caution,
-        points: medians(c.points),
-    };
+    let pick =
+        |c: &CurveView<'_>, caution: Option<String>| Compared { label: c.label(), caution, points: medians(c.points) };
     if let Some(c) = find(Pattern::Random, true) {
         return Ok(pick(c, None));
     }
@@ -106,8 +103,7 @@ fn log_ns_at(own: &[(u64, f64)], bytes: u64) -> Option<f64> {
 /// The distance of a shelf curve from `own` (see the module's documentation), and over how many
 /// of the shelf's sizes; `None` where fewer than [`MIN_SHARED_SIZES`] fall within `own`.
 pub fn distance(shelf: &[(u64, f64)], own: &[(u64, f64)]) -> Option<(f64, usize)> {
-    let gaps: Vec<f64> =
-        shelf.iter().filter_map(|&(bytes, ns)| Some(ns.ln() - log_ns_at(own, bytes)?)).collect();
+    let gaps: Vec<f64> = shelf.iter().filter_map(|&(bytes, ns)| Some(ns.ln() - log_ns_at(own, bytes)?)).collect();
     if gaps.len() < MIN_SHARED_SIZES {
         return None;
     }

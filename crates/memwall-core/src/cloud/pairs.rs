@@ -74,12 +74,17 @@ pub fn ratio(vm: Option<f64>, metal: Option<f64>) -> Option<f64> {
     }
 }
 
-/// "0.5x fast, DRAM 1.12x": a VM's row beside its metal type's row.
+/// "fast 50%, DRAM +12%": a VM's fast working set as a share of its metal type's, and its DRAM
+/// latency above (or below) the metal type's.
 pub fn against_metal(vm: &FleetRow, metal: &FleetRow) -> String {
     let fast = ratio(vm.effective_llc_bytes.map(|b| b as f64), metal.effective_llc_bytes.map(|b| b as f64));
     let dram = ratio(vm.dram_ns, metal.dram_ns);
-    let say = |what: &str, r: Option<f64>| r.map_or(format!("{what} -"), |r| format!("{what} {r:.2}x"));
-    format!("{}, {}", say("fast", fast), say("DRAM", dram))
+    let fast = fast.map_or("fast -".into(), |r| {
+        let share = r * 100.0;
+        if share >= 10.0 { format!("fast {share:.0}%") } else { format!("fast {share:.1}%") }
+    });
+    let dram = dram.map_or("DRAM -".into(), |r| format!("DRAM {:+.0}%", (r - 1.0) * 100.0));
+    format!("{fast}, {dram}")
 }
 
 #[cfg(test)]
@@ -91,7 +96,10 @@ mod tests {
         let a = model_key("Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz");
         assert_eq!(a.as_deref(), Some("intel xeon platinum 8481c"));
         assert_eq!(a, model_key("Intel(R) Xeon(R) Platinum 8481C"));
-        assert_eq!(model_key("INTEL(R) XEON(R) PLATINUM 8581C CPU @ 2.10GHz").as_deref(), Some("intel xeon platinum 8581c"));
+        assert_eq!(
+            model_key("INTEL(R) XEON(R) PLATINUM 8581C CPU @ 2.10GHz").as_deref(),
+            Some("intel xeon platinum 8581c")
+        );
         assert_eq!(model_key("AMD EPYC 7443P 24-Core Processor").as_deref(), Some("amd epyc 7443p"));
         assert_eq!(model_key("Neoverse-V3").as_deref(), Some("neoverse-v3"));
         for generic in ["Intel(R) Xeon(R) CPU @ 2.20GHz", "AMD EPYC-Genoa Processor", "Intel(R) Xeon(R) Platinum", ""] {

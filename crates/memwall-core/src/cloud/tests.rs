@@ -17,12 +17,11 @@ fn entry(provider: &str, instance_type: &str, cpu: &str, metal: Option<bool>, la
         hypervisor: (metal == Some(false)).then(|| "KVM".into()),
         measured: "2026-04-04".into(),
         tool: "sc-membench 1.2.2".into(),
-        caches: vec![(1, "Data".into(), 32 << 10, Some(2)), (2, "Unified".into(), 1 << 20, Some(2)), (
-            3,
-            "Unified".into(),
-            32 << 20,
-            Some(16),
-        )],
+        caches: vec![
+            (1, "Data".into(), 32 << 10, Some(2)),
+            (2, "Unified".into(), 1 << 20, Some(2)),
+            (3, "Unified".into(), 32 << 20, Some(16)),
+        ],
         latency,
         bandwidth: ShelfBandwidth { read: vec![(128 << 20, 35_519.0, 8)], ..Default::default() },
     }
@@ -55,7 +54,13 @@ fn own() -> Report {
 
 #[test]
 fn an_entry_becomes_a_report_of_random_on_thp_and_a_row_that_names_who_measured_it() {
-    let host = ShelfHost::new(entry("alicloud", "ecs.c4.2xlarge", "Intel(R) Xeon(R) Platinum 8369HB", Some(false), curve(1.0)));
+    let host = ShelfHost::new(entry(
+        "alicloud",
+        "ecs.c4.2xlarge",
+        "Intel(R) Xeon(R) Platinum 8369HB",
+        Some(false),
+        curve(1.0),
+    ));
     let ladder = host.report.ladder.as_ref().unwrap();
     assert_eq!((ladder.pattern.as_str(), ladder.huge_pages.as_str(), ladder.points.len()), ("random-cycle", "thp", 10));
     assert_eq!(host.report.host.caches[2].size_bytes, 32 << 20);
@@ -78,7 +83,10 @@ fn an_entry_becomes_a_report_of_random_on_thp_and_a_row_that_names_who_measured_
         .find(|l| l.cause == Cause::Cache && dram.is_none_or(|d| l.size_bytes < d.size_bytes))
         .expect("the curve starts in a cache");
     assert_eq!(row.dram_ns, dram.map(|d| d.ns_per_load));
-    assert_eq!((row.effective_llc_bytes, row.effective_llc_ns), (Some(last_cache.size_bytes), Some(last_cache.ns_per_load)));
+    assert_eq!(
+        (row.effective_llc_bytes, row.effective_llc_ns),
+        (Some(last_cache.size_bytes), Some(last_cache.ns_per_load))
+    );
 }
 
 #[test]
@@ -126,13 +134,16 @@ fn pairs_set_a_providers_metal_type_beside_its_vms_of_the_same_model() {
     .collect();
     let found = pairs(&hosts);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!((found[0].provider.as_str(), found[0].metal.as_slice(), found[0].vms.as_slice()), ("gcp", &[1][..], &[0][..]));
+    assert_eq!(
+        (found[0].provider.as_str(), found[0].metal.as_slice(), found[0].vms.as_slice()),
+        ("gcp", &[1][..], &[0][..])
+    );
     let mut rows: Vec<_> = hosts.iter().map(ShelfHost::row).collect();
     (rows[0].dram_ns, rows[0].effective_llc_bytes) = (Some(110.0), Some(16 << 20));
     (rows[1].dram_ns, rows[1].effective_llc_bytes) = (Some(100.0), Some(64 << 20));
-    assert_eq!(pairs::against_metal(&rows[0], &rows[1]), "fast 0.25x, DRAM 1.10x");
+    assert_eq!(pairs::against_metal(&rows[0], &rows[1]), "fast 25%, DRAM +10%");
     rows[1].dram_ns = None;
-    assert_eq!(pairs::against_metal(&rows[0], &rows[1]), "fast 0.25x, DRAM -");
+    assert_eq!(pairs::against_metal(&rows[0], &rows[1]), "fast 25%, DRAM -");
 }
 
 /// The shelf as kept: every entry loads, and most curves reach a DRAM level.

@@ -161,7 +161,11 @@ pub fn column_among(name: &str, joined: &[String]) -> Result<String, FleetError>
 
 /// A filter's value as a number: a plain one, else a size with its unit in bytes.
 fn number(value: &str) -> Option<f64> {
-    value.parse::<f64>().ok().filter(|v| v.is_finite()).or_else(|| crate::size::parse_size(value).ok().map(|b| b as f64))
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .or_else(|| crate::size::parse_size(value).ok().map(|b| b as f64))
 }
 
 impl Filter {
