@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use memwall_core::cloud::near::{Near, near};
-use memwall_core::cloud::pairs::{Pair, against_metal, pairs};
-use memwall_core::cloud::table::{CLOUD_NOTE, CLOUD_TABLE, metal_text};
+use memwall_core::cloud::pairs::{PAIR_HEADER, PAIR_NOTE, Pair, pair_lines, pairs};
+use memwall_core::cloud::table::{CLOUD_NOTE, CLOUD_TABLE};
 use memwall_core::cloud::{self, LoadedShelf};
 use memwall_core::fleet::{self, Filter};
 use memwall_report::fleet::FleetRow;
@@ -217,32 +217,6 @@ fn pair_listing(pair: &Pair, rows: &[FleetRow]) -> PairListing {
 }
 
 fn pairs_table(found: &[Pair], rows: &[FleetRow]) -> Table {
-    let bytes = |b: Option<u64>| b.map_or("-".into(), memwall_core::size::format_bytes);
-    let num = |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
-    let mut lines = Vec::new();
-    for pair in found {
-        let metal = &rows[pair.metal[0]];
-        for &i in pair.metal.iter().chain(&pair.vms) {
-            let r = &rows[i];
-            let versus = if pair.metal.contains(&i) { "-".into() } else { against_metal(r, metal) };
-            lines.push(vec![
-                pair.provider.clone(),
-                pair.model.clone(),
-                r.host.clone(),
-                metal_text(r),
-                num(r.vcpus.map(f64::from), 0),
-                bytes(r.effective_llc_bytes),
-                num(r.effective_llc_ns, 1),
-                num(r.dram_ns, 0),
-                versus,
-            ]);
-        }
-    }
-    let note = "vs metal: the VM's fast working set as a share of the pair's first bare-metal type's, and its DRAM ns \
-                above or below that type's";
-    Table {
-        header: vec!["provider", "cpu", "type", "metal", "vCPUs", "fast", "fast ns", "DRAM ns", "vs metal"],
-        rows: lines,
-        notes: vec![note.into(), CLOUD_NOTE.into()],
-    }
+    let lines = found.iter().flat_map(|p| pair_lines(p, |i| &rows[i])).map(|(_, cells)| cells).collect();
+    Table { header: PAIR_HEADER.to_vec(), rows: lines, notes: vec![PAIR_NOTE.into(), CLOUD_NOTE.into()] }
 }

@@ -27,7 +27,7 @@ fn listing(args: &[&str]) -> CloudListing {
 fn filtered_and_sorted_as_the_fleet_is_with_the_attribution_on_every_export() {
     let args = ["cloud", "--filter", "fast>=32MiB", "--filter", "dram<=100", "--sort", "dram"];
     let markdown = stdout(&[&args[..], &["--markdown", "-"]].concat());
-    assert!(markdown.starts_with("| provider | type | cpu |"), "{markdown}");
+    assert!(markdown.starts_with("| type | provider | cpu |"), "{markdown}");
     assert!(markdown.contains("Spare Cores") && markdown.contains("CC BY-SA 4.0"), "{markdown}");
     let shown = listing(&args);
     assert!(!shown.rows.is_empty());

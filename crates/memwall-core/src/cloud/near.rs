@@ -113,7 +113,11 @@ pub fn distance(shelf: &[(u64, f64)], own: &[(u64, f64)]) -> Option<(f64, usize)
 
 /// Every type of `hosts` ranked by its distance from `report`'s compared curve, nearest first.
 pub fn near(report: &Report, hosts: &[ShelfHost]) -> Result<Near, NearError> {
-    let compared = compared_curve(report)?;
+    Ok(rank(compared_curve(report)?, hosts))
+}
+
+/// Every type of `hosts` ranked by its distance from `compared`, nearest first.
+pub fn rank(compared: Compared, hosts: &[ShelfHost]) -> Near {
     let mut ranked: Vec<Nearest> = hosts
         .iter()
         .enumerate()
@@ -123,7 +127,7 @@ pub fn near(report: &Report, hosts: &[ShelfHost]) -> Result<Near, NearError> {
         .collect();
     ranked.sort_by(|a, b| a.distance.total_cmp(&b.distance));
     let left_out = hosts.len() - ranked.len();
-    Ok(Near { compared, ranked, left_out })
+    Near { compared, ranked, left_out }
 }
 
 impl Near {

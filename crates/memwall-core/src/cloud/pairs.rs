@@ -12,6 +12,8 @@
 use memwall_report::fleet::FleetRow;
 
 use super::ShelfHost;
+use super::table::metal_text;
+use crate::size::format_bytes;
 
 /// A CPU model as providers' names share it: lower case, without `(R)`, `(TM)`, the clock after
 /// `@`, and the words `CPU`, `Processor` and `N-Core`; `None` for a name that names no model.
@@ -85,6 +87,42 @@ pub fn against_metal(vm: &FleetRow, metal: &FleetRow) -> String {
     });
     let dram = dram.map_or("DRAM -".into(), |r| format!("DRAM {:+.0}%", (r - 1.0) * 100.0));
     format!("{fast}, {dram}")
+}
+
+/// The columns of the pairs' table, as `memwall cloud --pairs` prints it and the Cloud tab draws it.
+pub const PAIR_HEADER: [&str; 9] =
+    ["provider", "cpu", "type", "metal", "vCPUs", "fast", "fast ns", "DRAM ns", "vs metal"];
+
+/// What "vs metal" means, printed under the table.
+pub const PAIR_NOTE: &str = "vs metal: the VM's fast working set as a share of the pair's first bare-metal type's, and \
+     its DRAM ns above or below that type's";
+
+/// The pair's lines: its bare-metal types, then its VMs set against the first metal type, each as
+/// (the type's index among the shelf's hosts, its cells under [`PAIR_HEADER`]). `row` gives a
+/// host's row by that index.
+pub fn pair_lines<'a>(pair: &Pair, row: impl Fn(usize) -> &'a FleetRow) -> Vec<(usize, Vec<String>)> {
+    let num = |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+    let metal = row(pair.metal[0]);
+    pair.metal
+        .iter()
+        .chain(&pair.vms)
+        .map(|&i| {
+            let r = row(i);
+            let versus = if pair.metal.contains(&i) { "-".into() } else { against_metal(r, metal) };
+            let cells = vec![
+                pair.provider.clone(),
+                pair.model.clone(),
+                r.host.clone(),
+                metal_text(r),
+                r.vcpus.map_or("-".into(), |v| v.to_string()),
+                r.effective_llc_bytes.map_or("-".into(), format_bytes),
+                num(r.effective_llc_ns, 1),
+                num(r.dram_ns, 0),
+                versus,
+            ];
+            (i, cells)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -27,10 +27,10 @@ fn shelf_text(row: &FleetRow, field: fn(&memwall_report::fleet::ShelfFacts) -> &
     row.shelf.as_ref().map_or_else(|| "-".into(), |s| field(s).clone())
 }
 
-/// The shelf's columns, in order.
+/// The shelf's columns, in order (the type first: the page's table names a row by its first cell).
 pub const CLOUD_TABLE: &[TableColumn] = &[
-    TableColumn { header: "provider", sorts: &[("provider", "provider")], text: |r| shelf_text(r, |s| &s.provider) },
     TableColumn { header: "type", sorts: &[("type", "host")], text: |r| r.host.clone() },
+    TableColumn { header: "provider", sorts: &[("provider", "provider")], text: |r| shelf_text(r, |s| &s.provider) },
     TableColumn { header: "cpu", sorts: &[("cpu", "cpu")], text: |r| r.cpu.clone().unwrap_or_else(|| "-".into()) },
     TableColumn { header: "arch", sorts: &[("arch", "arch")], text: |r| shelf_text(r, |s| &s.arch) },
     TableColumn {
