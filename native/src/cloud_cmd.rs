@@ -41,7 +41,7 @@ pub struct CloudArgs {
     #[arg(long)]
     pub pairs: bool,
     /// Show at most N types (default: every one; 5 with --near).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "pairs")]
     pub limit: Option<usize>,
     /// Read this shelf file (as scripts/cloud-shelf.py writes it) instead of the one built in.
     #[arg(long, value_name = "FILE.json")]

@@ -153,4 +153,6 @@ fn bad_input_is_refused_in_one_line() {
     assert_refused(&["cloud", "--near", &no_ladder], "has no latency ladder");
     assert_refused(&["cloud", "--shelf", not_a_report.to_str().unwrap()], "not a cloud shelf");
     assert_refused(&["cloud", "--pairs", "--near", &no_ladder], "cannot be used with");
+    assert_refused(&["cloud", "--pairs", "--limit", "3"], "cannot be used with");
+    assert_refused(&["cloud", "--limit", "some"], "invalid value 'some'");
 }
