@@ -7,7 +7,7 @@
 #                             wasm-bindgen, wasm-opt); the native memwall needs only Rust.
 #                             scripts/run.sh calls it after measuring, so it never delays figures
 #   scripts/setup.sh --test   also what the tests need (rustfmt, clippy, Chromium, chromedriver,
-#                             Firefox ESR, geckodriver, e2e npm packages)
+#                             Firefox ESR, geckodriver, e2e npm packages, Prometheus)
 #   scripts/setup.sh --release  also what scripts/release.sh needs: the two musl targets, Debian's
 #                             musl and aarch64 cross tools, and qemu-user-static for the checks
 set -euo pipefail
@@ -99,6 +99,17 @@ if $want_test; then
         $SUDO apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends firefox-esr >/dev/null
         took "installed Firefox ESR"
+    fi
+    # A real Prometheus for `memwall watch --listen`'s test (native/tests/cli_exporter.rs): Debian's
+    # package, for its binary only; the test starts its own on a loopback port with a data folder of
+    # its own, never the service the package may enable.
+    if ! command -v prometheus >/dev/null; then
+        begin "installing Prometheus from the system's packages (under a minute)"
+        SUDO=""
+        [ "$(id -u)" = 0 ] || SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+        took "installed Prometheus"
     fi
     if ! "$TOOLS/bin/geckodriver" --version 2>/dev/null | grep -q "geckodriver $GECKODRIVER_VERSION"; then
         begin "installing geckodriver $GECKODRIVER_VERSION into .tools: compiled from source, ~2 minutes on 2 cores, once"

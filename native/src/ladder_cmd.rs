@@ -129,24 +129,55 @@ fn parse_sample_ms(text: &str) -> Result<f64, String> {
 /// named an "L4 to 32 MiB" or no L3 at all; the budget adaptive sized its tables by swung
 /// between 4 and 64 MiB from one run to the next.
 pub fn cache_probe(host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
-    let mut ladder = cache_probe_pass(host, clock)?;
-    let again = cache_probe_pass(host, clock)?;
-    for (point, other) in ladder.points.iter_mut().zip(again.points) {
-        if other.bytes == point.bytes && other.ns_per_load.min < point.ns_per_load.min {
-            *point = other;
-        }
-    }
+    let mut ladder = cache_probe_best_of_two(host, clock, 16 << 10, QUICK_MAX)?;
     let reading = memwall_core::explain::read_ladder(&ladder, &host.caches);
     ladder.levels = reading.levels;
     ladder.verdict = reading.verdict;
     Ok(ladder)
 }
 
-fn cache_probe_pass(host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
+/// Where the quick ladder stops unless it must reach DRAM.
+const QUICK_MAX: u64 = 64 << 20;
+
+/// The quick ladder, extended a doubling at a time (best of two passes each) until its levels
+/// reach DRAM, which `watch` places a point in: on a guest that declares a socket's L3 (480 MiB
+/// on a Xeon), DRAM may begin at 64 MiB and be read only from the sizes after it. It goes no
+/// further than twice the largest cache the OS declares, past which no cache holds the working
+/// set, nor beyond what this process may allocate.
+pub fn cache_probe_to_dram(host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
+    let mut ladder = cache_probe(host, clock)?;
+    let declared = memwall_core::explain::data_caches(&host.caches).last().map_or(0, |c| c.size_bytes);
+    let mut max = QUICK_MAX;
+    while !ladder.levels.iter().any(|l| l.cause == memwall_report::Cause::Dram) && max < declared.saturating_mul(2) {
+        max *= 2;
+        if platform::check_fits_in_memory(ladder::bytes_needed(max) + (2 << 20), "").is_err() {
+            break;
+        }
+        ladder.points.extend(cache_probe_best_of_two(host, clock, max, max)?.points);
+        let reading = memwall_core::explain::read_ladder(&ladder, &host.caches);
+        ladder.levels = reading.levels;
+        ladder.verdict = reading.verdict;
+    }
+    Ok(ladder)
+}
+
+/// Two quick passes over `min..=max`, each size keeping the pass that read it faster.
+fn cache_probe_best_of_two(host: &Host, clock: &NativeClock, min: u64, max: u64) -> CliResult<Ladder> {
+    let mut ladder = cache_probe_pass(host, clock, min, max)?;
+    let again = cache_probe_pass(host, clock, min, max)?;
+    for (point, other) in ladder.points.iter_mut().zip(again.points) {
+        if other.bytes == point.bytes && other.ns_per_load.min < point.ns_per_load.min {
+            *point = other;
+        }
+    }
+    Ok(ladder)
+}
+
+fn cache_probe_pass(host: &Host, clock: &NativeClock, min: u64, max: u64) -> CliResult<Ladder> {
     let thp = matches!(host.thp.as_deref(), Some("always" | "madvise"));
     let probe = LadderArgs {
-        min: 16 << 10,
-        max: 64 << 20,
+        min,
+        max,
         points_per_octave: 1,
         pin: None,
         huge_pages: vec![if thp { HugePages::Thp } else { HugePages::Off }],

@@ -8,6 +8,7 @@ mod counters;
 mod dataset;
 mod emulation;
 mod explain_cmd;
+mod exporter;
 mod fleet_cmd;
 #[cfg(test)]
 mod fuzz;
@@ -29,6 +30,7 @@ mod serve;
 mod sweep_cmd;
 mod threads;
 mod watch_cmd;
+mod watch_probe;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,6 +75,7 @@ enum Command {
     /// Core-to-core latency for every pair of CPUs, grouped, and checked against sysfs.
     Cores(cores_cmd::CoresArgs),
     /// Re-measure an L2, an LLC and a DRAM point and read steal time at intervals: how stable is this host?
+    /// With --listen, a Prometheus exporter.
     Watch(watch_cmd::WatchArgs),
     /// Run a command under growing cache pressure from a neighbour CPU: how much does it slow?
     Sensitivity(sensitivity_cmd::SensitivityArgs),

@@ -140,3 +140,19 @@ pub fn fits(needed_bytes: u64, what: &str, headroom: &crate::headroom::Headroom)
     }
     Ok(())
 }
+
+/// CPU time the calling thread has used, in seconds; `None` where the OS does not say (then a
+/// caller counts wall time, which is never less).
+pub fn thread_cpu_seconds() -> Option<f64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes one timespec, which `now` is, and keeps no pointer to it.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+        (rc == 0).then_some(now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}

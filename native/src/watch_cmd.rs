@@ -7,23 +7,24 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use memwall_core::ladder::{self, Pattern, SampleConfig};
+use memwall_core::explain;
+use memwall_core::ladder;
 use memwall_core::size::format_bytes;
 use memwall_core::stability::{self, parse_duration};
-use memwall_core::{explain, stability::steal_jiffies};
 use memwall_report::{Report, Watch, WatchPoint, WatchSample};
 
-use crate::arena::{HugePages, MmapArena};
+use crate::exporter::{self, ExporterArgs, Probing};
 use crate::ladder_cmd;
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
+use crate::watch_probe::{Prober, sleep_until};
 use crate::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {
-    /// How long to watch (e.g. 10m, 90s, 1h).
-    #[arg(long = "for", value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
-    pub window_s: f64,
+    /// How long to watch (e.g. 10m, 90s, 1h) [default: 10m; with --listen, until stopped].
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
+    pub window_s: Option<f64>,
     /// How often to measure (e.g. 10s); at most --for.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub every: f64,
@@ -37,15 +38,24 @@ pub struct WatchArgs {
     /// Write the report as JSON to PATH, or to stdout with `-` (the timeline then goes to stderr).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<Destination>,
+    #[command(flatten)]
+    pub exporter: ExporterArgs,
 }
 
+/// How long a watch lasts without --for (or --listen).
+const DEFAULT_WINDOW_S: f64 = 600.0;
+
 pub fn watch(args: WatchArgs) -> CliResult {
-    if args.window_s < args.every {
+    let window_s = args.window_s.or(args.exporter.listen.is_none().then_some(DEFAULT_WINDOW_S));
+    if let Some(window_s) = window_s
+        && window_s < args.every
+    {
         return Err(CliError::usage(format!(
-            "--for {}s is shorter than --every {}s: not one interval would be measured",
-            args.window_s, args.every
+            "--for {window_s}s is shorter than --every {}s: not one interval would be measured",
+            args.every
         )));
     }
+    let listening = args.exporter.listen.map(exporter::Listening::bind).transpose()?;
     let clock = NativeClock::new();
     let mut out = output::human(args.json == Some(Destination::Stdout));
     let (levels, host) = match &args.report {
@@ -57,8 +67,8 @@ pub fn watch(args: WatchArgs) -> CliResult {
         }
         None => {
             let host = ladder_cmd::measured_host(&clock);
-            writeln!(out, "measuring a quick ladder to place the points (about two seconds)...").ok();
-            (ladder_cmd::cache_probe(&host, &clock)?.levels, host)
+            writeln!(out, "measuring a quick ladder to place the points (a few seconds)...").ok();
+            (ladder_cmd::cache_probe_to_dram(&host, &clock)?.levels, host)
         }
     };
     let (points, missing) = stability::watch_points(&levels);
@@ -73,65 +83,23 @@ pub fn watch(args: WatchArgs) -> CliResult {
     for why in &missing {
         writeln!(out, "not watched: {why}").ok();
     }
-    let thp = matches!(host.thp.as_deref(), Some("always" | "madvise"));
-    let config = SampleConfig {
-        target_sample_ns: ladder::target_sample_ns(host.timer_resolution_ns.unwrap_or(1.0), 2e6),
-        samples: 5,
-        warmup: true,
-        seed: ladder::DEFAULT_SEED,
-        attempts: 1,
-        // The caches and DRAM without TLB misses, as the quick ladder placed the levels.
-        pattern: Pattern::PageLocal,
-        timer_resolution_ns: host.timer_resolution_ns.unwrap_or(1.0),
-    };
-    let mut watch = Watch {
-        every_s: args.every,
-        window_s: args.window_s,
-        points: points.clone(),
-        samples: Vec::new(),
-        steal_unavailable: None,
-        interrupted: false,
-        stability: None,
-    };
-    let heading: Vec<String> = points.iter().map(|p| format!("{} {}", p.level, format_bytes(p.bytes))).collect();
-    writeln!(
-        out,
-        "watching {} every {}s for {}s; Ctrl-C stops and summarises",
-        heading.join(", "),
-        args.every,
-        args.window_s
-    )
-    .ok();
-    let intervals = (args.window_s / args.every).floor() as u64;
+    let prober = Prober::new(&host, clock);
     STOP_CLEANLY.store(true, Ordering::SeqCst);
-    let started = Instant::now();
-    let mut stat_before = read_steal().map_err(|why| watch.steal_unavailable = Some(why)).ok();
-    for i in 0..intervals {
-        if INTERRUPTED.load(Ordering::SeqCst) {
-            break;
+    let until_stopped = listening.is_some() && args.window_s.is_none();
+    let mut watch = match listening {
+        Some(listening) => {
+            let levels_measured = args.report.is_none();
+            let probing =
+                Probing { host: &host, levels, points, prober, every_s: args.every, window_s, levels_measured };
+            let read_levels = || Ok(ladder_cmd::cache_probe_to_dram(&host, &clock)?.levels);
+            exporter::run(listening, &args.exporter, probing, &mut *out, read_levels)?
         }
-        let at_s = started.elapsed().as_secs_f64();
-        let measured: Vec<Option<(f64, f64)>> = points.iter().map(|p| measure(p, &config, &clock, thp).ok()).collect();
-        // The interval's steal is read at its end, so a sample covers its whole interval.
-        sleep_until(started + Duration::from_secs_f64((i + 1) as f64 * args.every));
-        let stat_after = read_steal().map_err(|why| watch.steal_unavailable = Some(why)).ok();
-        let delta = match (stat_before, stat_after) {
-            (Some((s0, t0)), Some((s1, t1))) => Some((s1.saturating_sub(s0), t1.saturating_sub(t0))),
-            _ => None,
-        };
-        stat_before = stat_after;
-        let sample = WatchSample {
-            at_s,
-            ns_per_load: measured.iter().map(|m| m.map(|(ns, _)| ns)).collect(),
-            noise: measured.iter().map(|m| m.map(|(_, noise)| noise)).collect(),
-            steal_jiffies: delta.map(|d| d.0),
-            total_jiffies: delta.map(|d| d.1),
-        };
-        writeln!(out, "{}", sample_line(&watch.points, &sample)).ok();
-        watch.samples.push(sample);
-    }
+        None => timeline(points, prober, args.every, window_s.unwrap_or(DEFAULT_WINDOW_S), &mut *out),
+    };
     STOP_CLEANLY.store(false, Ordering::SeqCst);
-    watch.interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    // With --listen and no --for, stopping is how a watch ends: no interruption.
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst) && !until_stopped;
+    watch.interrupted = interrupted;
     watch.stability = Some(stability::read(&watch));
     print_watch(&mut *out, &watch).map_err(|e| CliError::runtime(e.to_string()))?;
     let measured = watch.samples.len();
@@ -139,36 +107,44 @@ pub fn watch(args: WatchArgs) -> CliResult {
         let report = Report { watch: Some(watch), ..output::new_report(host) };
         output::write_report(destination, &report)?;
     }
-    if INTERRUPTED.load(Ordering::SeqCst) {
+    if interrupted {
+        let planned = window_s.map_or(String::new(), |w| format!(" of {}", (w / args.every).floor()));
         return Err(CliError::interrupted(format!(
-            "interrupted after {measured} of {intervals} intervals (the summary above covers those)"
+            "interrupted after {measured}{planned} intervals (the summary above covers those)"
         )));
     }
     Ok(())
 }
 
-/// One point measured as the ladder measures it: its median ns per load, and the samples'
-/// (median - min) / min.
-fn measure(point: &WatchPoint, config: &SampleConfig, clock: &NativeClock, thp: bool) -> Result<(f64, f64), String> {
-    let mut arena = MmapArena { huge_pages: if thp { HugePages::Thp } else { HugePages::Off } };
-    let measured = ladder::measure_point(&mut arena, clock, point.bytes, config, None).map_err(|e| e.to_string())?;
-    Ok((measured.ns_per_load.median, measured.ns_per_load.spread()))
-}
-
-/// Sleeps until `deadline` in short naps, so that Ctrl-C ends the wait promptly.
-fn sleep_until(deadline: Instant) {
-    while !INTERRUPTED.load(Ordering::SeqCst) {
-        let now = Instant::now();
-        if now >= deadline {
-            return;
+/// The plain watch: `points` every `every_s` for `window_s`, a line per interval, until done or
+/// Ctrl-C.
+fn timeline(points: Vec<WatchPoint>, mut prober: Prober, every_s: f64, window_s: f64, out: &mut dyn Write) -> Watch {
+    let mut watch = Watch {
+        every_s,
+        window_s,
+        points,
+        samples: Vec::new(),
+        steal_unavailable: None,
+        interrupted: false,
+        stability: None,
+    };
+    let heading: Vec<String> = watch.points.iter().map(|p| format!("{} {}", p.level, format_bytes(p.bytes))).collect();
+    writeln!(out, "watching {} every {every_s}s for {window_s}s; Ctrl-C stops and summarises", heading.join(", ")).ok();
+    let intervals = (window_s / every_s).floor() as u64;
+    let started = Instant::now();
+    for i in 0..intervals {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            break;
         }
-        std::thread::sleep((deadline - now).min(Duration::from_millis(100)));
+        let at_s = started.elapsed().as_secs_f64();
+        let measured = prober.measure(&watch.points);
+        sleep_until(started + Duration::from_secs_f64((i + 1) as f64 * every_s));
+        let sample = prober.close(at_s, &measured);
+        writeln!(out, "{}", sample_line(&watch.points, &sample)).ok();
+        watch.samples.push(sample);
     }
-}
-
-fn read_steal() -> Result<(u64, u64), String> {
-    let text = std::fs::read_to_string("/proc/stat").map_err(|e| format!("/proc/stat: {e}"))?;
-    steal_jiffies(&text).ok_or_else(|| "/proc/stat has no steal column".to_string())
+    watch.steal_unavailable = prober.steal_unavailable;
+    watch
 }
 
 fn clock_text(seconds: f64) -> String {
@@ -244,6 +220,8 @@ fn levels_of(report: &Report) -> Vec<memwall_report::Level> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::watch_probe::{measure, read_steal};
+    use memwall_core::ladder::{Pattern, SampleConfig};
 
     #[test]
     fn an_example_reports_levels_give_three_points_and_one_is_measured() {

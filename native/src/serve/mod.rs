@@ -42,7 +42,7 @@ mod reports;
 mod routes;
 mod server;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
@@ -53,7 +53,8 @@ use clap::Args;
 
 pub use assets::Assets;
 pub use reports::{entry as index_entry, listed as report_names_in, url_segment};
-pub use server::Limits;
+pub use routes::{Body, HostCheck, full, page, refusal, with_policy};
+pub use server::{Handler, Limits, run as run_handler};
 
 use crate::{CliError, CliResult};
 
@@ -151,14 +152,14 @@ impl Served {
 
     /// Answers requests until the process ends.
     pub fn run(self) -> CliResult {
-        server::run(self.listener, self.site, self.limits)
+        server::run(self.listener, self.site, self.limits, server::page_workers())
     }
 }
 
 /// A non-blocking listening socket with room for [`ACCEPT_QUEUE`] connections not yet accepted:
 /// with std's 128, a burst of a thousand connections (a page's reloads on a busy LAN) sees
 /// dropped SYNs and one-second retries.
-fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+pub fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
     use socket2::{Domain, Socket, Type};
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     // As std does: a restarted server can bind while the last one's connections time out.

@@ -47,12 +47,22 @@ pub struct Site {
     pub url: String,
 }
 
-/// The answer to one request, with the security headers on it whatever it is.
-pub async fn answer(site: &Site, request: Request<Incoming>) -> Response<Body> {
-    let mut response = match refusal(site, &request) {
-        Some(refused) => refused,
-        None => route(site, request).await,
-    };
+impl super::server::Handler for Site {
+    async fn answer(&self, request: Request<Incoming>) -> Response<Body> {
+        let refused = refusal(&request, self.addr, &self.url, HostCheck::Served);
+        with_policy(match refused {
+            Some(refused) => refused,
+            None => route(self, request).await,
+        })
+    }
+
+    fn start(&self) {
+        self.reports.read_fleet_soon();
+    }
+}
+
+/// `response` with the security headers on it, whatever it is.
+pub fn with_policy(mut response: Response<Body>) -> Response<Body> {
     let headers = response.headers_mut();
     for (name, value) in SECURITY_HEADERS {
         headers.insert(name, HeaderValue::from_static(value));
@@ -60,19 +70,31 @@ pub async fn answer(site: &Site, request: Request<Incoming>) -> Response<Body> {
     response
 }
 
-/// Why a request is not answered, checked before anything is read for it.
-fn refusal(site: &Site, request: &Request<Incoming>) -> Option<Response<Body>> {
-    let mut hosts = request.headers().get_all(header::HOST).iter();
-    match (hosts.next(), hosts.next()) {
-        (Some(host), None) if host_allowed(host.as_bytes(), site.addr) => {}
+/// Which `Host` a request may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostCheck {
+    /// Only the address served ([`host_allowed`]): what keeps a DNS-rebinding page out.
+    Served,
+    /// Any name: for what is meant to be reached by name from other machines (`memwall watch
+    /// --listen` beyond loopback, which serves nothing but its metrics).
+    Any,
+}
+
+/// Why a request is not answered, checked before anything is read for it: a `Host` that does not
+/// name the server (unless `hosts` is [`HostCheck::Any`]), a body, a method other than GET or HEAD.
+pub fn refusal(request: &Request<Incoming>, served: SocketAddr, url: &str, hosts: HostCheck) -> Option<Response<Body>> {
+    let allowed = |host: &[u8]| hosts == HostCheck::Any || host_allowed(host, served);
+    let mut names = request.headers().get_all(header::HOST).iter();
+    match (names.next(), names.next()) {
+        (Some(host), None) if allowed(host.as_bytes()) => {}
         (Some(_), None) => {
-            let message = format!("refused: the Host header does not name this server; open {}", site.url);
+            let message = format!("refused: the Host header does not name this server; open {url}");
             return Some(page(StatusCode::FORBIDDEN, &message));
         }
         _ => return Some(page(StatusCode::BAD_REQUEST, "refused: exactly one Host header is required")),
     }
     // An absolute-form target (`GET http://name/ HTTP/1.1`) names a host too.
-    if request.uri().authority().is_some_and(|a| !host_allowed(a.as_str().as_bytes(), site.addr)) {
+    if request.uri().authority().is_some_and(|a| !allowed(a.as_str().as_bytes())) {
         return Some(page(StatusCode::FORBIDDEN, "refused: the request names another server"));
     }
     if !request.body().is_end_stream() {
@@ -117,7 +139,7 @@ pub fn page(status: StatusCode, message: &str) -> Response<Body> {
     response
 }
 
-fn full(text: String) -> Body {
+pub fn full(text: String) -> Body {
     Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed_unsync()
 }
 

@@ -21,7 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tower_http::compression::Compression;
 
-use super::routes::{self, Body, Site};
+use super::routes::Body;
 use crate::{CliError, CliResult};
 
 /// The largest request head accepted, start line included: a browser's is well under 2 KiB.
@@ -58,12 +58,25 @@ impl Default for Limits {
     }
 }
 
-/// Runs the server on `listener` (non-blocking, already bound) until the process ends.
-pub fn run(listener: std::net::TcpListener, site: Arc<Site>, limits: Limits) -> CliResult {
+/// What a server answers: `memwall serve`'s site, or the metrics of `memwall watch --listen`.
+pub trait Handler: Send + Sync + 'static {
+    /// The answer to one request (hyper has already checked its head against the limits).
+    fn answer(&self, request: Request<Incoming>) -> impl Future<Output = Response<Body>> + Send;
+    /// Started on the server's runtime before the first connection is accepted.
+    fn start(&self) {}
+}
+
+/// Worker threads for a server that serves a page and its reports: a few are plenty, files are
+/// read on tokio's blocking pool.
+pub fn page_workers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().clamp(1, 4))
+}
+
+/// Runs `handler` on `listener` (non-blocking, already bound) with `workers` threads until the
+/// process ends.
+pub fn run<H: Handler>(listener: std::net::TcpListener, handler: Arc<H>, limits: Limits, workers: usize) -> CliResult {
     raise_descriptor_limit(limits.max_connections);
-    // A few workers are plenty for a page and its reports; files are read on tokio's blocking
-    // pool, bounded too so that a burst of requests cannot start hundreds of threads.
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(1, 4));
+    // The blocking pool is bounded too, so that a burst of requests cannot start hundreds of threads.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .max_blocking_threads(64)
@@ -72,16 +85,17 @@ pub fn run(listener: std::net::TcpListener, site: Arc<Site>, limits: Limits) -> 
         .enable_time()
         .build()
         .map_err(|e| CliError::runtime(format!("cannot start the server: {e}")))?;
+    let addr = listener.local_addr().map_err(|e| CliError::runtime(format!("the server has no address: {e}")))?;
     runtime.block_on(async move {
-        site.reports.read_fleet_soon();
-        let listener = TcpListener::from_std(listener)
-            .map_err(|e| CliError::runtime(format!("cannot serve on {}: {e}", site.addr)))?;
-        accept_loop(listener, site, limits).await;
+        handler.start();
+        let listener =
+            TcpListener::from_std(listener).map_err(|e| CliError::runtime(format!("cannot serve on {addr}: {e}")))?;
+        accept_loop(listener, handler, limits).await;
         Ok(())
     })
 }
 
-async fn accept_loop(listener: TcpListener, site: Arc<Site>, limits: Limits) {
+async fn accept_loop<H: Handler>(listener: TcpListener, handler: Arc<H>, limits: Limits) {
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let mut builder = http1::Builder::new();
     builder
@@ -103,21 +117,21 @@ async fn accept_loop(listener: TcpListener, site: Arc<Site>, limits: Limits) {
             }
         };
         let builder = builder.clone();
-        let site = Arc::clone(&site);
+        let handler = Arc::clone(&handler);
         tokio::spawn(async move {
-            connection(stream, &builder, site, limits).await;
+            connection(stream, &builder, handler, limits).await;
             drop(slot);
         });
     }
 }
 
 /// Serves one connection, keep-alive requests included, then closes it gently.
-async fn connection(mut stream: TcpStream, builder: &http1::Builder, site: Arc<Site>, limits: Limits) {
+async fn connection<H: Handler>(mut stream: TcpStream, builder: &http1::Builder, handler: Arc<H>, limits: Limits) {
     let _ = stream.set_nodelay(true);
     {
         let mut guarded = tokio_io_timeout::TimeoutStream::new(&mut stream);
         guarded.set_write_timeout(Some(limits.write_stall));
-        let service = TowerToHyperService::new(Compression::new(Routes(site)));
+        let service = TowerToHyperService::new(Compression::new(Routes(handler)));
         // The error is the client's (it went away, stalled, or sent something hyper refused
         // with its own 4xx): nothing more to do for it than close.
         let _ = builder.serve_connection(TokioIo::new(Box::pin(guarded)), service).await;
@@ -155,11 +169,16 @@ fn raise_descriptor_limit(wanted: usize) {
     }
 }
 
-/// The site as a tower service, so that tower-http's compression can wrap it.
-#[derive(Clone)]
-struct Routes(Arc<Site>);
+/// The handler as a tower service, so that tower-http's compression can wrap it.
+struct Routes<H>(Arc<H>);
 
-impl tower_service::Service<Request<Incoming>> for Routes {
+impl<H> Clone for Routes<H> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<H: Handler> tower_service::Service<Request<Incoming>> for Routes<H> {
     type Response = Response<Body>;
     type Error = std::convert::Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Self::Error>> + Send>>;
@@ -169,7 +188,7 @@ impl tower_service::Service<Request<Incoming>> for Routes {
     }
 
     fn call(&mut self, request: Request<Incoming>) -> Self::Future {
-        let site = Arc::clone(&self.0);
-        Box::pin(async move { Ok(routes::answer(&site, request).await) })
+        let handler = Arc::clone(&self.0);
+        Box::pin(async move { Ok(handler.answer(request).await) })
     }
 }

@@ -1,18 +1,20 @@
-//! Which tread of the ladder is which level of the memory hierarchy, what placed it there, and
-//! the sentences that say so.
+//! Which level of the memory hierarchy each part of the ladder is, what placed it there, and the
+//! sentences that say so.
 //!
 //! The caches are read from the curve the TLB disturbs least (page-local, on huge pages where the
-//! host granted them). DRAM is that curve's last tread, where latency stops rising, once the
-//! ladder has shown it got past the caches: beyond the largest cache the OS declares, or, where
-//! nothing declares one (a browser, an ARM guest that lists only L1 and L2), at a latency no cache
-//! answers in. A level the random curve adds on top of those is the TLB's.
+//! host granted them), as one fit of the whole curve ([`super::fit`]): its levels are numbered in
+//! order, the declared sizes a prior on where each ends. DRAM is the last level, where latency
+//! stops rising, once the ladder has shown it got past the caches: at a latency no cache answers
+//! in, or past every level a complete declaration lists. A level the random curve adds on top of
+//! those is the TLB's.
 
 use memwall_report::{Cache, Cause, Level};
 
-use super::curve::{CacheCurve, EARLY, End, cache_curve, first_undeclared, number_treads, the_end};
+use super::curve::{CacheCurve, DRAM_OVER_L1, EARLY, cache_curve};
 use super::evidence::{Evidence, data_caches, streams};
+use super::fit::{Fit, FitLevel, fit};
 use super::tlb::{dram_with_tlb_misses, tlb_levels};
-use super::treads::{self, PLATEAU, Tread};
+use super::treads::{self, Tread};
 use crate::size::format_bytes;
 
 /// What was found, for the report and the page.
@@ -32,24 +34,13 @@ pub fn read(evidence: &Evidence<'_>) -> Reading {
     };
     let reader = Reader::new(evidence, curve);
     let mut verdict = Vec::new();
-    let end = reader.end();
-    let mut levels: Vec<Level> = (0..reader.cache_treads(&end)).map(|k| reader.cache_level(k, &mut verdict)).collect();
+    let mut levels: Vec<Level> = (0..reader.caches_read()).map(|k| reader.cache_level(k, &mut verdict)).collect();
     holds_less_than_declared(&levels, &mut verdict, reader.curve.tlb_prone);
-    match end {
-        End::Dram { tread, evidence: why } => reader.dram(tread, why, &mut levels, &mut verdict),
-        End::Climbing => {
-            let last = reader.curve.ns.len() - 1;
-            verdict.push(format!(
-                "DRAM was not reached: latency still climbs at the largest working set, {} ({:.1} ns)",
-                format_bytes(reader.size(last)),
-                reader.curve.ns[last]
-            ));
-        }
-        End::InCache(why) => verdict.push(why),
+    match reader.dram {
+        Some(k) => reader.dram(k, &mut levels, &mut verdict),
+        None => verdict.push(reader.not_reached()),
     }
-    if let Some(note) = reader.disturbed_note() {
-        verdict.push(note);
-    }
+    verdict.extend(reader.aside_note());
     if reader.curve.tlb_prone {
         verdict.push(format!(
             "these levels are read from one random curve ({}), where TLB misses add to cache misses: `--pattern \
@@ -62,41 +53,37 @@ pub fn read(evidence: &Evidence<'_>) -> Reading {
     Reading { levels, verdict }
 }
 
-/// The curve, its treads and their numbers, and what the OS declares: what every level is named
-/// from.
+/// The curve, its fit, and what the OS declares: what every level is named from.
 struct Reader<'a, 'e> {
     evidence: &'a Evidence<'e>,
     curve: CacheCurve,
-    found: Vec<Tread>,
+    fit: Fit,
     caches: Vec<&'a Cache>,
-    /// Each tread's level number, and whether it is a slower part of the level before.
-    numbers: Vec<(u8, bool)>,
+    /// The deepest level of a declaration complete enough to end the caches (L3 or beyond).
+    deepest: Option<u8>,
+    /// The fit's level that is DRAM.
+    dram: Option<usize>,
 }
 
 impl<'a, 'e> Reader<'a, 'e> {
-    /// What the levels were read past: sizes disturbed throughout, the worst of them named.
-    fn disturbed_note(&self) -> Option<String> {
-        let curve = &self.curve;
-        let &(worst, measured) =
-            curve.disturbed.iter().max_by(|a, b| (a.1 / curve.ns[a.0]).total_cmp(&(b.1 / curve.ns[b.0])))?;
-        Some(format!(
-            "{} size(s) of {} read more than {:.0}% slower than a larger working set did, so noise held them up \
-             throughout (the worst, {}, read {:.1} ns where a larger one read {:.1}): the levels read each at the \
-             larger one's latency",
-            curve.disturbed.len(),
-            curve.label,
-            (PLATEAU - 1.0) * 100.0,
-            format_bytes(curve.bytes[worst]),
-            measured,
-            curve.ns[worst]
-        ))
-    }
-
     fn new(evidence: &'a Evidence<'e>, curve: CacheCurve) -> Self {
-        let found = treads::treads(&curve.bytes, &curve.ns, !curve.tlb_prone);
         let caches = data_caches(evidence.declared);
-        let numbers = number_treads(&found, &curve.bytes, &caches);
-        Self { evidence, curve, found, caches, numbers }
+        let deepest = caches.last().map(|c| c.level).filter(|&l| l >= 3);
+        let declared: Vec<(u8, u64)> = caches.iter().map(|c| (c.level, c.size_bytes)).collect();
+        let past_declared = |number: u8| deepest.is_some_and(|d| number > d);
+        let is_dram = |l1: f64, last: f64, number: u8| last / l1 >= DRAM_OVER_L1 || past_declared(number);
+        let fit = fit(&curve.bytes, &curve.ns, &declared, &is_dram, curve.tlb_prone);
+        let levels = &fit.levels;
+        // On a random curve page walks raise DRAM in steps of their own: DRAM starts at the first
+        // level past a complete declaration, and what follows it is DRAM with TLB misses.
+        let first_past = levels.iter().position(|l| past_declared(l.number)).filter(|&k| k > 0);
+        let dram = match (curve.tlb_prone, first_past) {
+            (true, Some(k)) => Some(k),
+            _ => (levels.len() > 1)
+                .then(|| levels.len() - 1)
+                .filter(|&k| is_dram(levels[0].ns, levels[k].ns, levels[k].number)),
+        };
+        Self { evidence, curve, fit, caches, deepest, dram }
     }
 
     fn cycles(&self, ns: f64) -> Option<f64> {
@@ -111,139 +98,145 @@ impl<'a, 'e> Reader<'a, 'e> {
         self.caches.iter().find(|c| c.level == level).map(|c| c.size_bytes)
     }
 
-    /// Where the level of tread `k` runs out, when a tread follows it.
+    /// How many levels are caches: those before DRAM.
+    fn caches_read(&self) -> usize {
+        self.dram.unwrap_or(self.fit.levels.len())
+    }
+
+    /// Level `k`'s core, as a tread.
+    fn tread(&self, k: usize) -> Tread {
+        let l = &self.fit.levels[k];
+        Tread { first: l.core_first, last: l.core_last, ns: l.ns }
+    }
+
+    /// Where level `k` runs out, when a level follows it: where the climb is halfway.
     fn runs_out(&self, k: usize) -> Option<u64> {
-        let next = self.found.get(k + 1)?;
-        Some(treads::runs_out(&self.curve.bytes, &self.curve.ns, &self.found[k], next))
+        let next = (k + 1 < self.fit.levels.len()).then(|| self.tread(k + 1))?;
+        let out = treads::runs_out(&self.curve.bytes, &self.curve.ns, &self.tread(k), &next);
+        Some(out.max(self.size(self.fit.levels[k].last)))
     }
 
-    /// How the curve ends; on a random curve, DRAM starts already at the first tread past every
-    /// declared cache (page walks raise DRAM in steps of their own).
-    fn end(&self) -> End {
-        let end = the_end(&self.curve, &self.found, &self.caches);
-        let past_declared = first_undeclared(&self.numbers, &self.caches);
-        // A last tread past every level of a complete declaration is DRAM, however near L1's
-        // latency it reads: the tie-break by latency alone (DRAM_OVER_L1) is thin where DRAM is
-        // fast. A busy 2-vCPU Xeon guest's short ladders read DRAM at 57-63 ns over L1 hits of
-        // 2.2-2.6 ns, 22-29x; read under 25x it was "an L4 to 64 MiB", and adaptive at two threads
-        // kept one prefetched table of 10^6 groups (24.06 ns/row against tuned's 7.17).
-        let last = self.found.len().saturating_sub(1);
-        if !self.curve.tlb_prone && matches!(end, End::InCache(_)) && past_declared == Some(last) {
-            let deepest = self.caches.last().map_or(0, |c| c.level);
-            return self
-                .dram_at(last, &format!("a level past every cache the OS declares (L{deepest} the deepest): DRAM"));
-        }
-        let Some(k) = past_declared.filter(|_| self.curve.tlb_prone) else {
-            return end;
-        };
-        if matches!(end, End::Dram { tread, .. } if tread <= k) {
-            return end;
-        }
-        self.dram_at(k, "the first tread past every cache the OS declares; page walks raise it further")
-    }
-
-    /// DRAM from tread `k`, for the reason `why`.
-    fn dram_at(&self, k: usize, why: &str) -> End {
-        let (label, tread) = (&self.curve.label, &self.found[k]);
-        let from = format_bytes(self.size(tread.first));
-        End::Dram { tread: k, evidence: vec![format!("{label}: {:.0} ns from {from}, {why}", tread.ns)] }
-    }
-
-    /// How many treads are caches: those before DRAM's, or before a curve's closing climb (a lone
-    /// point, which is no level).
-    fn cache_treads(&self, end: &End) -> usize {
-        match end {
-            End::Dram { tread, .. } => *tread,
-            End::Climbing if self.found.len() > 1 => self.found.len() - 1,
-            _ => self.found.len(),
+    /// The name of level `k`, and whether it is a slower part of the deepest declared level (a
+    /// level past a complete declaration that is not DRAM).
+    fn name(&self, k: usize) -> (String, bool) {
+        let number = self.fit.levels[k].number;
+        match self.deepest.filter(|&d| number > d) {
+            Some(d) => (format!("L{d} (slower part)"), true),
+            None => (format!("L{number}"), false),
         }
     }
 
-    /// Tread `k` as a cache level (or, on a random curve, a TLB step inside one), with the
-    /// sentences it calls for.
-    fn cache_level(&self, k: usize, verdict: &mut Vec<String>) -> Level {
-        let tread = self.found[k];
-        let (number, slower_part) = self.numbers[k];
-        let (name, cause) = match (slower_part, self.curve.tlb_prone) {
-            (false, _) => (format!("L{number}"), Cause::Cache),
-            (true, tlb_prone) => {
-                verdict.push(self.slower_part(k, tlb_prone));
-                if tlb_prone {
-                    (format!("L{number} + TLB misses"), Cause::Tlb)
-                } else {
-                    (format!("L{number} (slower part)"), Cause::Cache)
-                }
-            }
-        };
-        let declared_bytes = (!slower_part).then(|| self.declared_of(number)).flatten();
-        let capacity_bytes = (cause == Cause::Cache).then(|| self.runs_out(k)).flatten();
-        let mut placed = vec![format!(
+    /// "random on THP: 4.5 ns from 64 KiB to 1 MiB (1.5 MiB on the climb to L3)".
+    fn placed(&self, l: &FitLevel) -> String {
+        let mut out = format!(
             "{}: {:.1} ns from {} to {}",
             self.curve.label,
-            tread.ns,
-            format_bytes(self.size(tread.first)),
-            format_bytes(self.size(tread.last))
-        )];
+            l.ns,
+            format_bytes(self.size(l.core_first)),
+            format_bytes(self.size(l.core_last))
+        );
+        let edges: Vec<String> =
+            [(l.first < l.core_first).then_some(l.first), (l.last > l.core_last).then_some(l.last)]
+                .into_iter()
+                .flatten()
+                .map(|i| format!("{} at {:.1} ns", format_bytes(self.size(i)), self.curve.ns[i]))
+                .collect();
+        if !edges.is_empty() {
+            out.push_str(&format!(" (on the climb at its edge: {})", edges.join(", ")));
+        }
+        out
+    }
+
+    /// Level `k` as a cache level, with the sentences it calls for.
+    fn cache_level(&self, k: usize, verdict: &mut Vec<String>) -> Level {
+        let l = self.fit.levels[k];
+        let (name, slower_part) = self.name(k);
+        let number = if slower_part { self.deepest.unwrap_or(l.number) } else { l.number };
+        let declared_bytes = self.declared_of(number);
+        let capacity_bytes = self.runs_out(k);
+        let mut placed = vec![self.placed(&l)];
         match declared_bytes {
+            Some(d) if slower_part => {
+                placed.push(format!("past the levels the OS declares (L{number}: {})", format_bytes(d)));
+                verdict.push(self.slower_part(k, number));
+            }
             Some(d) => placed.push(format!("the OS declares {} of L{number}", format_bytes(d))),
-            None if !slower_part && !self.caches.is_empty() => {
+            None if !self.caches.is_empty() => {
                 placed.push(format!("the OS declares no L{number}"));
                 verdict.push(format!(
                     "the OS declares no L{number}, yet the curve holds one: {:.1} ns up to {}{}, a system-level cache \
                      or one the hypervisor does not list",
-                    tread.ns,
-                    format_bytes(self.size(tread.last)),
-                    self.runs_out(k).map_or(String::new(), |c| format!(", run out by {}", format_bytes(c)))
+                    l.ns,
+                    format_bytes(self.size(l.last)),
+                    capacity_bytes.map_or(String::new(), |c| format!(", run out by {}", format_bytes(c)))
                 ));
             }
             None => {}
         }
         placed.extend(capacity_bytes.map(|c| format!("runs out by {}", format_bytes(c))));
-        placed.extend(streams(self.evidence, self.size(tread.first), self.size(tread.last)));
+        placed.extend(streams(self.evidence, self.size(l.first), self.size(l.last)));
         Level {
             name,
-            size_bytes: self.size(tread.last),
-            ns_per_load: tread.ns,
-            cycles_per_load: self.cycles(tread.ns),
-            cause,
-            declared_bytes,
+            size_bytes: self.size(l.last),
+            ns_per_load: l.ns,
+            cycles_per_load: self.cycles(l.ns),
+            cause: Cause::Cache,
+            declared_bytes: declared_bytes.filter(|_| !slower_part),
             capacity_bytes,
             evidence: placed,
         }
     }
 
-    /// The sentence for tread `k`, a step inside the declared size of the level before.
-    fn slower_part(&self, k: usize, tlb_prone: bool) -> String {
-        let (before, tread, number) = (self.found[k - 1], self.found[k], self.numbers[k].0);
-        let (from, declared) =
-            (format_bytes(self.size(before.last)), format_bytes(self.declared_of(number).unwrap_or(0)));
-        if tlb_prone {
-            format!(
-                "latency steps up from {:.1} to {:.1} ns after {from}, inside the declared {declared} L{number}: the \
-                 TLB's reach or a share of that cache taken by another tenant (`--pattern page-local` tells which)",
-                before.ns, tread.ns
-            )
-        } else {
-            format!(
-                "L{number} slows from {:.1} to {:.1} ns after {from}, well inside its declared {declared}, with TLB \
-                 misses kept rare: part of it is farther away or in use by others",
-                before.ns, tread.ns
-            )
-        }
+    /// The sentence for level `k`, a level past every one the OS declares (L`number` the deepest).
+    fn slower_part(&self, k: usize, number: u8) -> String {
+        let (before, l) = (&self.fit.levels[k - 1], &self.fit.levels[k]);
+        format!(
+            "L{number} slows from {:.1} to {:.1} ns after {}, a level past every cache the OS declares: far slices of \
+             L{number}, a share of it in use by others, or a cache the hypervisor does not list",
+            before.ns,
+            l.ns,
+            format_bytes(self.size(before.last))
+        )
     }
 
-    /// DRAM from tread `k`, placed by `why`; the last cache's share of the declared one and
-    /// DRAM's distance said.
-    fn dram(&self, k: usize, mut why: Vec<String>, levels: &mut Vec<Level>, verdict: &mut Vec<String>) {
-        let dram = self.found[k];
+    /// Why level `k` is DRAM.
+    fn why_dram(&self, k: usize) -> Vec<String> {
+        let (l, l1) = (&self.fit.levels[k], &self.fit.levels[0]);
+        let l1_ns = self.curve.ns[l1.core_first..=l1.core_last].iter().copied().fold(l1.ns, f64::min);
+        let over_l1 = l.ns / l1_ns;
+        let mut why = vec![format!(
+            "{}: {:.0} ns from {} to {}, where the curve stops rising",
+            self.curve.label,
+            l.ns,
+            format_bytes(self.size(l.first)),
+            format_bytes(self.size(l.last))
+        )];
+        if let Some(cache) = self.caches.last().filter(|c| c.level >= 3 && self.size(l.last) > c.size_bytes) {
+            why.push(format!("reaches past the declared {} L{}", format_bytes(cache.size_bytes), cache.level));
+        } else if let Some(d) = self.deepest.filter(|&d| l.number > d) {
+            why.push(format!("a level past every cache the OS declares (L{d} the deepest): DRAM"));
+        }
+        if over_l1 >= DRAM_OVER_L1 {
+            why.push(format!(
+                "{over_l1:.0}x an L1 hit: DRAM's latency, not a cache's (no cache publishes more than \
+                 {DRAM_OVER_L1:.0}x)"
+            ));
+        }
+        why
+    }
+
+    /// DRAM from level `k`; the last cache's share of the declared one and DRAM's distance said.
+    fn dram(&self, k: usize, levels: &mut Vec<Level>, verdict: &mut Vec<String>) {
+        let dram = self.fit.levels[k];
         let from = self.size(dram.first);
         if let Some(cache) = levels.iter().rev().find(|l| l.cause == Cause::Cache) {
-            verdict.extend(self.share_of_declared(k, cache, dram.ns, from));
+            verdict.extend(self.share_of_declared(cache, dram.ns, from));
         }
         verdict.push(match self.cycles(dram.ns) {
             Some(c) => format!("DRAM is {:.0} ns ({c:.0} cycles) away from {}", dram.ns, format_bytes(from)),
             None => format!("DRAM is {:.0} ns away from {}", dram.ns, format_bytes(from)),
         });
+        let mut why = self.why_dram(k);
         why.extend(streams(self.evidence, from, u64::MAX));
         levels.push(Level {
             name: "DRAM".into(),
@@ -256,23 +249,25 @@ impl<'a, 'e> Reader<'a, 'e> {
             evidence: why,
         });
         if self.curve.tlb_prone {
-            dram_with_tlb_misses(&self.curve, dram, levels, verdict, &|ns| self.cycles(ns));
+            let tread = Tread { first: dram.core_first, last: dram.core_last, ns: dram.ns };
+            dram_with_tlb_misses(&self.curve, tread, levels, verdict, &|ns| self.cycles(ns));
         }
     }
 
     /// How the last cache compares with the largest one declared: none of it seen, or a share.
-    /// `dram_tread` is DRAM's tread: the one before it is the last cache's.
-    fn share_of_declared(&self, dram_tread: usize, cache: &Level, dram_ns: f64, dram_from: u64) -> Option<String> {
+    fn share_of_declared(&self, cache: &Level, dram_ns: f64, dram_from: u64) -> Option<String> {
         let largest = self.caches.last()?;
-        let last_number = dram_tread.checked_sub(1).map_or(0, |i| self.numbers[i].0);
-        if cache.name != format!("L{}", largest.level) && largest.level > last_number {
+        let read_as = cache.name.strip_prefix('L').and_then(|n| n.split(' ').next()?.parse::<u8>().ok());
+        if read_as.is_some_and(|n| n < largest.level) {
             return Some(format!(
-                "no step for the declared {} L{}: after {} ({:.1} ns up to {}) loads go to DRAM",
+                "no step for the declared {} L{}: after {} ({:.1} ns up to {}) loads go to DRAM ({dram_ns:.0} ns \
+                 from {})",
                 format_bytes(largest.size_bytes),
                 largest.level,
                 cache.name,
                 cache.ns_per_load,
-                format_bytes(cache.size_bytes)
+                format_bytes(cache.size_bytes),
+                format_bytes(dram_from)
             ));
         }
         ((dram_from as f64) < largest.size_bytes as f64 * EARLY).then(|| {
@@ -287,6 +282,49 @@ impl<'a, 'e> Reader<'a, 'e> {
             )
         })
     }
+
+    /// Where the curve ends without reaching DRAM: still climbing, or on a level that reads like
+    /// a cache.
+    fn not_reached(&self) -> String {
+        let last = self.curve.ns.len() - 1;
+        let (bytes, ns) = (format_bytes(self.size(last)), self.curve.ns[last]);
+        let declared = self
+            .caches
+            .last()
+            .filter(|c| c.level >= 3)
+            .map_or(String::new(), |c| format!(" (the declared L{} is {})", c.level, format_bytes(c.size_bytes)));
+        match self.fit.levels.last() {
+            Some(l) if l.last == last && l.core_last < last => {
+                format!("DRAM not reached: latency still climbs at the largest working set, {bytes} ({ns:.1} ns)")
+            }
+            Some(l) if l.last < last => {
+                format!("DRAM not reached: latency still climbs at the largest working set, {bytes} ({ns:.1} ns)")
+            }
+            Some(l) => format!(
+                "DRAM not reached: the largest working set, {bytes}, still reads {:.1} ns, {:.0}x an L1 hit: a \
+                 cache's latency{declared}",
+                l.ns,
+                l.ns / self.fit.levels[0].ns
+            ),
+            None => format!("DRAM not reached: no level could be read from {}", self.curve.label),
+        }
+    }
+
+    /// The points the fit set aside as noise, said with what they read.
+    fn aside_note(&self) -> Option<String> {
+        let curve = &self.curve;
+        let &worst = self.fit.aside.iter().max_by(|&&a, &&b| curve.ns[a].total_cmp(&curve.ns[b]))?;
+        let sizes: Vec<String> = self.fit.aside.iter().map(|&i| format_bytes(curve.bytes[i])).collect();
+        Some(format!(
+            "set aside as noise: {} of {} ({}), each read far slower than two larger working sets did (the worst, \
+             {}, read {:.1} ns); no level explains them",
+            sizes.len(),
+            curve.label,
+            sizes.join(", "),
+            format_bytes(curve.bytes[worst]),
+            curve.ns[worst]
+        ))
+    }
 }
 
 /// A cache before the last that runs out well before its declared size: said, with the TLB named
@@ -295,6 +333,10 @@ fn holds_less_than_declared(levels: &[Level], verdict: &mut Vec<String>, tlb_pro
     let caches: Vec<&Level> = levels.iter().filter(|l| l.cause == Cause::Cache).collect();
     for pair in caches.windows(2) {
         let [level, next] = pair else { continue };
+        // A slower part of the same level says its own sentence.
+        if next.name.starts_with(&format!("{} ", level.name)) {
+            continue;
+        }
         let (Some(held), Some(declared)) = (level.capacity_bytes, level.declared_bytes) else { continue };
         if (held as f64) < declared as f64 * EARLY {
             verdict.push(format!(

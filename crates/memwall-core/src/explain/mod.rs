@@ -12,6 +12,7 @@
 mod advice;
 mod curve;
 mod evidence;
+mod fit;
 mod levels;
 mod tlb;
 pub mod treads;

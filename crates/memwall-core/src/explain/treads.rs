@@ -1,32 +1,18 @@
 //! The staircase of a latency curve: its treads (working sets that read alike: one level of the
-//! hierarchy) and the climbs between them.
-//!
-//! Nothing here knows a machine. A tread is a run of points within [`PLATEAU`] of its first; one
-//! in the middle of the curve must span at least [`MIN_TREAD_WIDTH`] of working set or stand
-//! [`NEW_LEVEL_STEP`] apart from the treads on both sides, or it is a pause in a climb (a gradual
-//! climb from L3 to DRAM passes through sizes that are half in each); treads less than
-//! [`MIN_LEVEL_STEP`] apart are one level.
+//! hierarchy, as [`super::fit`] finds them), where each runs out, and the physical facts the
+//! reading rests on.
 
-/// Points within this factor of a tread's first point belong to it.
+/// A size that reads more than this factor slower than larger sizes did was held up by noise
+/// (see `curve::undisturb`), and on a random-only curve DRAM climbing past it is page walks.
 pub const PLATEAU: f64 = 1.2;
 
-/// A tread between two others spans at least this factor of working set. A cache serves working
-/// sets from where the one before it runs out up to its own size, and no two levels of any
-/// hierarchy measured or published differ by less than 2x in size; narrower runs are the middle
-/// of a climb, where part of the working set still hits the level below.
-pub const MIN_TREAD_WIDTH: f64 = 2.0;
-
-/// Two treads closer than this in latency are one level. Each level of a memory hierarchy answers
-/// at least 2x slower than the one before it (L1 to L2: 4-5 cycles to 9-18 on every x86 and ARM
-/// core published, Cortex-A76's 9 the closest; L2 to L3 or a system cache, and a last-level cache
-/// to DRAM: 3x and more), while the smaller steps are something else: a TLB miss that hits the
-/// next TLB, the far slices of one cache, a browser's timer or tiering compiler moving the
-/// smallest sizes.
+/// The least latency step between two levels of a hierarchy. Each level answers about 2x slower
+/// than the one before it or more (L1 to L2: 4-5 cycles to 9-18 on every x86 and ARM core
+/// published, Cortex-A76's 9 the closest; L2 to L3 or a system cache, and a last-level cache to
+/// DRAM: 3x and more), while smaller steps are something else: a TLB miss that hits the next TLB,
+/// the far slices of one cache, a browser's timer moving the smallest sizes. 1.5 leaves the
+/// closest published step room for noise; a level's band is half of it (see [`super::fit`]).
 pub const MIN_LEVEL_STEP: f64 = 1.5;
-
-/// A tread at least this much slower than the one before is a new level for certain: no level of
-/// any hierarchy answers less than 2x slower than the one before it (see [`MIN_LEVEL_STEP`]).
-pub const NEW_LEVEL_STEP: f64 = 2.0;
 
 /// One tread: points `first..=last` of the curve, and its typical latency.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,68 +49,6 @@ pub fn monotone(values: &[f64]) -> Vec<f64> {
         }
     }
     blocks.into_iter().flat_map(|(v, n)| std::iter::repeat_n(v, n)).collect()
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted[sorted.len() / 2]
-}
-
-/// The treads of a curve (`ns` per load at working sets `bytes`, ascending), smallest first;
-/// `narrow_levels` lets a narrow run that stands apart from both sides be one (not on random
-/// curves, whose climbs pause where page walks step up).
-/// The first and the last point always belong to a tread, so a curve that ends on a climb ends
-/// on a tread of one point, narrower than [`MIN_TREAD_WIDTH`].
-pub fn treads(bytes: &[u64], ns: &[f64], narrow_levels: bool) -> Vec<Tread> {
-    debug_assert_eq!(bytes.len(), ns.len());
-    let fitted = monotone(ns);
-    let mut runs: Vec<Tread> = Vec::new();
-    let mut first = 0;
-    while first < fitted.len() {
-        let mut last = first;
-        while last + 1 < fitted.len() && fitted[last + 1] <= fitted[first] * PLATEAU {
-            last += 1;
-        }
-        runs.push(Tread { first, last, ns: median(&ns[first..=last]) });
-        first = last + 1;
-    }
-    let end = runs.len().saturating_sub(1);
-    // Wide runs and the two ends are treads for sure; with `narrow_levels`, a narrow run of two
-    // points or more is one too when it stands apart (NEW_LEVEL_STEP) from the sure treads on both
-    // sides, as a small cache between two far larger ones does (a 48 MiB system cache after a
-    // 12 MiB L2); in the middle of a climb it is near one of them. A random curve's climb to DRAM
-    // pauses where page walks step up, so there only wide runs count.
-    let sure: Vec<bool> =
-        runs.iter().enumerate().map(|(i, r)| i == 0 || i == end || r.width(bytes) >= MIN_TREAD_WIDTH * 0.999).collect();
-    let apart = |i: usize| {
-        let before = runs[..i].iter().zip(&sure).rev().find(|(_, s)| **s).map(|(r, _)| r.ns);
-        let after = runs[i + 1..].iter().zip(&sure[i + 1..]).find(|(_, s)| **s).map(|(r, _)| r.ns);
-        let ns = runs[i].ns;
-        before.is_some_and(|b| ns >= b * NEW_LEVEL_STEP) && after.is_some_and(|a| a >= ns * NEW_LEVEL_STEP)
-    };
-    let keep: Vec<bool> =
-        (0..runs.len()).map(|i| sure[i] || (narrow_levels && runs[i].last > runs[i].first && apart(i))).collect();
-    let mut kept: Vec<Tread> = Vec::new();
-    // Whether the run before was kept (or joined a kept tread): a run too narrow to stand alone
-    // only joins the tread right before it, never one across a climb.
-    let mut after_kept = false;
-    for (run, keep) in runs.into_iter().zip(keep) {
-        match kept.last_mut() {
-            // Close to the tread before it: the same level.
-            Some(prev) if run.ns < prev.ns * MIN_LEVEL_STEP && (after_kept || keep) => {
-                prev.last = run.last;
-                prev.ns = median(&ns[prev.first..=prev.last]);
-                after_kept = true;
-            }
-            _ if keep => {
-                kept.push(run);
-                after_kept = true;
-            }
-            _ => after_kept = false,
-        }
-    }
-    kept
 }
 
 /// Where the level of tread `from` has run out on the way to tread `to`: after a sharp step (the
@@ -164,37 +88,13 @@ mod tests {
     }
 
     #[test]
-    fn a_pause_in_a_climb_is_not_a_tread() {
-        // 16 KiB .. 96 KiB flat, a climb with two close points in the middle (too narrow to be a
-        // level, and nearer the tread after it than twice), then flat again to the end.
-        let ns = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0, 12.0, 12.5, 16.0, 20.0, 20.0, 20.5, 20.0];
+    fn a_level_runs_out_where_latency_is_halfway_or_at_a_sharp_step() {
+        let ns = [1.0, 1.0, 1.0, 3.0, 12.0, 16.0, 20.0, 20.0];
         let bytes = sizes(ns.len());
-        let found = treads(&bytes, &ns, true);
-        let spans: Vec<(usize, usize)> = found.iter().map(|t| (t.first, t.last)).collect();
-        assert_eq!(spans, [(0, 5), (10, 13)]);
+        let (l1, l2) = (Tread { first: 0, last: 2, ns: 1.0 }, Tread { first: 6, last: 7, ns: 20.0 });
         // Halfway from 1 to 20 ns is 10.5 ns, past halfway from 3 to 12 ns.
-        assert_eq!(runs_out(&bytes, &ns, &found[0], &found[1]), bytes[7]);
-        // Standing twice apart from both sides, the same two points are a small level of their
-        // own, unless the curve is a random one (whose climbs pause where page walks step up).
-        let apart = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0, 6.0, 6.5, 12.0, 20.0, 20.0, 20.5, 20.0];
-        assert_eq!(treads(&bytes, &apart, true).len(), 3);
-        assert_eq!(treads(&bytes, &apart, false).len(), 2);
-    }
-
-    #[test]
-    fn close_treads_are_one_level_and_lone_end_points_join_it() {
-        // A first point faster than the rest (a browser's smallest size), a small step inside the
-        // second level, and a last point a little above the last tread.
-        let ns = [1.0, 1.4, 1.4, 1.4, 4.5, 4.5, 4.5, 5.5, 5.5, 5.6, 50.0, 50.0, 51.0, 65.0];
-        let bytes = sizes(ns.len());
-        let found = treads(&bytes, &ns, true);
-        let spans: Vec<(usize, usize)> = found.iter().map(|t| (t.first, t.last)).collect();
-        assert_eq!(spans, [(0, 3), (4, 9), (10, 13)]);
-        assert_eq!(found[0].ns, 1.4);
-        assert_eq!(found[2].ns, 51.0);
-        // A curve ending on a climb ends on a single-point tread.
-        let climbing = [1.0, 1.0, 1.0, 4.0, 4.0, 4.0, 9.0, 20.0];
-        let found = treads(&sizes(8), &climbing, true);
-        assert_eq!(found.last().map(|t| (t.first, t.last)), Some((7, 7)));
+        assert_eq!(runs_out(&bytes, &ns, &l1, &l2), bytes[4]);
+        let sharp = [1.0, 1.0, 1.0, 20.0, 20.0];
+        assert_eq!(runs_out(&sizes(5), &sharp, &l1, &Tread { first: 3, last: 4, ns: 20.0 }), sizes(5)[3]);
     }
 }

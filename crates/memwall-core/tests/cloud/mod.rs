@@ -1,0 +1,160 @@
+//! The 1,798 real cloud curves of `data/cloud/shelf.json` (Spare Cores, CC BY-SA 4.0: see
+//! `data/cloud/LICENSE.md`) as memwall reports, and the five plain rules a right reading keeps.
+//! The rules use no memwall code: they read the levels a reading names, nothing else.
+#![allow(dead_code)]
+
+use memwall_core::fixtures::{ladder, point};
+use memwall_report::{Cache, Cause, Host, Level, Report, Source};
+use serde_json::Value;
+
+pub const SHELF: &str = include_str!("../../../../data/cloud/shelf.json");
+
+/// One instance type: its name, CPU model, declared caches and curve, as a report.
+#[derive(Debug, Clone)]
+pub struct CloudHost {
+    pub name: String,
+    pub cpu: String,
+    pub bytes: Vec<u64>,
+    pub ns: Vec<f64>,
+    pub report: Report,
+}
+
+impl CloudHost {
+    /// The declared size of one cache of `level` (data or unified), if declared.
+    pub fn declared(&self, level: u8) -> Option<u64> {
+        self.report.host.caches.iter().find(|c| c.level == level && c.kind != "Instruction").map(|c| c.size_bytes)
+    }
+}
+
+pub fn hosts() -> Vec<CloudHost> {
+    let shelf: Value = serde_json::from_str(SHELF).expect("data/cloud/shelf.json parses");
+    let hosts = shelf["hosts"].as_array().expect("hosts");
+    hosts
+        .iter()
+        .map(|h| {
+            let name = format!("{}:{}", h["provider"].as_str().unwrap(), h["type"].as_str().unwrap());
+            let caches: Vec<Cache> = h["caches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| Cache {
+                    level: c[0].as_u64().unwrap() as u8,
+                    kind: c[1].as_str().unwrap().into(),
+                    size_bytes: c[2].as_u64().unwrap(),
+                    line_bytes: Some(64),
+                    shared_by_cpus: c[3].as_u64().map(|n| n as u32),
+                })
+                .collect();
+            let curve: Vec<(u64, f64)> = h["latency"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| (p[0].as_u64().unwrap(), p[1].as_f64().unwrap()))
+                .collect();
+            let points = curve.iter().map(|&(b, ns)| point(b, ns)).collect();
+            let mut report =
+                Report::new(Source::Native, 0, Host { name: Some(name.clone()), caches, ..Host::default() });
+            report.ladder = Some(ladder("random-cycle", "thp", points, vec![]));
+            CloudHost {
+                name,
+                cpu: h["cpu"].as_str().unwrap().trim().to_string(),
+                bytes: curve.iter().map(|p| p.0).collect(),
+                ns: curve.iter().map(|p| p.1).collect(),
+                report,
+            }
+        })
+        .collect()
+}
+
+/// What the five rules find wrong with `levels` and `verdict` read off `host`'s curve (empty:
+/// right). T is the latency at the largest size; a fast point reads under T/2. A point belongs to
+/// the first cache level whose end it does not pass; points at or past DRAM's start to DRAM;
+/// points between the last cache's end and DRAM's start are transitions. Points the verdict says
+/// were set aside as noise are left out of rules 1, 3 and 5.
+pub fn wrong(host: &CloudHost, levels: &[Level], verdict: &[String]) -> Vec<String> {
+    let (bytes, ns) = (&host.bytes, &host.ns);
+    let n = ns.len();
+    let t = ns[n - 1];
+    let aside: Vec<bool> = bytes.iter().map(|&b| said_aside(verdict, b)).collect();
+    let fast = |i: usize| ns[i] < t / 2.0 && !aside[i];
+    let mut caches: Vec<&Level> = levels.iter().filter(|l| l.cause == Cause::Cache).collect();
+    caches.sort_by_key(|l| l.size_bytes);
+    let dram = levels.iter().find(|l| l.cause == Cause::Dram);
+    // Which level each point belongs to: Some(k) a cache, None DRAM; a transition is neither.
+    #[derive(PartialEq, Clone, Copy)]
+    enum Owner {
+        Cache(usize),
+        Dram,
+        Transition,
+    }
+    let owner: Vec<Owner> = bytes
+        .iter()
+        .map(|&b| match (dram, caches.iter().position(|c| b <= c.size_bytes)) {
+            (Some(d), _) if b >= d.size_bytes => Owner::Dram,
+            (_, Some(k)) => Owner::Cache(k),
+            _ => Owner::Transition,
+        })
+        .collect();
+    let mut out = Vec::new();
+    // 1. No fast point at or past DRAM's start.
+    if (0..n).any(|i| owner[i] == Owner::Dram && fast(i)) {
+        out.push("1: a fast point in DRAM".to_string());
+    }
+    // 2. DRAM within 20% of T where the curve ends flat; climbing, "DRAM not reached" is right too.
+    let flat = ns[n - 1].max(ns[n - 2]) / ns[n - 1].min(ns[n - 2]) <= 1.2;
+    match dram {
+        Some(d) if (d.ns_per_load - t).abs() > 0.2 * t => {
+            out.push(format!("2: DRAM {:.1} ns, T {t:.1}", d.ns_per_load));
+        }
+        None if flat => out.push("2: no DRAM where the curve ends flat".into()),
+        None if !verdict.iter().any(|v| v.contains("DRAM not reached")) => {
+            out.push("2: no DRAM and no \"DRAM not reached\"".into())
+        }
+        _ => {}
+    }
+    // 3. At most one fast point past the last cache's end.
+    let transitions = (0..n).filter(|&i| owner[i] == Owner::Transition && fast(i)).count();
+    if transitions > 1 {
+        out.push(format!("3: {transitions} fast points past the last cache"));
+    }
+    // 4. L1 and L2 end at no more than 4x their declared size.
+    for level in &caches {
+        for number in [1u8, 2] {
+            if level.name == format!("L{number}") && host.declared(number).is_some_and(|d| level.size_bytes > 4 * d) {
+                out.push(format!("4: {} ends at {} B", level.name, level.size_bytes));
+            }
+        }
+    }
+    // 5. Within each level, every point but at most one (a transition at its edge) within 25%.
+    let groups = caches.iter().enumerate().map(|(k, l)| (*l, Owner::Cache(k))).chain(dram.map(|d| (d, Owner::Dram)));
+    for (level, who) in groups {
+        let points: Vec<usize> = (0..n).filter(|&i| owner[i] == who && !aside[i]).collect();
+        let off: Vec<usize> =
+            points.iter().copied().filter(|&i| (ns[i] - level.ns_per_load).abs() > 0.25 * level.ns_per_load).collect();
+        let at_edge = |i: usize| points.first() == Some(&i) || points.last() == Some(&i);
+        if off.len() > 1 || off.first().is_some_and(|&i| !at_edge(i)) {
+            out.push(format!(
+                "5: {} at {:.1} ns leaves {} point(s) unexplained",
+                level.name,
+                level.ns_per_load,
+                off.len()
+            ));
+        }
+    }
+    // No more levels than max(declared, 3) + 2, counting TLB and DRAM.
+    let declared = host.report.host.caches.iter().filter(|c| c.kind != "Instruction").count();
+    if levels.len() > declared.max(3) + 2 {
+        out.push(format!("{} levels", levels.len()));
+    }
+    out
+}
+
+/// Whether the verdict says the point at `bytes` was set aside as noise.
+fn said_aside(verdict: &[String], bytes: u64) -> bool {
+    let size = memwall_core::size::format_bytes(bytes);
+    verdict.iter().any(|v| {
+        v.strip_prefix("set aside as noise: ")
+            .and_then(|rest| rest.split_once('(')?.1.split_once(')'))
+            .is_some_and(|(sizes, _)| sizes.split(", ").any(|s| s == size))
+    })
+}
