@@ -73,8 +73,8 @@ impl CacheBudget {
         }
     }
 
-    /// This budget with the sizes a ladder's levels show, where they show them: per core the
-    /// level named L2 (its declared size where the ladder brackets it, see [`bracketed`]), in
+    /// This budget with the sizes a ladder's levels show, where they show them: per core L2 to the
+    /// end of its slower part if it has one (its declared size where the ladder brackets it, see [`bracketed`]), in
     /// all the last cache level before DRAM. A level the ladder did not see
     /// keeps the size it had, but no cache reaches DRAM: a last-level cache guessed too large
     /// costs far more (one table in DRAM) than one guessed too small (partitioning a little early).
@@ -82,7 +82,8 @@ impl CacheBudget {
         let number = |l: &Level| l.name.strip_prefix('L').and_then(|n| n.split(' ').next()?.parse::<u8>().ok());
         let caches: Vec<(&Level, u8)> =
             levels.iter().filter(|l| l.cause == Cause::Cache).filter_map(|l| Some((l, number(l)?))).collect();
-        let l2 = caches.iter().find(|(l, n)| *n == 2 && l.name == "L2");
+        // L2 with its slower part, where the ladder read one: a core's own cache to its end.
+        let l2 = caches.iter().filter(|(_, n)| *n == 2).max_by_key(|(l, _)| l.size_bytes);
         let beyond = caches.iter().filter(|(_, n)| *n >= 3).max_by_key(|(l, _)| l.size_bytes);
         let dram = levels.iter().filter(|l| l.cause == Cause::Dram).map(|l| l.size_bytes).min();
         if l2.is_none() && beyond.is_none() && dram.is_none() {
@@ -170,6 +171,14 @@ mod tests {
         assert_eq!((measured.per_core_bytes, measured.last_level_bytes), (256 << 10, 1 << 20));
         assert!(measured.describe().ends_with("(the ladder saw none past L2: kept below where DRAM began)"));
         assert_eq!(declared.measured(&[]), declared);
+        // An L2 with a slower part inside its declared size is a core's own cache to the end of it.
+        let slower = [
+            level("L2", 128 << 10, Cause::Cache),
+            level("L2 (slower part)", 2 << 20, Cause::Cache),
+            level("L3", 128 << 20, Cause::Cache),
+            level("DRAM", 512 << 20, Cause::Dram),
+        ];
+        assert_eq!(declared.measured(&slower).per_core_bytes, 2 << 20);
     }
 
     #[test]

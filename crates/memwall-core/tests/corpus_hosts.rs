@@ -32,3 +32,16 @@ fn print_corpus() {
         }
     }
 }
+
+#[test]
+fn a_dense_ladder_sampled_at_a_cloud_curves_sizes_reads_the_same_levels() {
+    let hosts = corpus::hosts();
+    let dense = |h: &&corpus::CorpusHost| h.report.ladder.as_ref().unwrap().points.len() > 20;
+    let reports: Vec<&corpus::CorpusHost> =
+        hosts.iter().filter(dense).filter(|h| corpus::like_a_cloud_curve(h)).collect();
+    let names: Vec<&str> = reports.iter().map(|h| h.name.as_str()).collect();
+    println!("sampled at cloud sizes: {names:?}");
+    assert!(reports.len() >= 8, "{} dense ladders like a cloud curve", reports.len());
+    let wrong: Vec<String> = reports.iter().flat_map(|h| corpus::subsampled_differs(h)).collect();
+    assert!(wrong.is_empty(), "{} readings differ:\n{}", wrong.len(), wrong.join("\n"));
+}

@@ -24,37 +24,11 @@
 //! cloud curves of eight providers, Intel, AMD and Arm, and this project's own dense ladders);
 //! docs/how-it-measures.md says how far each can move without changing the readings.
 
+mod costs;
+
+use super::curve::EARLY;
 use super::treads::MIN_LEVEL_STEP;
-
-/// A level's core points lie within this distance of its latency, in ln ns: half a level step.
-pub fn band() -> f64 {
-    0.5 * MIN_LEVEL_STEP.ln()
-}
-
-/// The price of a transition point.
-const TRANSITION: f64 = 1.0;
-/// The price of a level: one more level must save the misfit of two transition points.
-const LEVEL: f64 = 2.0;
-/// Each transition point one level owns beyond the first: a level read from its transitions more
-/// than from its core is a guess, so the reading prefers another split of the same points.
-const MORE_TRANSITIONS: f64 = 3.0;
-/// Setting a point aside as noise costs more than any other explanation of it; twice that for a
-/// point that read faster than a smaller working set (noise slows a fastest sample far more often
-/// than it speeds one up, so of two points out of order the slow one is the likelier suspect).
-const ASIDE: f64 = 3.0;
-/// A level past a declaration that names L3 or more must be twice as evident as another.
-const UNDECLARED: f64 = LEVEL;
-/// The declared-size prior, per octave squared past an octave of slack: for a level that reaches
-/// past its declared size, and for one that runs out short of it (L1 and L2 are a core's own and
-/// declared rightly; a last-level cache is shared, and a guest often gets a fraction of it).
-const PAST_DECLARED: f64 = 4.0;
-const SHORT_OF_DECLARED: f64 = 1.0;
-const SHORT_OF_SHARED: f64 = 0.1;
-/// A cache holds at least twice what the one before it does: no two levels of any hierarchy
-/// measured or published differ by less than 2x in size.
-const MIN_LEVEL_WIDTH: f64 = 2.0;
-/// At most this many levels, DRAM included.
-const MAX_LEVELS: u8 = 8;
+use costs::{ASIDE, Core, LEVEL, LONG_CLIMB, MAX_LEVELS, MIN_LEVEL_WIDTH, TRANSITION, aside_prices, core, prior};
 
 /// One level of the fit.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -67,8 +41,10 @@ pub struct FitLevel {
     pub core_last: usize,
     /// Its latency (ns).
     pub ns: f64,
-    /// Its number in the hierarchy: 1 for the first level, one more for each after.
+    /// Its number in the hierarchy: 1 for the first level, one more for each after but a slower
+    /// part of the level before, which has its number.
     pub number: u8,
+    pub slower: bool,
 }
 
 /// The fit of a curve.
@@ -81,80 +57,17 @@ pub struct Fit {
     pub climb: Vec<usize>,
 }
 
-/// What setting each point aside costs: [`ASIDE`] for one slower than a larger working set read,
-/// twice that for one faster than a smaller one, and no price (it may not be) for the others.
-fn aside_prices(ns: &[f64]) -> Vec<f64> {
-    let f = band().exp();
-    (0..ns.len())
-        .map(|i| {
-            if ns[i + 1..].iter().any(|&later| ns[i] > later * f) {
-                ASIDE
-            } else if ns[..i].iter().any(|&before| ns[i] * f < before) {
-                2.0 * ASIDE
-            } else {
-                f64::INFINITY
-            }
-        })
-        .collect()
-}
-
-/// A core: points `a..=b` within the band of their latency, but suspects set aside.
-#[derive(Debug, Clone)]
-struct Core {
-    /// ln ns.
-    center: f64,
-    misfit: f64,
-    aside: Vec<usize>,
-}
-
-fn core(y: &[f64], suspect: &[bool], a: usize, b: usize) -> Option<Core> {
-    let band = band();
-    let sure: Vec<usize> = (a..=b).filter(|&k| !suspect[k]).collect();
-    let base: Vec<usize> = if sure.is_empty() { (a..=b).collect() } else { sure };
-    let (min, max) = base.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &k| (l.min(y[k]), h.max(y[k])));
-    // The clamp below puts the extreme points at exactly the band's edge: a rounding error's room.
-    let edge = band * (1.0 + 1e-9);
-    if max - min > 2.0 * edge {
-        return None;
-    }
-    let mean = base.iter().map(|&k| y[k]).sum::<f64>() / base.len() as f64;
-    let center = mean.max(max - band).min(min + band);
-    let (kept, aside): (Vec<usize>, Vec<usize>) = (a..=b).partition(|&k| (y[k] - center).abs() <= edge);
-    // A core starts and ends on points that read its latency.
-    if aside.contains(&a) || aside.contains(&b) {
-        return None;
-    }
-    Some(Core { center, misfit: kept.iter().map(|&k| ((y[k] - center) / band).powi(2)).sum(), aside })
-}
-
-/// The declared-size prior of a level numbered `number` whose points end at `end` bytes and which
-/// has run out by `next` bytes (none: the curve ended inside it).
-fn prior(declared: &[(u8, u64)], number: u8, end: u64, next: Option<u64>) -> f64 {
-    let deepest = declared.iter().map(|&(n, _)| n).max();
-    let Some(&(_, size)) = declared.iter().find(|&&(n, _)| n == number) else {
-        return if deepest.is_some_and(|d| d >= 3 && number > d) { UNDECLARED } else { 0.0 };
-    };
-    let octaves = |a: u64, b: u64| (a as f64 / b as f64).log2();
-    if end > size {
-        return PAST_DECLARED * (octaves(end, size) - 1.0).max(0.0).powi(2);
-    }
-    match next {
-        Some(next) if size > next => {
-            let weight = if number <= 2 { SHORT_OF_DECLARED } else { SHORT_OF_SHARED };
-            weight * (octaves(size, next) - 1.0).max(0.0).powi(2)
-        }
-        _ => 0.0,
-    }
-}
-
-/// A state of the fit: a level with core `a..=b`, numbered `number`, owning `lows` transition
-/// points before its core, reached at `cost` from state `before`.
+/// A state of the fit: a level with core `a..=b`, numbered `number`, reached at `cost` from state
+/// `before`.
 #[derive(Debug, Clone, Copy)]
 struct State {
     a: usize,
     b: usize,
     number: u8,
-    lows: usize,
+    /// A slower part of the level before, which has the same number.
+    slower: bool,
+    /// How far (octaves) the transitions it owns before its core reach.
+    low: f64,
     cost: f64,
     before: Option<usize>,
 }
@@ -169,6 +82,8 @@ struct Join {
     lows: usize,
     /// Points between the cores set aside as noise.
     aside: Vec<usize>,
+    /// How far (octaves) the transitions the level after owns reach.
+    low: f64,
 }
 
 struct Fitter<'a> {
@@ -182,14 +97,35 @@ struct Fitter<'a> {
     is_dram: &'a dyn Fn(f64, u8) -> bool,
     /// A random chase on small pages (see [`fit`]).
     tlb_prone: bool,
+    /// Sampled finer than [`MIN_LEVEL_WIDTH`] (most steps between sizes smaller than it), so that
+    /// a level shows its width.
+    dense: bool,
     /// Whether the physical bounds hold (the share a level before can still serve, a level's width
     /// on a random curve); a curve no reading fits under them is read without them, any of its
     /// points then a suspect.
     bounded: bool,
+    /// Whether the sizes the OS declares for a core's own caches (L1, L2) bound the levels: a
+    /// curve no reading fits under them is read without them first (a hypervisor's CPU model may
+    /// declare caches the host does not have).
+    trust_declared: bool,
     cores: Vec<Vec<Option<Core>>>,
 }
 
 impl Fitter<'_> {
+    /// How far a climb from a core's edge point `edge` to `far` reaches: each point on it counts
+    /// the octaves from the point before it, but no more than one (a sparse curve's next size may
+    /// be octaves away, and one point on a climb says no more than one a dense ladder measures).
+    fn octaves(&self, edge: usize, far: Option<usize>) -> f64 {
+        let Some(far) = far else { return 0.0 };
+        let (lo, hi) = (edge.min(far), edge.max(far));
+        (lo + 1..=hi).map(|k| (self.bytes[k] as f64 / self.bytes[k - 1] as f64).log2().min(1.0)).sum()
+    }
+
+    /// The price of climbs a level owns that reach `octaves` in all.
+    fn long_climb(&self, octaves: f64) -> f64 {
+        LONG_CLIMB * (octaves - 1.0).max(0.0)
+    }
+
     fn aside_cost(&self, points: &[usize]) -> f64 {
         points.iter().map(|&k| self.price[k]).sum()
     }
@@ -200,7 +136,15 @@ impl Fitter<'_> {
 
     /// The points between two cores (ending at `b2`, starting at `a`) as transitions and points
     /// set aside, or `None` where one is neither.
-    fn between(&self, from: f64, to: f64, b2: usize, a: usize) -> Option<(Vec<usize>, Vec<usize>)> {
+    /// `declared`: the declared size of the level before, where it is a core's own (L1, L2).
+    fn between(
+        &self,
+        from: f64,
+        to: f64,
+        b2: usize,
+        a: usize,
+        declared: Option<u64>,
+    ) -> Option<(Vec<usize>, Vec<usize>)> {
         let (mut points, mut aside) = (Vec::new(), Vec::new());
         for k in b2 + 1..a {
             if self.y[k] >= from && self.y[k] <= to {
@@ -211,42 +155,74 @@ impl Fitter<'_> {
                 return None;
             }
         }
-        // Every transition point past the first says the level before still holds h * w bytes.
+        // Every transition point says the level before still holds h * w bytes: less than the
+        // first working set it failed to hold, and no more than a core's own cache declares (give
+        // or take the half octave between two sizes of a ladder: h rests on noisy latencies).
         let (la, lb) = (from.exp(), to.exp());
         let held = |k: usize| (lb - self.y[k].exp()) / (lb - la) * self.bytes[k] as f64;
-        if let Some((&first, rest)) = points.split_first().filter(|_| self.bounded)
-            && rest.iter().any(|&k| held(k) > self.bytes[first] as f64)
-        {
+        let room = |k: usize| {
+            let first =
+                points.first().map_or(f64::INFINITY, |&f| if f == k { f64::INFINITY } else { self.bytes[f] as f64 });
+            first.min(declared.map_or(f64::INFINITY, |d| d as f64 * std::f64::consts::SQRT_2))
+        };
+        if self.bounded && points.iter().any(|&k| held(k) > room(k)) {
             return None;
         }
         Some((points, aside))
     }
 
-    fn join(&self, from: &State, a: usize, b: usize) -> Option<Join> {
+    /// Joins level `from` to a level with core `a..=b`: the next level, or (`slower`) a slower
+    /// part of the same one, which reads a level step slower well inside the size the OS declares
+    /// for it (far slices, a TLB that misses, another tenant).
+    fn join(&self, from: &State, a: usize, b: usize, slower: bool) -> Option<Join> {
         let (f, t) = (self.core(from.a, from.b)?, self.core(a, b)?);
         if t.center - f.center < MIN_LEVEL_STEP.ln() {
             return None;
         }
-        let last = b == self.y.len() - 1;
-        let into_dram = last && (self.is_dram)(t.center.exp(), from.number + 1);
-        // On a random curve page walks make the climb to DRAM pause: a level between two others
-        // spans at least the least step in size between two caches.
-        if self.bounded && self.tlb_prone && !last && (self.bytes[b] as f64) < self.bytes[a] as f64 * MIN_LEVEL_WIDTH {
+        let declared = self.declared.iter().find(|&&(n, _)| n == from.number).map(|&(_, d)| d);
+        if slower && (from.slower || declared.is_none_or(|d| self.bytes[a] as f64 > d as f64 * EARLY)) {
             return None;
         }
-        let (points, aside) = self.between(f.center, t.center, from.b, a)?;
+        let number = if slower { from.number } else { from.number + 1 };
+        let last = b == self.y.len() - 1;
+        // A level numbered past a core's own cache (L1, L2) reaches past the size declared for it:
+        // a working set that fits in a core's own cache is served by it, however slowly.
+        if self.trust_declared
+            && !slower
+            && self.declared.iter().any(|&(m, d)| m <= 2 && m < number && self.bytes[b] <= d)
+        {
+            return None;
+        }
+        // DRAM is never a slower part of a cache.
+        if slower && last && (self.is_dram)(t.center.exp(), number + 1) {
+            return None;
+        }
+        let into_dram = last && (self.is_dram)(t.center.exp(), number);
+        // Where the ladder samples finer than a level's least width, a level shows it: a cache holds
+        // at least twice what the one before it does. A slower part of one level must show it too
+        // (two points on a climb are none), and so must every level between two others on a random
+        // curve, whose climb to DRAM pauses where page walks step up.
+        let narrow = (self.bytes[b] as f64) < self.bytes[a] as f64 * MIN_LEVEL_WIDTH;
+        if self.bounded && self.dense && narrow && (slower || (self.tlb_prone && !last)) {
+            return None;
+        }
+        let own =
+            self.declared.iter().find(|&&(n, _)| self.trust_declared && n == from.number && n <= 2).map(|&(_, d)| d);
+        let (points, aside) = self.between(f.center, t.center, from.b, a, own)?;
         let mid = ((f.center.exp() + t.center.exp()) / 2.0).ln();
         let highs = if into_dram { 0 } else { points.iter().filter(|&&k| self.y[k] < mid).count() };
         let lows = if into_dram { 0 } else { points.len() - highs };
         let end = points[..highs].last().copied().unwrap_or(from.b);
         let cost = points.len() as f64 * TRANSITION
-            + (from.lows + highs).saturating_sub(1) as f64 * MORE_TRANSITIONS
+            + self.long_climb(from.low + self.octaves(from.b, points[..highs].last().copied()))
             + self.aside_cost(&aside)
             + self.aside_cost(&t.aside)
             + LEVEL
             + t.misfit
-            + prior(self.declared, from.number, self.bytes[end], Some(self.bytes[end + 1]));
-        Some(Join { cost, points, highs, lows, aside })
+            // A slower part continues its level: the level's size is judged where it ends.
+            + if slower { 0.0 } else { prior(self.declared, from.number, self.bytes[end], Some(self.bytes[end + 1])) };
+        let low = self.octaves(a, points[points.len() - lows..].first().copied());
+        Some(Join { cost, points, highs, lows, aside, low })
     }
 
     /// The first level's core may start only after points set aside.
@@ -261,30 +237,34 @@ impl Fitter<'_> {
         for a in 0..n {
             for b in a..n {
                 let Some(core) = self.core(a, b) else { continue };
-                // The best way to each (number, transitions owned before the core, at most 2).
-                let mut best = vec![[None::<(f64, Option<usize>)>; 3]; usize::from(MAX_LEVELS) + 1];
+                // The best way to each (number, slower part, reach of the transitions it owns).
+                let mut best: Vec<(u8, bool, f64, f64, Option<usize>)> = Vec::new();
+                let mut offer = |number: u8, slower: bool, low: f64, cost: f64, before: Option<usize>| match best
+                    .iter_mut()
+                    .find(|s| s.0 == number && s.1 == slower && s.2 == low)
+                {
+                    Some(s) if s.3 <= cost => {}
+                    Some(s) => *s = (number, slower, low, cost, before),
+                    None => best.push((number, slower, low, cost, before)),
+                };
                 if let Some(lead) = self.lead(a) {
                     let aside = self.aside_cost(&lead) + self.aside_cost(&core.aside);
-                    best[1][0] = Some((LEVEL + core.misfit + aside, None));
+                    offer(1, false, 0.0, LEVEL + core.misfit + aside, None);
                 }
                 for &s in ending[..a].iter().flatten() {
                     let from = &states[s];
-                    if from.number >= MAX_LEVELS {
-                        continue;
-                    }
-                    let Some(join) = self.join(from, a, b) else { continue };
-                    let (number, lows) = (usize::from(from.number) + 1, join.lows.min(2));
-                    let cost = from.cost + join.cost;
-                    if best[number][lows].is_none_or(|(c, _)| cost < c) {
-                        best[number][lows] = Some((cost, Some(s)));
+                    for slower in [false, true] {
+                        let number = usize::from(from.number) + usize::from(!slower);
+                        if number > usize::from(MAX_LEVELS) {
+                            continue;
+                        }
+                        let Some(join) = self.join(from, a, b, slower) else { continue };
+                        offer(number as u8, slower, join.low, from.cost + join.cost, Some(s));
                     }
                 }
-                for (number, by_lows) in best.into_iter().enumerate() {
-                    for (lows, found) in by_lows.into_iter().enumerate() {
-                        let Some((cost, before)) = found else { continue };
-                        ending[b].push(states.len());
-                        states.push(State { a, b, number: number as u8, lows, cost, before });
-                    }
+                for (number, slower, low, cost, before) in best {
+                    ending[b].push(states.len());
+                    states.push(State { a, b, number, slower, low, cost, before });
                 }
             }
         }
@@ -314,11 +294,15 @@ impl Fitter<'_> {
     /// What a reading ending with state `s` costs in all.
     fn close(&self, s: &State) -> Option<f64> {
         let (climb, aside, dram) = self.tail(s)?;
+        // A curve that ends in what would be DRAM as the next level does not end in a slower part.
+        if s.slower && (self.is_dram)(self.core(s.a, s.b)?.center.exp(), s.number + 1) {
+            return None;
+        }
         let prior = if dram { 0.0 } else { prior(self.declared, s.number, self.bytes[self.y.len() - 1], None) };
         Some(
             s.cost
                 + climb.len() as f64 * TRANSITION
-                + (s.lows + climb.len()).saturating_sub(1) as f64 * MORE_TRANSITIONS
+                + self.long_climb(s.low + self.octaves(s.b, climb.last().copied()))
                 + self.aside_cost(&aside)
                 + prior,
         )
@@ -348,10 +332,23 @@ pub fn fit(
     let l1_ns = ns.iter().zip(&suspect).filter(|(_, s)| !**s).map(|(v, _)| *v).take(2).fold(f64::INFINITY, f64::min);
     let cores = (0..n).map(|a| (a..n).map(|b| core(&y, &suspect, a, b)).collect()).collect();
     let dram_test = |ns: f64, number: u8| is_dram(l1_ns, ns, number);
-    let mut fitter =
-        Fitter { bytes, y, suspect, price, declared, is_dram: &dram_test, tlb_prone, bounded: true, cores };
-    for bounded in [true, false] {
-        fitter.bounded = bounded;
+    let narrow_steps = bytes.windows(2).filter(|w| (w[1] as f64) < w[0] as f64 * MIN_LEVEL_WIDTH).count();
+    let dense = 2 * narrow_steps > n.saturating_sub(1);
+    let mut fitter = Fitter {
+        bytes,
+        y,
+        suspect,
+        price,
+        declared,
+        is_dram: &dram_test,
+        tlb_prone,
+        dense,
+        bounded: true,
+        trust_declared: true,
+        cores,
+    };
+    for (bounded, trust_declared) in [(true, true), (true, false), (false, false)] {
+        (fitter.bounded, fitter.trust_declared) = (bounded, trust_declared);
         if !bounded {
             // Without the bounds any point may be set aside, at the price of one out of order:
             // some reading always exists, if only one level and the rest set aside.
@@ -390,7 +387,7 @@ fn assemble(fitter: &Fitter<'_>, states: &[State], chain: &[usize]) -> Fit {
         let (last_owned, next_first) = match chain.get(k + 1) {
             Some(&next) => {
                 let next = &states[next];
-                let join = fitter.join(state, next.a, next.b).expect("a chosen join");
+                let join = fitter.join(state, next.a, next.b, next.slower).expect("a chosen join");
                 out.aside.extend(&join.aside);
                 if join.highs + join.lows < join.points.len() {
                     out.climb.extend(&join.points);
@@ -411,6 +408,7 @@ fn assemble(fitter: &Fitter<'_>, states: &[State], chain: &[usize]) -> Fit {
             core_last: state.b,
             ns: core.center.exp(),
             number: state.number,
+            slower: state.slower,
         });
         first_owned = next_first;
     }

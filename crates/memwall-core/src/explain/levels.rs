@@ -53,6 +53,17 @@ pub fn read(evidence: &Evidence<'_>) -> Reading {
     Reading { levels, verdict }
 }
 
+/// Which part of the level it is named by a level of the fit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The level itself.
+    Own,
+    /// A slower part of it, well inside its declared size.
+    Inside,
+    /// A level past every one a complete declaration lists, read as a slower part of the deepest.
+    Past,
+}
+
 /// The curve, its fit, and what the OS declares: what every level is named from.
 struct Reader<'a, 'e> {
     evidence: &'a Evidence<'e>,
@@ -116,13 +127,13 @@ impl<'a, 'e> Reader<'a, 'e> {
         Some(out.max(self.size(self.fit.levels[k].last)))
     }
 
-    /// The name of level `k`, and whether it is a slower part of the deepest declared level (a
-    /// level past a complete declaration that is not DRAM).
-    fn name(&self, k: usize) -> (String, bool) {
-        let number = self.fit.levels[k].number;
-        match self.deepest.filter(|&d| number > d) {
-            Some(d) => (format!("L{d} (slower part)"), true),
-            None => (format!("L{number}"), false),
+    /// The name of level `k`, the number it is named by, and which part of that level it is.
+    fn name(&self, k: usize) -> (String, u8, Part) {
+        let l = &self.fit.levels[k];
+        match self.deepest.filter(|&d| l.number > d) {
+            Some(d) => (format!("L{d} (slower part)"), d, Part::Past),
+            None if l.slower => (format!("L{} (slower part)", l.number), l.number, Part::Inside),
+            None => (format!("L{}", l.number), l.number, Part::Own),
         }
     }
 
@@ -150,18 +161,21 @@ impl<'a, 'e> Reader<'a, 'e> {
     /// Level `k` as a cache level, with the sentences it calls for.
     fn cache_level(&self, k: usize, verdict: &mut Vec<String>) -> Level {
         let l = self.fit.levels[k];
-        let (name, slower_part) = self.name(k);
-        let number = if slower_part { self.deepest.unwrap_or(l.number) } else { l.number };
+        let (name, number, part) = self.name(k);
         let declared_bytes = self.declared_of(number);
         let capacity_bytes = self.runs_out(k);
         let mut placed = vec![self.placed(&l)];
-        match declared_bytes {
-            Some(d) if slower_part => {
+        match (declared_bytes, part) {
+            (Some(d), Part::Past) => {
                 placed.push(format!("past the levels the OS declares (L{number}: {})", format_bytes(d)));
-                verdict.push(self.slower_part(k, number));
+                verdict.push(self.slower_part(k, number, "a level past every cache the OS declares"));
             }
-            Some(d) => placed.push(format!("the OS declares {} of L{number}", format_bytes(d))),
-            None if !self.caches.is_empty() => {
+            (Some(d), Part::Inside) => {
+                placed.push(format!("well inside the {} of L{number} the OS declares", format_bytes(d)));
+                verdict.push(self.slower_part(k, number, &format!("well inside its declared {}", format_bytes(d))));
+            }
+            (Some(d), Part::Own) => placed.push(format!("the OS declares {} of L{number}", format_bytes(d))),
+            (None, _) if !self.caches.is_empty() => {
                 placed.push(format!("the OS declares no L{number}"));
                 verdict.push(format!(
                     "the OS declares no L{number}, yet the curve holds one: {:.1} ns up to {}{}, a system-level cache \
@@ -171,7 +185,7 @@ impl<'a, 'e> Reader<'a, 'e> {
                     capacity_bytes.map_or(String::new(), |c| format!(", run out by {}", format_bytes(c)))
                 ));
             }
-            None => {}
+            (None, _) => {}
         }
         placed.extend(capacity_bytes.map(|c| format!("runs out by {}", format_bytes(c))));
         placed.extend(streams(self.evidence, self.size(l.first), self.size(l.last)));
@@ -181,18 +195,22 @@ impl<'a, 'e> Reader<'a, 'e> {
             ns_per_load: l.ns,
             cycles_per_load: self.cycles(l.ns),
             cause: Cause::Cache,
-            declared_bytes: declared_bytes.filter(|_| !slower_part),
+            declared_bytes: declared_bytes.filter(|_| part != Part::Past),
             capacity_bytes,
             evidence: placed,
         }
     }
 
-    /// The sentence for level `k`, a level past every one the OS declares (L`number` the deepest).
-    fn slower_part(&self, k: usize, number: u8) -> String {
+    /// The sentence for level `k`, a slower part of L`number`, `where` said.
+    fn slower_part(&self, k: usize, number: u8, place: &str) -> String {
         let (before, l) = (&self.fit.levels[k - 1], &self.fit.levels[k]);
+        let why = if self.curve.tlb_prone {
+            "the TLB's reach, far slices of it, or a share of it in use by others (`--pattern page-local` tells which)"
+        } else {
+            "far slices of it, a share of it in use by others, or a cache the hypervisor does not list"
+        };
         format!(
-            "L{number} slows from {:.1} to {:.1} ns after {}, a level past every cache the OS declares: far slices of \
-             L{number}, a share of it in use by others, or a cache the hypervisor does not list",
+            "L{number} slows from {:.1} to {:.1} ns after {}, {place}: {why}",
             before.ns,
             l.ns,
             format_bytes(self.size(before.last))

@@ -7,6 +7,62 @@ use memwall_core::fixtures::{ladder, point};
 use memwall_report::{Cache, Cause, Host, Level, Report, Source};
 use serde_json::Value;
 
+/// The curves the reading gets wrong by the rules, and why. Each was looked at; none is a
+/// silent allow-list: a curve that starts reading right, or one more that reads wrong, fails the
+/// test until this list says so.
+pub const MISSES: &[(&str, &str)] = &[
+    (
+        "azure:Standard_L48s_v2",
+        "16, 64 and 256 KiB read 3.5, 3.0 and 4.4 ns, within 1.5x of each other: no two levels a level step apart fit \
+         them, so L1 reads to 256 KiB, past 4x its declared 32 KiB (rule 4)",
+    ),
+    (
+        "azure:Standard_L80s_v2",
+        "16, 64 and 256 KiB read 2.7, 3.0 and 3.9 ns, within 1.5x of each other: no two levels a level step apart fit \
+         them, so L1 reads to 256 KiB, past 4x its declared 32 KiB (rule 4)",
+    ),
+    (
+        "upcloud:32xCPU-128GB",
+        "DRAM reads 281 and 298 ns at 16 and 32 MiB, then 211 at the largest size: DRAM at 259 ns is within 25% of all \
+         three, 22% above the last (rule 2 takes the last as T)",
+    ),
+    (
+        "upcloud:CLOUDNATIVE-12xCPU-32GB",
+        "DRAM falls from 184 to 159 to 131 ns over 16-64 MiB: 159 ns reads all three within 25%, 21% above the last",
+    ),
+    (
+        "upcloud:CLOUDNATIVE-4xCPU-24GB",
+        "DRAM reads 251 and 246 ns at 16 and 32 MiB, then 170 at the largest size: 208 ns reads them within 25%, 22% \
+         above the last",
+    ),
+    (
+        "upcloud:CLOUDNATIVE-64xCPU-192GB",
+        "4 MiB reads 157 ns between 5.3 ns at 1 MiB and 10.7 at 8 MiB; set aside as noise, it leaves L3's three sizes \
+         (5.3, 10.7 and 30.8 ns) a level step apart each, read as L3 and two slower parts: six levels where the rule \
+         allows five",
+    ),
+    (
+        "upcloud:GPU-24xCPU-240GB-1xB200",
+        "a Xeon 8570 (300 MiB of L3; its CPU model declares 16 MiB) whose curve ends at 64 MiB still in L3 (25-30 ns, \
+         22x an L1 hit): DRAM not reached is the right reading, rule 2 wants DRAM wherever the curve ends flat",
+    ),
+    (
+        "upcloud:GPU-48xCPU-480GB-2xB200",
+        "a Xeon 8570 whose curve reads 26.7, 47.3 and 31.3 ns at 16, 32 and 64 MiB, inside its 300 MiB L3: the 47.3 ns \
+         size reads as DRAM (past the declared 16 MiB L3, two larger sizes missing to set it aside), the last as noise",
+    ),
+    (
+        "upcloud:PREMIUM-38xCPU-192GB",
+        "DRAM reads 272, 268 and 311 ns from 8 to 32 MiB, then 153 at the largest size, half the rest: 283 ns reads \
+         DRAM, 85% above the last",
+    ),
+    (
+        "upcloud:PREMIUM-48xCPU-96GB",
+        "DRAM reads 257 and 292 ns at 16 and 32 MiB, then 197 at the largest size: 241 ns reads all three within 25%, \
+         22% above the last",
+    ),
+];
+
 pub const SHELF: &str = include_str!("../../../../data/cloud/shelf.json");
 
 /// One instance type: its name, CPU model, declared caches and curve, as a report.
@@ -157,4 +213,58 @@ fn said_aside(verdict: &[String], bytes: u64) -> bool {
             .and_then(|rest| rest.split_once('(')?.1.split_once(')'))
             .is_some_and(|(sizes, _)| sizes.split(", ").any(|s| s == size))
     })
+}
+
+/// Reads every curve and checks it: the pass rate overall and per CPU model as lines to print, or
+/// what differs from [`MISSES`] (a curve misread and not listed, or listed and read right).
+pub fn read_all() -> Result<Vec<String>, String> {
+    let hosts = hosts();
+    let mut by_model: std::collections::BTreeMap<&str, (usize, usize)> = std::collections::BTreeMap::new();
+    let mut misses = Vec::new();
+    for host in &hosts {
+        let mut report = host.report.clone();
+        memwall_core::explain::reread(&mut report);
+        let ladder = report.ladder.as_ref().unwrap();
+        let wrong = wrong(host, &ladder.levels, &ladder.verdict);
+        let entry = by_model.entry(host.cpu.as_str()).or_default();
+        entry.0 += 1;
+        if wrong.is_empty() {
+            entry.1 += 1;
+        } else {
+            let levels: Vec<String> = ladder
+                .levels
+                .iter()
+                .map(|l| format!("{} {} B {:.1} ns", l.name, l.size_bytes, l.ns_per_load))
+                .collect();
+            misses.push((host.name.clone(), format!("{}\n    levels: {}", wrong.join("; "), levels.join(" | "))));
+        }
+    }
+    let right = hosts.len() - misses.len();
+    let mut lines = vec![format!(
+        "{right} of {} cloud curves read right ({:.1}%)",
+        hosts.len(),
+        100.0 * right as f64 / hosts.len() as f64
+    )];
+    let mut models: Vec<(&&str, &(usize, usize))> = by_model.iter().collect();
+    models.sort_by_key(|(_, (n, _))| std::cmp::Reverse(*n));
+    for (model, (n, ok)) in &models {
+        lines.push(format!("  {ok:>4} of {n:>4} ({:>5.1}%)  {model}", 100.0 * *ok as f64 / *n as f64));
+    }
+    let listed: Vec<&str> = MISSES.iter().map(|(name, _)| *name).collect();
+    let unlisted: Vec<String> = misses
+        .iter()
+        .filter(|(name, _)| !listed.contains(&name.as_str()))
+        .map(|(n, why)| format!("{n}: {why}"))
+        .collect();
+    let now_right: Vec<&str> = listed.iter().copied().filter(|l| !misses.iter().any(|(n, _)| n == l)).collect();
+    if !unlisted.is_empty() {
+        return Err(format!("{} curves misread and not listed:\n{}", unlisted.len(), unlisted.join("\n")));
+    }
+    if !now_right.is_empty() {
+        return Err(format!("listed as misses but read right now: {now_right:?}"));
+    }
+    if right * 100 < hosts.len() * 95 {
+        return Err(format!("{right} of {} right", hosts.len()));
+    }
+    Ok(lines)
 }

@@ -215,3 +215,101 @@ pub fn misread(host: &CorpusHost) -> Option<String> {
     }
     None
 }
+
+/// The working-set sizes of the cloud curves (`data/cloud/shelf.json`) that most instance types
+/// were measured at, in KiB: sc-membench picks 8-10 sizes around each host's caches.
+pub const CLOUD_GRIDS_KIB: [&[u64]; 8] = [
+    &[16, 64, 512, 1024, 2048, 8192, 16384, 32768, 65536, 131072],
+    &[32, 128, 512, 1024, 2048, 8192, 16384, 32768, 65536, 131072],
+    &[32, 128, 512, 1024, 2048, 16384, 32768, 65536, 131072, 262144],
+    &[16, 64, 256, 512, 1024, 8192, 16384, 32768, 65536, 131072],
+    &[32, 128, 1024, 2048, 4096, 65536, 131072, 262144, 524288, 1048576],
+    &[32, 128, 256, 512, 1024, 4096, 8192, 16384, 32768, 65536],
+    &[16, 64, 2048, 4096, 8192, 16384, 32768, 65536],
+    &[16, 64, 256, 512, 1024, 4096, 8192, 16384, 32768, 65536],
+];
+
+/// `report` with every curve kept only at `sizes` (each one measured by the report), as a cloud
+/// curve is sampled; `None` where the report lacks one of them.
+pub fn subsampled(report: &Report, sizes: &[u64]) -> Option<Report> {
+    let mut out = report.clone();
+    let ladder = out.ladder.as_mut()?;
+    let keep = |points: &mut Vec<LadderPoint>| -> Option<()> {
+        let kept: Vec<LadderPoint> =
+            sizes.iter().map(|&b| points.iter().find(|p| p.bytes == b).cloned()).collect::<Option<_>>()?;
+        *points = kept;
+        Some(())
+    };
+    keep(&mut ladder.points)?;
+    for curve in &mut ladder.curves {
+        keep(&mut curve.points)?;
+    }
+    Some(out)
+}
+
+/// Whether `host`'s dense ladder is like a cloud curve once sampled: its caches read from a
+/// TLB-friendly curve (page-local, or random on huge pages, as sc-membench measures) with nothing
+/// set aside as noise (a grid that keeps just a disturbed size cannot know it was one).
+pub fn like_a_cloud_curve(host: &CorpusHost) -> bool {
+    let mut full = host.report.clone();
+    explain::reread(&mut full);
+    let ladder = full.ladder.as_ref().unwrap();
+    let tlb_friendly = ladder.huge_pages != "off" && ladder.huge_pages != "default"
+        || ladder.curves.iter().any(|c| c.pattern == "page-local");
+    tlb_friendly && !ladder.verdict.iter().any(|v| v.starts_with("set aside as noise"))
+}
+
+/// What differs between the full reading of `host` and its reading at each cloud grid that samples
+/// every level the full one finds (at least one size inside each level, past the one before):
+/// the same levels by name, DRAM within 20%, and the last cache's end on the same side of each
+/// size of the grid.
+pub fn subsampled_differs(host: &CorpusHost) -> Vec<String> {
+    let mut full = host.report.clone();
+    explain::reread(&mut full);
+    let levels = |r: &Report| -> Vec<memwall_report::Level> {
+        r.ladder.as_ref().unwrap().levels.iter().filter(|l| l.cause != Cause::Tlb).cloned().collect()
+    };
+    let full_levels = levels(&full);
+    let names = |ls: &[memwall_report::Level]| ls.iter().map(|l| l.name.clone()).collect::<Vec<_>>();
+    let mut out = Vec::new();
+    for grid in CLOUD_GRIDS_KIB {
+        let sizes: Vec<u64> = grid.iter().map(|k| k << 10).collect();
+        let mut ranges = full_levels.iter().scan(0u64, |from, l| {
+            let range = (*from, l.size_bytes);
+            *from = l.size_bytes;
+            Some((range, l.cause))
+        });
+        let samples_every_level = ranges.all(|((from, to), cause)| {
+            cause == Cause::Dram && sizes.iter().any(|&b| b >= to) || sizes.iter().any(|&b| b > from && b <= to)
+        });
+        let Some(mut sparse) = subsampled(&host.report, &sizes).filter(|_| samples_every_level) else { continue };
+        explain::reread(&mut sparse);
+        let sparse_levels = levels(&sparse);
+        let grid_name = format!("{grid:?} KiB");
+        if names(&sparse_levels) != names(&full_levels) {
+            out.push(format!(
+                "{}: at {grid_name} {:?}, in full {:?}",
+                host.name,
+                names(&sparse_levels),
+                names(&full_levels)
+            ));
+            continue;
+        }
+        let dram = |ls: &[memwall_report::Level]| ls.iter().find(|l| l.cause == Cause::Dram).map(|l| l.ns_per_load);
+        if let (Some(s), Some(f)) = (dram(&sparse_levels), dram(&full_levels))
+            && (s / f - 1.0).abs() > 0.2
+        {
+            out.push(format!("{}: at {grid_name} DRAM {s:.1} ns, in full {f:.1}", host.name));
+        }
+        let llc =
+            |ls: &[memwall_report::Level]| ls.iter().rev().find(|l| l.cause == Cause::Cache).map(|l| l.size_bytes);
+        if let (Some(s), Some(f)) = (llc(&sparse_levels), llc(&full_levels)) {
+            // Between the grid's sizes around it: the sparse end can only be a size of the grid.
+            let next = sizes.iter().copied().find(|&b| b > s).unwrap_or(u64::MAX);
+            if f < s / 2 || f >= next {
+                out.push(format!("{}: at {grid_name} the last cache ends at {s} B, in full at {f} B", host.name));
+            }
+        }
+    }
+    out
+}
