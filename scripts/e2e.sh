@@ -6,6 +6,9 @@
 #   4. e2e/serve.mjs checks what the server sends: compressed bytes, 304s on a reload,
 #   4b. e2e/fleet.mjs: the Fleet tab (sorting, scatter, opening and comparing hosts, prices,
 #      ?fleet= indexes and their errors) and 1,000 served reports (every row; the time printed),
+#   4c. e2e/cloud.mjs: the Cloud tab (the shelf fetched only when it opens, every type and this
+#      browser's dot, the table against `memwall cloud`, a dot's curve overlaid, the pairs; the
+#      time to open it, to sort and filter every row and the downloads' sizes printed),
 #   5. e2e/anywhere.mjs --ci: the page on a plain static host and in another origin's iframe, the
 #      first look's verdict with no click, each view's weight, browser-vs-native ratios (timings
 #      printed, not asserted: they depend on the machine's load), then the same in Firefox ESR.
@@ -48,6 +51,8 @@ at "e2e/serve.mjs"
 node e2e/serve.mjs
 at "e2e/fleet.mjs"
 node e2e/fleet.mjs
+at "e2e/cloud.mjs"
+node e2e/cloud.mjs
 at "e2e/anywhere.mjs chromium --ci"
 node e2e/anywhere.mjs chromium --ci
 # The same page in a second engine: Firefox ESR over WebDriver (geckodriver), its own timer rules.

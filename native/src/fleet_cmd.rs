@@ -15,7 +15,7 @@ use crate::{CliError, CliResult};
 #[derive(Debug, Args)]
 pub struct FleetArgs {
     /// Reports, or folders of them (every `*.json` directly inside that is not hidden).
-    #[arg(required_unless_present = "columns", value_name = "REPORT.json|DIR")]
+    #[arg(required_unless_present_any = ["columns", "shelf"], value_name = "REPORT.json|DIR")]
     pub paths: Vec<PathBuf>,
     /// Sort by this column (see --columns, or a --prices column); numbers ascending, hosts
     /// without the figure last.
@@ -38,6 +38,11 @@ pub struct FleetArgs {
     /// Every report must be in FILE's folder or below it (its URL is relative to FILE).
     #[arg(long, value_name = "FILE.json")]
     pub index: Option<PathBuf>,
+    /// Add the cloud shelf's instance types that match TERM (`memwall cloud`'s, in --filter's
+    /// language) as rows beside the reports, e.g. --shelf provider=aws --shelf 'vcpus<=4'; repeat
+    /// to require all.
+    #[arg(long, value_name = "TERM")]
+    pub shelf: Vec<String>,
     /// List the columns --sort and --filter take, then exit.
     #[arg(long)]
     pub columns: bool,
@@ -60,18 +65,17 @@ pub fn fleet(args: FleetArgs) -> CliResult {
         for (name, about) in FLEET_COLUMNS {
             writeln!(out, "{name:<18} {about}").ok();
         }
+        for (alias, column) in memwall_report::fleet::FLEET_ALIASES {
+            writeln!(out, "{alias:<18} = {column}").ok();
+        }
         return Ok(());
     }
     let prices = args.prices.as_deref().map(read_prices).transpose()?;
     let joined = prices.as_ref().map_or(&[][..], Prices::columns);
     let usage = |flag: &'static str| move |e: fleet::FleetError| CliError::usage(format!("--{flag}: {e}"));
     let sort = args.sort.as_deref().map(|name| fleet::column_among(name, joined)).transpose().map_err(usage("sort"))?;
-    let filters: Vec<Filter> = args
-        .filter
-        .iter()
-        .map(|term| Filter::parse_among(term, joined))
-        .collect::<Result<_, _>>()
-        .map_err(usage("filter"))?;
+    let filters = terms(&args.filter, joined).map_err(usage("filter"))?;
+    let shelf_terms = terms(&args.shelf, &[]).map_err(usage("shelf"))?;
     let files = report_files(&args.paths)?;
     let urls = args.index.as_deref().map(|index| index_urls(index, &files)).transpose()?;
     let mut rows = Vec::new();
@@ -92,28 +96,26 @@ pub fn fleet(args: FleetArgs) -> CliResult {
         let text = ReportsIndex { reports: indexed }.to_json();
         output::write_text(&output::Destination::File(index.clone()), &(text + "\n"))?;
     }
+    let attribution = (!shelf_terms.is_empty()).then(|| shelf_rows(&shelf_terms, &mut rows)).transpose()?;
     if let (Some(prices), Some(path)) = (&prices, &args.prices) {
-        let unmatched = prices.join(&mut rows);
-        if !unmatched.is_empty() {
-            eprintln!(
-                "memwall: warning: --prices {}: no report or host is called {}",
-                path.display(),
-                unmatched.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
-            );
-        }
+        join_prices(prices, path, &mut rows);
     }
     let read = rows.len();
     rows.retain(|row| filters.iter().all(|f| f.keeps(row)));
     if let Some(column) = &sort {
         fleet::sort(&mut rows, column, args.desc);
     }
-    let table = table(&rows, joined);
+    let mut table = table(&rows, joined);
+    table.notes.extend(attribution.clone());
     write!(out, "{}", table.text()).ok();
     if read > rows.len() {
         writeln!(out, "{} of {read} reports left out by --filter", read - rows.len()).ok();
     }
     for u in &unreadable {
         writeln!(out, "{}: not read: {}", u.report, u.reason).ok();
+    }
+    if let Some(attribution) = &attribution {
+        writeln!(out, "shelf rows: {}\n{attribution}", memwall_core::cloud::table::CLOUD_NOTE).ok();
     }
     if let Some(destination) = &args.export.csv {
         output::write_text(destination, &memwall_report::fleet_csv(&rows))?;
@@ -131,6 +133,32 @@ pub fn fleet(args: FleetArgs) -> CliResult {
         0 => Ok(()),
         n => Err(CliError::usage(format!("{n} of {} reports could not be read (each is named above)", files.len()))),
     }
+}
+
+/// `--filter` (or `--shelf`) terms, the columns `joined` from the prices among those they name.
+fn terms(terms: &[String], joined: &[String]) -> Result<Vec<Filter>, fleet::FleetError> {
+    terms.iter().map(|term| Filter::parse_among(term, joined)).collect()
+}
+
+/// Joins the prices onto the rows, warning of the names no row took.
+fn join_prices(prices: &Prices, path: &Path, rows: &mut [FleetRow]) {
+    let unmatched = prices.join(rows);
+    if !unmatched.is_empty() {
+        eprintln!(
+            "memwall: warning: --prices {}: no report or host is called {}",
+            path.display(),
+            unmatched.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+        );
+    }
+}
+
+/// The shelf's types that every term keeps, added to `rows`; returns the attribution they are
+/// shown under.
+fn shelf_rows(terms: &[Filter], rows: &mut Vec<FleetRow>) -> CliResult<String> {
+    let (loaded, shelf) = memwall_core::cloud::shelf_rows(memwall_core::cloud::SHELF_JSON)
+        .map_err(|e| CliError::runtime(format!("the built-in shelf: {e}")))?;
+    rows.extend(shelf.into_iter().filter(|row| terms.iter().all(|t| t.keeps(row))));
+    Ok(loaded.shelf.attribution())
 }
 
 /// Each report's URL relative to the index's folder, or why one is not under it.

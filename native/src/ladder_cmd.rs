@@ -66,7 +66,7 @@ pub struct LadderArgs {
     #[command(flatten)]
     pub export: ExportArgs,
     /// Curves measured after those of --pattern x --huge-pages (set by `memwall run`, which takes
-    /// page-local on huge pages beside random on small ones rather than every pairing).
+    /// page-local and random on huge pages beside random on small ones rather than every pairing).
     #[arg(skip)]
     pub extra_curves: Vec<(PatternArg, HugePages)>,
 }

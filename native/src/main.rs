@@ -2,6 +2,7 @@
 
 mod arena;
 mod bandwidth_cmd;
+mod cloud_cmd;
 mod cores_cmd;
 mod counters;
 mod dataset;
@@ -69,6 +70,8 @@ enum Command {
     Explain(explain_cmd::ExplainArgs),
     /// Many hosts' reports side by side, one row each, to choose a server: sort, filter, export.
     Fleet(fleet_cmd::FleetArgs),
+    /// 1,798 cloud instance types' latency curves (Spare Cores, CC BY-SA 4.0): filter, sort, --near a report, --pairs.
+    Cloud(cloud_cmd::CloudArgs),
     /// Core-to-core latency for every pair of CPUs, grouped, and checked against sysfs.
     Cores(cores_cmd::CoresArgs),
     /// Re-measure an L2, an LLC and a DRAM point and read steal time at intervals: how stable is this host?
@@ -174,7 +177,10 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     // Timings taken under emulation describe the emulator: say so before measuring anything.
-    if !matches!(cli.command, Command::Serve(_) | Command::Explain(_) | Command::Fleet(_) | Command::Generate(_)) {
+    if !matches!(
+        cli.command,
+        Command::Serve(_) | Command::Explain(_) | Command::Fleet(_) | Command::Cloud(_) | Command::Generate(_)
+    ) {
         emulation::warn_if_emulated();
     }
     let result = match cli.command {
@@ -188,6 +194,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate_cmd::generate(args),
         Command::Explain(args) => explain_cmd::explain(args),
         Command::Fleet(args) => fleet_cmd::fleet(args),
+        Command::Cloud(args) => cloud_cmd::cloud(args),
         Command::Cores(args) => cores_cmd::cores(args),
         Command::Watch(args) => watch_cmd::watch(args),
         Command::Sensitivity(args) => sensitivity_cmd::sensitivity(args),

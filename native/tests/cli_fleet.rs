@@ -100,7 +100,7 @@ fn prices_join_as_columns_sorted_and_exported() {
 
     let csv = stdout(&["fleet", REPORTS, "--prices", prices, "--filter", "usd_per_hour<0.1", "--csv", "-"]);
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].ends_with(",memwall_version,usd_per_hour"), "{}", lines[0]);
+    assert!(lines[0].ends_with(",measured_by,usd_per_hour"), "{}", lines[0]);
     assert_eq!(lines.len(), 2, "{csv}");
     assert!(lines[1].ends_with(",0.085"), "{}", lines[1]);
 

@@ -40,7 +40,8 @@ extern "C" {
     fn listen(kind: &str, callback: &Closure<dyn FnMut(JsValue)>) -> js_sys::Function;
 }
 
-/// First view to second: the theme, the page shown, the embed (`{ theme, page, embed }`).
+/// First view to second: the theme, the page shown, the embed, and this browser's first look
+/// as a report's JSON once measured (`{ theme, page, embed, first_look }`).
 pub const STATE: &str = "memwall:state";
 /// First view to second: a report measured in this browser, as JSON, to add.
 pub const ADD_REPORT: &str = "memwall:add-report";
@@ -54,6 +55,7 @@ pub const ALERTS_HOST: &str = "views-alerts";
 pub const REPORTS_HOST: &str = "views-reports";
 pub const RACES_HOST: &str = "views-races";
 pub const FLEET_HOST: &str = "views-fleet";
+pub const CLOUD_HOST: &str = "views-cloud";
 
 /// trunk names the second module's files after its binary, without a content hash (see Trunk.toml);
 /// the first view's own hashed name goes on their URLs, so a new build is never paired with a

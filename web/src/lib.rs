@@ -11,6 +11,7 @@ pub mod app;
 pub mod bridge;
 pub mod chart;
 pub mod clock;
+pub mod cloud;
 pub mod embed;
 pub mod fleet;
 pub mod ladder;

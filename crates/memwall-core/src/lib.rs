@@ -9,6 +9,7 @@ pub mod arch;
 pub mod bandwidth;
 pub mod budget;
 pub mod clock;
+pub mod cloud;
 pub mod cores;
 pub mod cycles;
 pub mod datagen;

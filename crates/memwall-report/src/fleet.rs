@@ -24,6 +24,10 @@ pub struct FleetRow {
     pub declared_llc_level: Option<u8>,
     /// How far the last cache level the ladder found behaves like cache.
     pub effective_llc_bytes: Option<u64>,
+    /// That last cache level's latency, ns per load: what a dependent load takes within the fast
+    /// working set. Added within schema 1.
+    #[serde(default)]
+    pub effective_llc_ns: Option<f64>,
     /// The DRAM level: latency on the curve the caches were read from (page-local where
     /// measured), and where it begins.
     pub dram_ns: Option<f64>,
@@ -67,6 +71,25 @@ pub struct FleetRow {
     /// absent. Never read from a report.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub prices: BTreeMap<String, f64>,
+    /// Set on a row of the cloud shelf (an instance type another tool measured, see
+    /// `memwall_core::cloud`), never on a report's row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shelf: Option<ShelfFacts>,
+}
+
+/// Who sells a shelf row's instance type and who measured it: a shelf figure is never shown
+/// without them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShelfFacts {
+    /// `aws`, `azure`, `gcp`, ...
+    pub provider: String,
+    /// `x86_64` or `aarch64`.
+    pub arch: String,
+    /// Bare metal, a VM, or not said (see `crate::shelf::ShelfEntry::metal`).
+    pub metal: Option<bool>,
+    /// The measuring tool, its pattern and the day: "sc-membench 1.2.2, random over 16-byte
+    /// nodes on huge pages where granted, 2026-04-04".
+    pub measured_by: String,
 }
 
 /// The columns, by the names `--sort` and `--filter` take, with what each holds.
@@ -78,7 +101,8 @@ pub const FLEET_COLUMNS: &[(&str, &str)] = &[
     ("hypervisor", "hypervisor, or none on bare metal"),
     ("source", "native or browser"),
     ("declared_llc", "largest declared data cache, bytes"),
-    ("effective_llc", "how far the last cache level behaves like cache, bytes"),
+    ("effective_llc", "how far the last cache level behaves like cache, bytes (the fast working set)"),
+    ("fast_ns", "that last cache level's latency, ns"),
     ("dram_ns", "DRAM latency, ns (page-local where measured)"),
     ("random_ns", "random load on small pages at the largest size, ns"),
     ("page_walks", "page walks' share of that load"),
@@ -97,7 +121,13 @@ pub const FLEET_COLUMNS: &[(&str, &str)] = &[
     ("sensitivity_slowdown", "its largest slowdown under cache or DRAM pressure, beyond noise"),
     ("date", "when the report was made"),
     ("version", "memwall version"),
+    ("provider", "cloud provider (shelf rows)"),
+    ("arch", "x86_64 or aarch64 (shelf rows)"),
+    ("measured_by", "the tool, pattern and day a shelf row was measured"),
 ];
+
+/// Other names `--sort` and `--filter` take for a column: (alias, column).
+pub const FLEET_ALIASES: &[(&str, &str)] = &[("fast", "effective_llc"), ("dram", "dram_ns"), ("type", "host")];
 
 /// A column's value in a row, as a number where it is one (for sorting) and as text.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,6 +153,7 @@ impl FleetRow {
             "source" => Cell::Text(format!("{:?}", self.source).to_lowercase()),
             "declared_llc" => int(self.declared_llc_bytes),
             "effective_llc" => int(self.effective_llc_bytes),
+            "fast_ns" => num(self.effective_llc_ns),
             "dram_ns" => num(self.dram_ns),
             "random_ns" => num(self.random_small_pages_ns),
             "page_walks" => num(self.page_walk_share),
@@ -141,6 +172,9 @@ impl FleetRow {
             "sensitivity_slowdown" => num(self.sensitivity_slowdown),
             "date" => int(Some(self.created_unix_s)),
             "version" => Cell::Text(self.memwall_version.clone()),
+            "provider" => text(self.shelf.as_ref().map(|s| &s.provider)),
+            "arch" => text(self.shelf.as_ref().map(|s| &s.arch)),
+            "measured_by" => text(self.shelf.as_ref().map(|s| &s.measured_by)),
             _ => return self.prices.get(name).map(|&v| Cell::Number(v)),
         })
     }
@@ -200,6 +234,11 @@ impl FleetRow {
             opt(self.sensitivity_slowdown),
             self.created_unix_s.to_string(),
             self.memwall_version.clone(),
+            opt(self.effective_llc_ns),
+            opt(self.shelf.as_ref().map(|s| &s.provider)),
+            opt(self.shelf.as_ref().map(|s| &s.arch)),
+            opt(self.shelf.as_ref().and_then(|s| s.metal)),
+            opt(self.shelf.as_ref().map(|s| &s.measured_by)),
         ]
     }
 }
@@ -237,4 +276,9 @@ pub const FLEET_CSV_HEADER: &[&str] = &[
     "sensitivity_slowdown",
     "created_unix_s",
     "memwall_version",
+    "effective_llc_ns",
+    "provider",
+    "arch",
+    "metal",
+    "measured_by",
 ];

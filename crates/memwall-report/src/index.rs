@@ -109,6 +109,7 @@ mod tests {
             declared_llc_bytes: Some(32 << 20),
             declared_llc_level: Some(3),
             effective_llc_bytes: Some(2 << 20),
+            effective_llc_ns: Some(13.4),
             dram_ns: Some(101.9),
             dram_from_bytes: Some(3 << 20),
             random_small_pages_ns: Some(259.0),
@@ -133,6 +134,7 @@ mod tests {
             created_unix_s: 1_796_256_000,
             memwall_version: "0.1.0".into(),
             prices: Default::default(),
+            shelf: None,
         };
         let entry = |name: &str| IndexedReport {
             name: name.into(),

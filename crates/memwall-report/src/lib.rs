@@ -23,6 +23,7 @@ pub mod index;
 mod join;
 mod ladder;
 mod sensitivity;
+pub mod shelf;
 mod watch;
 pub use bandwidth::{Bandwidth, BandwidthPoint, LoadedLatency};
 pub use cores::{CorePair, CoreTier, Cores, DeclaredTopology};

@@ -19,10 +19,11 @@ pub enum Page {
     Join,
     Reports,
     Fleet,
+    Cloud,
 }
 
 impl Page {
-    pub const ALL: [Page; 5] = [Page::Ladder, Page::GroupBy, Page::Join, Page::Reports, Page::Fleet];
+    pub const ALL: [Page; 6] = [Page::Ladder, Page::GroupBy, Page::Join, Page::Reports, Page::Fleet, Page::Cloud];
 
     pub fn slug(self) -> &'static str {
         match self {
@@ -31,6 +32,7 @@ impl Page {
             Self::Join => "join",
             Self::Reports => "reports",
             Self::Fleet => "fleet",
+            Self::Cloud => "cloud",
         }
     }
 
@@ -41,6 +43,7 @@ impl Page {
             Self::Join => "Join race",
             Self::Reports => "Reports",
             Self::Fleet => "Fleet",
+            Self::Cloud => "Cloud",
         }
     }
 
@@ -122,6 +125,12 @@ pub fn app() -> Html {
             }
         });
     }
+    // The Cloud tab's shelf downloads beside the second module rather than after it.
+    use_effect_with(state.page == Page::Cloud, |&on_cloud| {
+        if on_cloud {
+            crate::cloud::prefetch();
+        }
+    });
     use_effect_with((), |_| {
         if let Some(boot) = util::document().get_element_by_id("boot") {
             boot.remove();

@@ -5,7 +5,7 @@
 use yew::prelude::*;
 
 use super::{AppAction, Embed, Page, ViewsStatus, use_app};
-use crate::bridge::{ALERTS_HOST, FLEET_HOST, RACES_HOST, REPORTS_HOST};
+use crate::bridge::{ALERTS_HOST, CLOUD_HOST, FLEET_HOST, RACES_HOST, REPORTS_HOST};
 use crate::ladder::LadderPage;
 use crate::theme::Theme;
 use crate::util;
@@ -92,6 +92,9 @@ pub fn shell(props: &Props) -> Html {
                 </section>
                 <section hidden={page != Page::Fleet} aria-label="Fleet">
                     <div id={FLEET_HOST}></div>
+                </section>
+                <section hidden={page != Page::Cloud} aria-label="Cloud">
+                    <div id={CLOUD_HOST}></div>
                 </section>
             </main>
             <footer class="wrap foot">

@@ -23,12 +23,23 @@ pub struct AppState {
     pub overlays: Rc<Vec<Overlay>>,
     /// Browser reports (JSON) to add, held until the second module is there to take them.
     pub outbox: Rc<Vec<String>>,
+    /// This browser's first look as a report's JSON, once measured (the Cloud tab places it).
+    pub first_look: Option<Rc<String>>,
 }
 
 impl AppState {
     pub fn new(page: Page, theme: Theme, embed: Option<Embed>) -> Self {
         let views = page != Page::Ladder || embed.is_some_and(|e| e != Embed::Ladder);
-        Self { page, theme, embed, views, reports: 0, overlays: Rc::new(Vec::new()), outbox: Rc::new(Vec::new()) }
+        Self {
+            page,
+            theme,
+            embed,
+            views,
+            reports: 0,
+            overlays: Rc::new(Vec::new()),
+            outbox: Rc::new(Vec::new()),
+            first_look: None,
+        }
     }
 }
 
@@ -47,6 +58,8 @@ pub enum AppAction {
     Add(String),
     /// The second module took what was held for it.
     Sent,
+    /// The first look's report, as JSON.
+    FirstLook(String),
 }
 
 /// The shared state as pages see it: read it, and dispatch [`AppAction`]s to change it.
@@ -79,6 +92,7 @@ impl Reducible for AppState {
                 Rc::make_mut(&mut next.outbox).push(json);
             }
             AppAction::Sent => next.outbox = Rc::new(Vec::new()),
+            AppAction::FirstLook(json) => next.first_look = Some(Rc::new(json)),
         }
         Rc::new(next)
     }

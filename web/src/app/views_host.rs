@@ -19,12 +19,15 @@ pub enum ViewsStatus {
     Failed(String),
 }
 
-/// What the second module is told: theme, page, whether embedded (and as what).
+/// What the second module is told: theme, page, whether embedded (and as what), and the first
+/// look once measured (in the state it mounts with, or in the next word after it: never in a
+/// word of its own that could come before the second module listens).
 fn views_state(state: &AppContext) -> JsValue {
     bridge::object(&[
         ("theme", JsValue::from_str(state.theme.name())),
         ("page", JsValue::from_str(state.page.slug())),
         ("embed", state.embed.map_or(JsValue::NULL, |e| JsValue::from_str(e.slug()))),
+        ("first_look", state.first_look.as_deref().map_or(JsValue::NULL, |json| JsValue::from_str(json))),
     ])
 }
 
@@ -70,8 +73,8 @@ pub fn use_views(state: &AppContext) -> ViewsStatus {
     let ready = *status == ViewsStatus::Ready;
     {
         let payload = views_state(state);
-        use_effect_with((state.page, state.theme, ready), move |&(_, _, ready)| {
-            if ready {
+        use_effect_with((state.page, state.theme, ready, state.first_look.clone()), move |(_, _, ready, _)| {
+            if *ready {
                 bridge::post(bridge::STATE, &payload);
             }
         });

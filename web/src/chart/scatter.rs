@@ -44,10 +44,31 @@ pub struct ScatterProps {
     pub on_pick: Option<Callback<usize>>,
     #[prop_or(400.0)]
     pub height: f64,
+    /// Dots drawn over the others as rings in the text's colour, e.g. the visitor's own hosts
+    /// among the cloud shelf's types, with their legend entry.
+    #[prop_or_default]
+    pub highlights: Rc<Vec<Dot>>,
+    #[prop_or_default]
+    pub highlight_label: AttrValue,
 }
 
 const MIN_R: f64 = 3.0;
 const MAX_R: f64 = 13.0;
+/// A legend entry's width; past [`ONE_LINE_ITEMS`] entries the legend wraps in rows of as many
+/// as fit, and the size's legend takes a row of its own under them.
+const ITEM_W: f64 = 130.0;
+const ONE_LINE_ITEMS: usize = 3;
+
+/// Where legend entry `i` of `items` goes, the y of the size's legend, and the plot's top.
+fn legend_layout(i: usize, items: usize, view_w: f64) -> ((f64, f64), f64, f64) {
+    if items <= ONE_LINE_ITEMS {
+        return ((LEFT + i as f64 * ITEM_W, 40.0), 40.0, 56.0);
+    }
+    let per_row = (((view_w - LEFT - RIGHT) / ITEM_W) as usize).max(1);
+    let rows = items.div_ceil(per_row);
+    let at = (LEFT + (i % per_row) as f64 * ITEM_W, 40.0 + (i / per_row) as f64 * 18.0);
+    (at, 40.0 + rows as f64 * 18.0, 56.0 + rows as f64 * 18.0)
+}
 
 /// A dot's radius: its area grows with its size, the largest size gets [`MAX_R`].
 fn radius(size: Option<f64>, largest: f64) -> f64 {
@@ -62,11 +83,12 @@ pub fn scatter_chart(props: &ScatterProps) -> Html {
     let p = props.palette;
     let view_w = view_width();
     let height = props.height;
-    let top = 56.0;
+    let items = props.groups.len() + usize::from(!props.highlights.is_empty());
+    let (_, size_y, top) = legend_layout(0, items, view_w);
     let plot_bottom = height - BOTTOM;
     // A dot needs both figures; hosts missing one are in the table only.
     let drawn = |d: &Dot| d.x > 0.0 && d.x.is_finite() && d.y.is_finite();
-    let dots: Vec<&Dot> = props.dots.iter().filter(|d| drawn(d)).collect();
+    let dots: Vec<&Dot> = props.dots.iter().chain(props.highlights.iter()).filter(|d| drawn(d)).collect();
     let (x0, x1) = dots.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), d| (a.min(d.x), b.max(d.x)));
     let (x0, x1) = if x0.is_finite() { (x0 / 2.0, x1 * 2.0) } else { (1_048_576.0, 67_108_864.0) };
     let y1 = dots.iter().map(|d| d.y).fold(0.0, f64::max).max(1.0) * 1.15;
@@ -103,15 +125,33 @@ pub fn scatter_chart(props: &ScatterProps) -> Html {
             </circle>
         }
     });
-    let legend = props.groups.iter().enumerate().map(|(i, g)| {
-        let x = LEFT + i as f64 * 130.0;
+    let rings = props.highlights.iter().filter(|d| drawn(d)).map(|d| {
+        html! {
+            <circle class="dot highlight" cx={format!("{:.1}", xs.map(d.x))} cy={format!("{:.1}", ys.map(d.y))} r={MAX_R.to_string()}
+                fill="none" stroke={p.text} stroke-width="3">
+                <title>{ d.label.clone() }</title>
+            </circle>
+        }
+    });
+    let ring_legend = (!props.highlights.is_empty()).then(|| {
+        let ((x, y), _, _) = legend_layout(props.groups.len(), items, view_w);
         html! {
             <g>
-                <circle cx={(x + 6.0).to_string()} cy="36" r="6" fill={p.color(g.color)} fill-opacity="0.55" stroke={p.color(g.color)} />
-                <text x={(x + 16.0).to_string()} y="40" font-size="11.5" fill={p.text}>{ g.label.clone() }</text>
+                <circle cx={(x + 6.0).to_string()} cy={(y - 4.0).to_string()} r="6" fill="none" stroke={p.text} stroke-width="2.5" />
+                <text x={(x + 16.0).to_string()} y={y.to_string()} font-size="11.5" fill={p.text}>{ props.highlight_label.clone() }</text>
             </g>
         }
     });
+    let legend = props.groups.iter().enumerate().map(|(i, g)| {
+        let ((x, y), _, _) = legend_layout(i, items, view_w);
+        html! {
+            <g>
+                <circle cx={(x + 6.0).to_string()} cy={(y - 4.0).to_string()} r="6" fill={p.color(g.color)} fill-opacity="0.55" stroke={p.color(g.color)} />
+                <text x={(x + 16.0).to_string()} y={y.to_string()} font-size="11.5" fill={p.text}>{ g.label.clone() }</text>
+            </g>
+        }
+    });
+    let (size_x, size_anchor) = if items <= ONE_LINE_ITEMS { (view_w - RIGHT, "end") } else { (LEFT, "start") };
     html! {
         <div class="chart">
             <svg id={props.id.clone()} xmlns="http://www.w3.org/2000/svg" viewBox={format!("0 0 {view_w} {height}")} role="img"
@@ -121,7 +161,8 @@ pub fn scatter_chart(props: &ScatterProps) -> Html {
                 <text x={LEFT.to_string()} y="18" font-size="14" font-weight="600" fill={p.text}>{ props.title.clone() }</text>
                 <g class="legend">
                     { for legend }
-                    <text x={(view_w - RIGHT).to_string()} y="40" text-anchor="end" font-size="11" fill={p.muted}>{ props.size_label.clone() }</text>
+                    { for ring_legend }
+                    <text x={size_x.to_string()} y={size_y.to_string()} text-anchor={size_anchor} font-size="11" fill={p.muted}>{ props.size_label.clone() }</text>
                 </g>
                 <g class="axes">
                     { for grid_y }
@@ -131,7 +172,7 @@ pub fn scatter_chart(props: &ScatterProps) -> Html {
                     <text x={((LEFT + view_w - RIGHT) / 2.0).to_string()} y={(height - 8.0).to_string()} text-anchor="middle" font-size="12" fill={p.muted}>{ format!("{} (log scale)", props.x_label) }</text>
                     <text transform={format!("translate(15 {}) rotate(-90)", (top + plot_bottom) / 2.0)} text-anchor="middle" font-size="12" fill={p.muted}>{ props.y_label.clone() }</text>
                 </g>
-                <g class="dots">{ for circles }</g>
+                <g class="dots">{ for circles }{ for rings }</g>
             </svg>
         </div>
     }
@@ -140,6 +181,13 @@ pub fn scatter_chart(props: &ScatterProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_legend_wraps_and_a_short_one_stays_on_one_line() {
+        assert_eq!(legend_layout(2, 3, 760.0), ((LEFT + 2.0 * ITEM_W, 40.0), 40.0, 56.0));
+        // Nine entries, five to a row of 760 px: two rows, the size's legend and the plot below.
+        assert_eq!(legend_layout(6, 9, 760.0), ((LEFT + ITEM_W, 58.0), 76.0, 92.0));
+    }
 
     #[test]
     fn a_dots_area_grows_with_its_size() {

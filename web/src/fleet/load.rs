@@ -227,5 +227,6 @@ pub async fn report_text(origin: &Origin) -> Result<String, String> {
     match origin {
         Origin::Url(url) => util::fetch_text(url).await,
         Origin::File(file) => util::read_file(file).await,
+        Origin::Shelf(_) => Err("an instance type of the cloud shelf has no report of its own".into()),
     }
 }

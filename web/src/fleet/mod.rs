@@ -7,8 +7,8 @@
 
 mod load;
 mod plot;
-mod state;
-mod table;
+pub mod state;
+pub mod table;
 
 use yew::prelude::*;
 
@@ -30,7 +30,7 @@ fn open(views: &ViewsContext, fleet: &FleetState, ids: &[u32], embedded: bool) {
             .iter()
             .filter_map(|o| match o {
                 state::Origin::Url(url) => Some(format!("report={}", js_sys::encode_uri_component(url))),
-                state::Origin::File(_) => None,
+                _ => None,
             })
             .collect();
         let _ = util::window()

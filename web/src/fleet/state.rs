@@ -16,6 +16,8 @@ use yew::prelude::*;
 pub enum Origin {
     Url(String),
     File(web_sys::File),
+    /// The cloud shelf's type at this index (the Cloud tab's rows: no report of their own).
+    Shelf(usize),
 }
 
 impl Origin {
@@ -24,6 +26,7 @@ impl Origin {
         match self {
             Self::Url(url) => url.clone(),
             Self::File(file) => file.name(),
+            Self::Shelf(index) => format!("cloud shelf #{index}"),
         }
     }
 }

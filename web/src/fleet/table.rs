@@ -42,11 +42,40 @@ impl Window {
     }
 }
 
+/// The columns a table shows, the note under it and its caption: the fleet's, or another set of
+/// the same rows' figures (the Cloud tab's).
+#[derive(Debug, Clone, Copy)]
+pub struct Columns {
+    pub columns: &'static [TableColumn],
+    pub note: &'static str,
+    pub caption: &'static str,
+    /// The table's DOM id.
+    pub id: &'static str,
+}
+
+impl Columns {
+    pub const FLEET: Self = Self {
+        columns: TABLE,
+        note: TABLE_NOTE,
+        caption: "One row per report: what memwall fleet prints",
+        id: "fleet-table",
+    };
+}
+
+impl PartialEq for Columns {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.columns, other.columns) && self.id == other.id
+    }
+}
+
 #[derive(Debug, Properties, PartialEq)]
 pub struct Props {
     pub fleet: UseReducerHandle<FleetState>,
-    /// Opens the reports of these hosts (ids) on the Reports page.
+    /// Opens the reports of these hosts (ids) on the Reports page, or whatever the page does
+    /// with a row.
     pub open: Callback<Vec<u32>>,
+    #[prop_or(Columns::FLEET)]
+    pub columns: Columns,
 }
 
 /// A button that sorts by `column`, with the arrow of the order it is sorted in.
@@ -93,7 +122,8 @@ fn header_cell(fleet: &UseReducerHandle<FleetState>, column: &TableColumn) -> Ht
     }
 }
 
-fn row(fleet: &UseReducerHandle<FleetState>, host: &Host, index: usize, open: &Callback<Vec<u32>>) -> Html {
+fn row(props: &Props, host: &Host, index: usize) -> Html {
+    let (fleet, open) = (&props.fleet, &props.open);
     let id = host.id;
     let picked = fleet.picked.contains(&id);
     let pick = {
@@ -103,7 +133,7 @@ fn row(fleet: &UseReducerHandle<FleetState>, host: &Host, index: usize, open: &C
     // The checkbox picks; anywhere else on the row opens the report.
     let keep_to_checkbox = Callback::from(|e: MouseEvent| e.stop_propagation());
     let onclick = open.reform(move |_: MouseEvent| vec![id]);
-    let mut cells = TABLE.iter().map(|c| (c.text)(&host.row));
+    let mut cells = props.columns.columns.iter().map(|c| (c.text)(&host.row));
     let name = cells.next().unwrap_or_default();
     html! {
         <tr key={id} class={classes!("host-row", picked.then_some("picked"))} aria-rowindex={(index + 2).to_string()} {onclick}>
@@ -118,11 +148,11 @@ fn row(fleet: &UseReducerHandle<FleetState>, host: &Host, index: usize, open: &C
 
 /// Each column's width in characters: its widest cell among all rows, so that the columns keep
 /// their widths whichever rows are drawn.
-fn column_chars(hosts: &[Host], prices: &[String]) -> Vec<usize> {
-    let mut widths: Vec<usize> = TABLE.iter().map(|c| c.header.chars().count().min(12)).collect();
+fn column_chars(columns: &[TableColumn], hosts: &[Host], prices: &[String]) -> Vec<usize> {
+    let mut widths: Vec<usize> = columns.iter().map(|c| c.header.chars().count().min(12)).collect();
     widths.extend(prices.iter().map(|c| c.chars().count()));
     for host in hosts {
-        let cells = TABLE.iter().map(|c| (c.text)(&host.row)).chain(prices.iter().map(|c| price_text(&host.row, c)));
+        let cells = columns.iter().map(|c| (c.text)(&host.row)).chain(prices.iter().map(|c| price_text(&host.row, c)));
         for (width, text) in widths.iter_mut().zip(cells) {
             *width = (*width).max(text.chars().count());
         }
@@ -151,9 +181,9 @@ pub fn fleet_table(props: &Props) -> Html {
     // Widths do not depend on the order: a sort (a new list of the same rows) keeps them; rows
     // come and go with the count, and prices change their columns and their values.
     let widths = {
-        let (hosts, prices) = (fleet.hosts.clone(), fleet.price_columns().to_vec());
+        let (hosts, prices, columns) = (fleet.hosts.clone(), fleet.price_columns().to_vec(), props.columns);
         let joined = fleet.prices.as_ref().map_or(0, |p| std::rc::Rc::as_ptr(p) as usize);
-        use_memo((hosts.len(), joined, prices.clone()), move |_| column_chars(&hosts, &prices))
+        use_memo((hosts.len(), joined, prices.clone()), move |_| column_chars(columns.columns, &hosts, &prices))
     };
     // The row's and the view's heights as drawn, for the next render.
     {
@@ -184,31 +214,32 @@ pub fn fleet_table(props: &Props) -> Html {
         })
     };
     let drawn = window.range(shown.len());
-    let columns = 1 + TABLE.len() + fleet.price_columns().len();
+    let shape = props.columns;
+    let columns = 1 + shape.columns.len() + fleet.price_columns().len();
     html! {
         <>
         <div class="table-wrap fleet-table" ref={scroller} {onscroll}>
-            <table class="data" id="fleet-table" aria-rowcount={(shown.len() + 1).to_string()}>
-                <caption class="visually-hidden">{ "One row per report: what memwall fleet prints" }</caption>
+            <table class="data" id={shape.id} aria-rowcount={(shown.len() + 1).to_string()}>
+                <caption class="visually-hidden">{ shape.caption }</caption>
                 <colgroup>
                     <col />
                     { for widths.iter().map(|w| html! { <col style={format!("width: {}ch", w + 2)} /> }) }
                 </colgroup>
                 <thead><tr aria-rowindex="1">
                     <th scope="col"><span class="visually-hidden">{ "pick" }</span></th>
-                    { for TABLE.iter().map(|c| header_cell(fleet, c)) }
+                    { for shape.columns.iter().map(|c| header_cell(fleet, c)) }
                     { for fleet.price_columns().iter().map(|c| html! {
                         <th scope="col" aria-sort={aria_sort(fleet, &[c.as_str()])}>{ sort_button(fleet, c, c) }</th>
                     }) }
                 </tr></thead>
                 <tbody>
                     { spacer(drawn.start, window.row_px, columns) }
-                    { for drawn.clone().map(|i| row(fleet, shown[i], i, &props.open)) }
+                    { for drawn.clone().map(|i| row(props, shown[i], i)) }
                     { spacer(shown.len() - drawn.end, window.row_px, columns) }
                 </tbody>
             </table>
         </div>
-        <p class="muted small">{ TABLE_NOTE.replace(" (see --csv)", "") }</p>
+        <p class="muted small">{ shape.note.replace(" (see --csv)", "") }</p>
         </>
     }
 }

@@ -174,6 +174,17 @@ pub fn ladder_page(props: &Props) -> Html {
     let first_look = html! {
         <FirstLookCard state={state.first_look.clone()} run={run.clone()} on_cancel={on_cancel.clone()} {compact} />
     };
+    // The first look, once measured, goes to the Cloud tab as this browser's host.
+    {
+        let done = matches!(state.first_look, run::FirstLook::Done(_)) && !compact;
+        let json = run.as_ref().filter(|r| done && r.job.quick).and_then(|r| browser_report(r, &label));
+        let app = app.clone();
+        use_effect_with(json.is_some(), move |_| {
+            if let Some(report) = json {
+                app.dispatch(AppAction::FirstLook(report.to_json_pretty()));
+            }
+        });
+    }
     let calibration = run.as_ref().and_then(|r| r.calibration.clone());
     let chart = html! { <LadderChart run={run.clone()} label={series_label} {compact} log_y={*log_y} /> };
 

@@ -6,11 +6,14 @@
 mod load;
 pub mod state;
 
+use std::rc::Rc;
+
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use self::state::{ReportsAction, ReportsState};
-use crate::bridge::{self, ALERTS_HOST, FLEET_HOST, Listener, RACES_HOST, REPORTS_HOST};
+use crate::bridge::{self, ALERTS_HOST, CLOUD_HOST, FLEET_HOST, Listener, RACES_HOST, REPORTS_HOST};
+use crate::cloud::CloudPage;
 use crate::fleet::FleetPage;
 use crate::overlay;
 use crate::races::groupby::GroupByPage;
@@ -27,6 +30,8 @@ pub struct ViewsContext {
     /// "report", "groupby", "join", "fleet" in an embed.
     pub embed: Option<String>,
     pub reports: UseReducerHandle<ReportsState>,
+    /// This browser's first look, read as a report (the first view sends it once measured).
+    pub first_look: Option<Rc<memwall_report::Report>>,
 }
 
 #[hook]
@@ -34,12 +39,20 @@ pub fn use_views() -> ViewsContext {
     use_context::<ViewsContext>().expect("the second module's pages sit under its app")
 }
 
-/// The first view's word: (theme, page, embed).
-fn read_state(detail: &JsValue) -> (Theme, String, Option<String>) {
+/// The first view's word: (theme, page, embed), and the first look's JSON once measured.
+fn read_state(detail: &JsValue) -> ((Theme, String, Option<String>), Option<String>) {
     let theme =
         if bridge::field(detail, "theme").as_string().as_deref() == Some("dark") { Theme::Dark } else { Theme::Light };
     let page = bridge::field(detail, "page").as_string().unwrap_or_default();
-    (theme, page, bridge::field(detail, "embed").as_string())
+    ((theme, page, bridge::field(detail, "embed").as_string()), bridge::field(detail, "first_look").as_string())
+}
+
+/// The first look's report, read again as every report opened is; the first view wrote it, so
+/// one that cannot be read is a bug, and the Cloud tab goes without.
+fn first_look_report(json: &str) -> Option<Rc<memwall_report::Report>> {
+    let mut report = memwall_report::Report::from_json(json).ok()?;
+    memwall_core::explain::reread(&mut report);
+    Some(Rc::new(report))
 }
 
 /// Why a report could not be opened, and the reports not drawn because no machine measures what
@@ -80,14 +93,22 @@ fn portal(id: &str, content: Html) -> Html {
 
 #[function_component(ViewsApp)]
 pub fn views_app(props: &Props) -> Html {
-    let told = use_state(|| read_state(&props.initial));
+    let told = use_state(|| read_state(&props.initial).0);
+    let first_json = use_state_eq(|| read_state(&props.initial).1);
     let reports = use_reducer(ReportsState::default);
+    let first_look = use_memo((*first_json).clone(), |json| json.as_deref().and_then(first_look_report));
     let (theme, page, embed) = (*told).clone();
     load::use_reports_named_on_start(&reports, embed.as_deref().is_none_or(|e| e == "report"));
     {
-        let (told, reports) = (told.clone(), reports.dispatcher());
+        let (told, first_json, reports) = (told.clone(), first_json.clone(), reports.dispatcher());
         use_effect_with((), move |_| {
-            let state = Listener::new(bridge::STATE, move |detail| told.set(read_state(&detail)));
+            let state = Listener::new(bridge::STATE, move |detail| {
+                let (state, first) = read_state(&detail);
+                told.set(state);
+                if first.is_some() {
+                    first_json.set(first);
+                }
+            });
             let add = Listener::new(bridge::ADD_REPORT, move |json| {
                 reports.dispatch(ReportsAction::AddJson(json.as_string().unwrap_or_default()));
             });
@@ -115,7 +136,13 @@ pub fn views_app(props: &Props) -> Html {
             }
         });
     }
-    let context = ViewsContext { palette: theme.palette(), page: page.clone(), embed: embed.clone(), reports };
+    let context = ViewsContext {
+        palette: theme.palette(),
+        page: page.clone(),
+        embed: embed.clone(),
+        reports,
+        first_look: (*first_look).clone(),
+    };
     let pages = match embed.as_deref() {
         Some("report") => portal(REPORTS_HOST, html! { <ReportsPage compact=true /> }),
         Some("fleet") => portal(FLEET_HOST, html! { <FleetPage compact=true /> }),
@@ -125,6 +152,7 @@ pub fn views_app(props: &Props) -> Html {
             <>
                 { portal(REPORTS_HOST, html! { <ReportsPage compact=false /> }) }
                 { portal(FLEET_HOST, html! { <FleetPage compact=false /> }) }
+                { portal(CLOUD_HOST, html! { <CloudPage /> }) }
                 { portal(RACES_HOST, html! {
                     <>
                         <section hidden={page != "groupby"} aria-label="GROUP BY race"><GroupByPage compact=false /></section>

@@ -6,7 +6,7 @@
 pub mod prices;
 pub mod table;
 
-use memwall_report::fleet::{Cell, FLEET_COLUMNS, FleetRow};
+use memwall_report::fleet::{Cell, FLEET_ALIASES, FLEET_COLUMNS, FleetRow};
 use memwall_report::{Cause, GroupBy, Join, Level, Report};
 
 use crate::explain;
@@ -37,6 +37,7 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
         declared_llc_bytes: declared.map(|(bytes, _)| bytes),
         declared_llc_level: declared.map(|(_, level)| level),
         effective_llc_bytes: last_cache.map(|l| l.size_bytes),
+        effective_llc_ns: last_cache.map(|l| l.ns_per_load),
         dram_ns: dram.map(|d| d.ns_per_load),
         dram_from_bytes: dram.map(|d| d.size_bytes),
         random_small_pages_ns: costs.map(|c| c.random_small_ns),
@@ -61,6 +62,7 @@ pub fn row(mut report: Report, name: &str) -> FleetRow {
         created_unix_s: report.created_unix_s,
         memwall_version: report.tool.version.clone(),
         prices: Default::default(),
+        shelf: None,
     }
 }
 
@@ -104,19 +106,24 @@ fn join_data(join: &Join) -> String {
 }
 
 /// A `--filter` term: `column=value` (text: case-insensitive substring; number: equal), or
-/// `column<value`, `column>value` for numbers.
+/// `column<value`, `column<=value`, `column>value`, `column>=value` for numbers. A number may be
+/// a size with its unit (`fast>=32MiB`, as `--min` and `--max` take them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
     column: String,
     op: Op,
     value: String,
+    /// The value as a number (or a size in bytes), where it reads as one.
+    number: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Op {
     Matches,
     Below,
+    AtMost,
     Above,
+    AtLeast,
 }
 
 /// Why a column name or filter was refused; the message lists what is accepted.
@@ -124,22 +131,25 @@ enum Op {
 pub enum FleetError {
     #[error("no column {0:?}: the columns are {cols}{1}", cols = column_names())]
     UnknownColumn(String, String),
-    #[error("filter {0:?} is not COLUMN=VALUE, COLUMN<NUMBER or COLUMN>NUMBER")]
+    #[error("filter {0:?} is not COLUMN=VALUE, or COLUMN<, <=, >, >= a number")]
     BadFilter(String),
-    #[error("filter {0:?} compares a column with something that is not a number")]
+    #[error("filter {0:?} compares a column with something that is not a number or a size (e.g. 100, 32MiB)")]
     NotANumber(String),
 }
 
 fn column_names() -> String {
-    FLEET_COLUMNS.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
+    let aliases = FLEET_ALIASES.iter().map(|(alias, column)| format!("{alias} (= {column})"));
+    FLEET_COLUMNS.iter().map(|(name, _)| (*name).to_owned()).chain(aliases).collect::<Vec<_>>().join(", ")
 }
 
-/// The column named `name`, as [`FLEET_COLUMNS`] spells it.
+/// The column named `name` (or by one of [`FLEET_ALIASES`]), as [`FLEET_COLUMNS`] spells it.
 pub fn column(name: &str) -> Result<&'static str, FleetError> {
+    let alias = FLEET_ALIASES.iter().find(|(alias, _)| alias.eq_ignore_ascii_case(name)).map(|(_, column)| *column);
     FLEET_COLUMNS
         .iter()
         .map(|(c, _)| *c)
         .find(|c| c.eq_ignore_ascii_case(name))
+        .or(alias)
         .ok_or_else(|| FleetError::UnknownColumn(name.to_owned(), String::new()))
 }
 
@@ -155,6 +165,15 @@ pub fn column_among(name: &str, joined: &[String]) -> Result<String, FleetError>
     })
 }
 
+/// A filter's value as a number: a plain one, else a size with its unit in bytes.
+fn number(value: &str) -> Option<f64> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .or_else(|| crate::size::parse_size(value).ok().map(|b| b as f64))
+}
+
 impl Filter {
     pub fn parse(term: &str) -> Result<Self, FleetError> {
         Self::parse_among(term, &[])
@@ -164,31 +183,37 @@ impl Filter {
     pub fn parse_among(term: &str, joined: &[String]) -> Result<Self, FleetError> {
         let at = term.find(['=', '<', '>']).ok_or_else(|| FleetError::BadFilter(term.to_owned()))?;
         let (name, rest) = term.split_at(at);
-        let op = match &rest[..1] {
-            "=" => Op::Matches,
-            "<" => Op::Below,
-            _ => Op::Above,
+        let (op, width) = match (&rest[..1], rest[1..].starts_with('=')) {
+            ("=", _) => (Op::Matches, 1),
+            ("<", true) => (Op::AtMost, 2),
+            ("<", false) => (Op::Below, 1),
+            (_, true) => (Op::AtLeast, 2),
+            (_, false) => (Op::Above, 1),
         };
-        let value = rest[1..].trim().to_owned();
-        if name.trim().is_empty() || value.is_empty() {
+        let value = rest[width..].trim().to_owned();
+        if name.trim().is_empty() || value.is_empty() || value.starts_with(['=', '<', '>']) {
             return Err(FleetError::BadFilter(term.to_owned()));
         }
-        if op != Op::Matches && value.parse::<f64>().is_err() {
+        let number = number(&value);
+        if op != Op::Matches && number.is_none() {
             return Err(FleetError::NotANumber(term.to_owned()));
         }
-        Ok(Self { column: column_among(name.trim(), joined)?, op, value })
+        Ok(Self { column: column_among(name.trim(), joined)?, op, value, number })
     }
 
     pub fn keeps(&self, row: &FleetRow) -> bool {
         let Some(cell) = row.cell(&self.column) else { return false };
-        let number = self.value.parse::<f64>().ok();
         match (cell, self.op) {
             (Cell::Missing, _) => false,
             (Cell::Text(text), Op::Matches) => text.to_lowercase().contains(&self.value.to_lowercase()),
-            (Cell::Number(n), Op::Matches) => number.is_some_and(|v| n == v),
-            (Cell::Number(n), Op::Below) => number.is_some_and(|v| n < v),
-            (Cell::Number(n), Op::Above) => number.is_some_and(|v| n > v),
             (Cell::Text(_), _) => false,
+            (Cell::Number(n), op) => self.number.is_some_and(|v| match op {
+                Op::Matches => n == v,
+                Op::Below => n < v,
+                Op::AtMost => n <= v,
+                Op::Above => n > v,
+                Op::AtLeast => n >= v,
+            }),
         }
     }
 }
@@ -237,8 +262,9 @@ mod tests {
         let r = zen3_run();
         assert_eq!((r.report.as_str(), r.vcpus, r.hypervisor.as_deref()), ("zen3.json", Some(2), Some("KVM")));
         assert_eq!((r.declared_llc_bytes, r.declared_llc_level), (Some(32 << 20), Some(3)));
-        // As `memwall explain` reads this report: L3 to 2 MiB, DRAM 100.5 ns from 3 MiB.
+        // As `memwall explain` reads this report: L3 to 2 MiB at 12.9 ns, DRAM 100.5 ns from 3 MiB.
         assert_eq!(r.effective_llc_bytes, Some(2 << 20));
+        assert!((r.effective_llc_ns.unwrap() - 12.88).abs() < 0.01, "{:?}", r.effective_llc_ns);
         assert_eq!(r.dram_from_bytes, Some(3 << 20));
         assert!((r.dram_ns.unwrap() - 100.49).abs() < 0.01, "{:?}", r.dram_ns);
         assert_eq!(r.largest_bytes, Some(1 << 30));
@@ -278,6 +304,19 @@ mod tests {
         assert!(matches!(Filter::parse("dram_ns"), Err(FleetError::BadFilter(_))));
         assert!(matches!(Filter::parse("dram_ns<fast"), Err(FleetError::NotANumber(_))));
         assert!(matches!(Filter::parse("=3"), Err(FleetError::BadFilter(_))));
+        assert!(matches!(Filter::parse("dram_ns<"), Err(FleetError::BadFilter(_))));
+        assert!(matches!(Filter::parse("dram_ns<=>3"), Err(FleetError::BadFilter(_))));
+        assert!(matches!(Filter::parse("fast>=lots"), Err(FleetError::NotANumber(_))));
+        // Or-equal, sizes with their units, and the short names the cloud shelf's examples use.
+        assert_eq!(keep("fast>=16MiB"), 1);
+        assert_eq!(keep("effective_llc>=2MiB"), 2);
+        assert_eq!(keep("effective_llc>2MiB"), 1);
+        assert_eq!(keep("fast<=2 MiB"), 1);
+        assert_eq!(keep("effective_llc=2097152"), 1);
+        assert_eq!(keep("fast=2MiB"), 1);
+        assert_eq!(keep("dram<=90"), 1);
+        assert_eq!(keep("type=zen"), 0, "the host column, by its other name");
+        assert_eq!(keep("fast_ns<100"), 2);
 
         let mut sorted = rows.to_vec();
         sort(&mut sorted, "dram_ns", false);
@@ -290,6 +329,7 @@ mod tests {
             assert_eq!(sorted[1].report, "xeon.json");
         }
         assert_eq!(column("DRAM_NS"), Ok("dram_ns"));
+        assert_eq!(column("Fast"), Ok("effective_llc"));
     }
 
     #[test]

@@ -170,7 +170,7 @@ mod tests {
 
         let csv = memwall_report::fleet_csv(&rows);
         let mut lines = csv.lines();
-        assert!(lines.next().unwrap().ends_with(",memwall_version,spot,usd_per_hour"));
+        assert!(lines.next().unwrap().ends_with(",measured_by,spot,usd_per_hour"));
         assert!(lines.next().unwrap().ends_with(",0.04,0.12"));
         assert!(lines.next().unwrap().ends_with(",,0.085"));
     }
