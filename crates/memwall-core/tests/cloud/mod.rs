@@ -3,9 +3,7 @@
 //! The rules use no memwall code: they read the levels a reading names, nothing else.
 #![allow(dead_code)]
 
-use memwall_core::fixtures::{ladder, point};
-use memwall_report::{Cache, Cause, Host, Level, Report, Source};
-use serde_json::Value;
+use memwall_report::{Cause, Level, Report};
 
 /// The curves the reading gets wrong by the rules, and why. Each was looked at; none is a
 /// silent allow-list: a curve that starts reading right, or one more that reads wrong, fails the
@@ -83,41 +81,16 @@ impl CloudHost {
 }
 
 pub fn hosts() -> Vec<CloudHost> {
-    let shelf: Value = serde_json::from_str(SHELF).expect("data/cloud/shelf.json parses");
-    let hosts = shelf["hosts"].as_array().expect("hosts");
-    hosts
-        .iter()
-        .map(|h| {
-            let name = format!("{}:{}", h["provider"].as_str().unwrap(), h["type"].as_str().unwrap());
-            let caches: Vec<Cache> = h["caches"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| Cache {
-                    level: c[0].as_u64().unwrap() as u8,
-                    kind: c[1].as_str().unwrap().into(),
-                    size_bytes: c[2].as_u64().unwrap(),
-                    line_bytes: Some(64),
-                    shared_by_cpus: c[3].as_u64().map(|n| n as u32),
-                })
-                .collect();
-            let curve: Vec<(u64, f64)> = h["latency"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| (p[0].as_u64().unwrap(), p[1].as_f64().unwrap()))
-                .collect();
-            let points = curve.iter().map(|&(b, ns)| point(b, ns)).collect();
-            let mut report =
-                Report::new(Source::Native, 0, Host { name: Some(name.clone()), caches, ..Host::default() });
-            report.ladder = Some(ladder("random-cycle", "thp", points, vec![]));
-            CloudHost {
-                name,
-                cpu: h["cpu"].as_str().unwrap().trim().to_string(),
-                bytes: curve.iter().map(|p| p.0).collect(),
-                ns: curve.iter().map(|p| p.1).collect(),
-                report,
-            }
+    let shelf = memwall_core::cloud::shelf_reports(SHELF).expect("data/cloud/shelf.json reads");
+    shelf
+        .hosts
+        .into_iter()
+        .map(|h| CloudHost {
+            name: format!("{}:{}", h.entry.provider, h.entry.instance_type),
+            cpu: h.entry.cpu.trim().to_string(),
+            bytes: h.entry.latency.iter().map(|p| p.0).collect(),
+            ns: h.entry.latency.iter().map(|p| p.1).collect(),
+            report: h.report,
         })
         .collect()
 }
