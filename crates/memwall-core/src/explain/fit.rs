@@ -8,21 +8,22 @@
 //! mixture of the two latencies, a share `h` of its loads still served by the level before. A
 //! cache of capacity `C` serves at most `C / w` of a cyclic chase over `w > C` bytes, even with
 //! perfect replacement (Belady's), so a transition point at `w` says the level before holds
-//! `h * w` bytes, less than the first working set it already failed to hold. That one inequality
-//! keeps a slow level from being taken for a climb, on dense curves and sparse ones alike. A
-//! transition point belongs to the level that serves most of its loads (the arithmetic mean of the
-//! two latencies splits them), but on the climb into DRAM, which page walks and far memory make
-//! long, it belongs to neither.
+//! `h * w` bytes: less than the first working set it already failed to hold, and no more than a
+//! core's own L1 or L2 declares. Those inequalities keep a slow level from being taken for a
+//! climb, on dense curves and sparse ones alike. A transition point belongs to the level that
+//! serves most of its loads (the arithmetic mean of the two latencies splits them), but on the
+//! climb into DRAM, which page walks and far memory make long, it belongs to neither.
 //!
 //! The fit. Dynamic programming over the points, in order, chooses the levels' cores, their
-//! latencies and their numbers (L1, L2, ...), minimising one cost: each core point's squared
-//! distance from its level's latency in units of the band, a price per level, per transition point,
-//! per transition beyond the first that one level owns and per point set aside, and a prior that a
-//! level numbered N ends near the declared size of LN (where the OS declares one). The number of
+//! latencies and their numbers (L1, L2, ...; a slower part of a level, well inside its declared
+//! size, keeps the level's number), minimising one cost ([`costs`]): each core point's squared
+//! distance from its level's latency in units of the band, a price per level, per transition
+//! point, for a level's climbs that reach past an octave and per point set aside, and a prior that
+//! a level numbered N ends near the declared size of LN (where the OS declares one). The number of
 //! levels is what the cost chooses; nothing is cut at a threshold. The prices are in units of a
-//! core point at the band's edge (cost 1), fitted on all the evidence the project holds (1,798
-//! cloud curves of eight providers, Intel, AMD and Arm, and this project's own dense ladders);
-//! docs/how-it-measures.md says how far each can move without changing the readings.
+//! core point at the band's edge (cost 1), fitted once on all the evidence the project holds
+//! (1,798 cloud curves of eight providers, Intel, AMD and Arm, and this project's own dense
+//! ladders); docs/results/levels-cloud-curves.md says how far each can move.
 
 mod costs;
 
