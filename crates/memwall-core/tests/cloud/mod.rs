@@ -231,7 +231,12 @@ pub fn read_all() -> Result<Vec<String>, String> {
         .collect();
     let now_right: Vec<&str> = listed.iter().copied().filter(|l| !misses.iter().any(|(n, _)| n == l)).collect();
     if !unlisted.is_empty() {
-        return Err(format!("{}\n{} curves misread and not listed:\n{}", lines[0], unlisted.len(), unlisted.join("\n")));
+        return Err(format!(
+            "{}\n{} curves misread and not listed:\n{}",
+            lines[0],
+            unlisted.len(),
+            unlisted.join("\n")
+        ));
     }
     if !now_right.is_empty() {
         return Err(format!("{}\nlisted as misses but read right now: {now_right:?}", lines[0]));
