@@ -15,8 +15,8 @@ use memwall_core::fleet::{self, Filter};
 use memwall_report::fleet::FleetRow;
 use memwall_report::shelf::{CloudListing, NearListing, PairListing};
 
+use crate::error::{CliError, CliResult};
 use crate::output::{self, Table};
-use crate::{CliError, CliResult};
 
 #[derive(Debug, Args)]
 pub struct CloudArgs {

@@ -12,7 +12,8 @@ use memwall_core::groupby::{self, ValueColumn, ValueType};
 use memwall_core::size::parse_count;
 use memwall_report::{Dataset, Generator, Input};
 
-use crate::{CliError, CliResult, platform};
+use crate::error::{CliError, CliResult};
+use crate::platform;
 
 /// What to generate: a preset, or rows/keys/skew; and the seed.
 #[derive(Debug, Clone, Args)]

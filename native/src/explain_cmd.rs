@@ -9,8 +9,8 @@ use memwall_core::explain;
 use memwall_core::size::format_bytes;
 use memwall_report::Report;
 
+use crate::error::{CliError, CliResult};
 use crate::output::{self, Destination};
-use crate::{CliError, CliResult};
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
@@ -74,13 +74,13 @@ pub fn print_reading(out: &mut dyn Write, name: &str, report: &Report) -> std::i
         }
     }
     if let Some(cores) = &report.cores {
-        crate::cores_cmd::print_cores(out, cores)?;
+        crate::print::cores::print_cores(out, cores)?;
     }
     if let Some(watch) = &report.watch {
-        crate::watch_cmd::print_watch(out, watch)?;
+        crate::print::watch::print_watch(out, watch)?;
     }
     for curve in &report.sensitivity {
-        crate::sensitivity_cmd::print_sensitivity(out, curve)?;
+        crate::print::sensitivity::print_sensitivity(out, curve)?;
     }
     writeln!(out)
 }
@@ -100,7 +100,7 @@ fn print_ladder(out: &mut dyn Write, ladder: &memwall_report::Ladder) -> std::io
     )?;
     writeln!(out, "levels:")?;
     for level in &ladder.levels {
-        writeln!(out, "  {}", crate::ladder_print::level_line(level))?;
+        writeln!(out, "  {}", crate::print::ladder::level_line(level))?;
         for placed in &level.evidence {
             writeln!(out, "      {placed}")?;
         }

@@ -9,8 +9,8 @@ use memwall_core::fleet::{self, Filter};
 use memwall_report::fleet::{FLEET_COLUMNS, Fleet, FleetRow, Unreadable};
 use memwall_report::index::{IndexedReport, ReportsIndex};
 
+use crate::error::{CliError, CliResult};
 use crate::output::{self, Table};
-use crate::{CliError, CliResult};
 
 #[derive(Debug, Args)]
 pub struct FleetArgs {

@@ -17,8 +17,9 @@ use memwall_core::join::{self, BuildRow};
 use memwall_core::size::format_bytes;
 
 use crate::dataset::{GenArgs, describe_flags, spinner};
+use crate::error::{CliError, CliResult};
 use crate::threads::Threads;
-use crate::{CliError, CliResult, input, platform};
+use crate::{input, platform};
 
 #[derive(Debug, Clone, Args)]
 pub struct GenerateArgs {
@@ -43,7 +44,7 @@ pub struct GenerateArgs {
     pub build_out: Option<PathBuf>,
     /// With --build-out: a share (0 to 1) of the probe rows in --out replaced by keys absent
     /// from the build side, the very rows `memwall join --miss-rate` probes with.
-    #[arg(long, default_value_t = 0.0, requires = "build_out", value_parser = crate::join_cmd::parse_rate)]
+    #[arg(long, default_value_t = 0.0, requires = "build_out", value_parser = crate::race_args::parse_rate)]
     pub miss_rate: f64,
     /// Name of the build side's payload column (with --build-out).
     #[arg(long, default_value = "payload", requires = "build_out")]

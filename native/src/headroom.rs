@@ -10,6 +10,8 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use memwall_core::size::format_bytes;
+
+use crate::error::CliError;
 use procfs::{FromBufRead, ProcessCGroups};
 
 /// What a plan may use, and what set that.
@@ -152,6 +154,22 @@ pub fn headroom() -> Option<Headroom> {
     headroom_in(Path::new("/"))
 }
 
+/// Whether `needed_bytes` fit in `headroom` (see [`crate::platform::check_fits_in_memory`]).
+pub fn fits(needed_bytes: u64, what: &str, headroom: &Headroom) -> Result<(), CliError> {
+    // Leave room for the rest of the system; an OOM kill is worse than a refusal.
+    let budget = headroom.bytes / 10 * 9;
+    if needed_bytes > budget {
+        return Err(CliError::usage(format!(
+            "{what} needs about {} but only {} can be allocated here ({} free by {}, less a tenth memwall keeps free)",
+            format_bytes(needed_bytes),
+            format_bytes(budget),
+            format_bytes(headroom.bytes),
+            headroom.limited_by
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,8 +303,8 @@ mod tests {
     #[test]
     fn a_refusal_names_the_amounts_and_the_limit() {
         let headroom = Headroom { bytes: GIB, limited_by: "its cgroup's limit of 2 GiB".into() };
-        assert!(crate::platform::fits(GIB / 2, "--max 512 MiB", &headroom).is_ok());
-        let refused = crate::platform::fits(GIB, "--max 1 GiB", &headroom).unwrap_err();
+        assert!(fits(GIB / 2, "--max 512 MiB", &headroom).is_ok());
+        let refused = fits(GIB, "--max 1 GiB", &headroom).unwrap_err();
         assert_eq!(
             format!("{} (exit {})", refused.message, refused.code),
             "--max 1 GiB needs about 1 GiB but only 921.60 MiB can be allocated here (1 GiB free by its cgroup's limit of 2 GiB, less a tenth memwall keeps free) (exit 2)"

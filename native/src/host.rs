@@ -7,6 +7,8 @@
 use std::fs;
 use std::path::Path;
 
+use memwall_core::clock::Clock;
+
 use memwall_report::{Cache, Host};
 
 fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
@@ -113,6 +115,26 @@ fn os() -> Option<String> {
     }
 }
 
+/// Host facts that need measuring: timer resolution and core clock.
+pub fn measured(clock: &dyn Clock) -> Host {
+    let mut host = describe();
+    host.timer_resolution_ns = Some(memwall_core::clock::resolution_ns(clock, 1000));
+    // An emulator's add chain gives a clock that is nobody's: no cycles from it.
+    if crate::emulation::warning().is_some() {
+        host.core_ghz_unavailable =
+            Some("withheld: this run looks emulated, and an emulator's add chain times no real core".into());
+        return host;
+    }
+    match crate::platform::core_clock(clock) {
+        Ok(estimate) => {
+            host.core_ghz = Some(estimate.ghz);
+            host.core_clock = Some(estimate);
+        }
+        Err(why) => host.core_ghz_unavailable = Some(why),
+    }
+    host
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,7 +186,7 @@ mod tests {
         assert!(caches(dir.path()).is_empty());
         let host = Host { caches: caches(dir.path()), ..Default::default() };
         let mut out = Vec::new();
-        crate::run_cmd::print_host(&mut out, &host).unwrap();
+        crate::print::host::print_host(&mut out, &host).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("cache:       not declared"), "{text}");
     }

@@ -2,11 +2,15 @@
 
 mod arena;
 mod bandwidth_cmd;
+mod bandwidth_measure;
+mod cache_budget;
+mod cache_probe;
 mod cloud_cmd;
 mod cores_cmd;
 mod counters;
 mod dataset;
 mod emulation;
+mod error;
 mod explain_cmd;
 mod exporter;
 mod fleet_cmd;
@@ -14,14 +18,18 @@ mod fleet_cmd;
 mod fuzz;
 mod generate_cmd;
 mod groupby_cmd;
+mod groupby_race;
 mod headroom;
 mod host;
 mod input;
 mod join_cmd;
+mod join_race;
 mod ladder_cmd;
-mod ladder_print;
+mod ladder_measure;
 mod output;
 mod platform;
+mod pressure;
+mod print;
 mod race_args;
 mod run_cmd;
 mod sensitivity_cmd;
@@ -33,7 +41,9 @@ mod watch_cmd;
 mod watch_probe;
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
+
+use error::{INTERRUPTED, STOP_CLEANLY};
 
 use clap::{Parser, Subcommand};
 
@@ -55,13 +65,13 @@ enum Command {
     /// Describe this host: CPU, caches as declared, hypervisor, pages, timer, core clock.
     Info(run_cmd::InfoArgs),
     /// Measure ns per load for working sets from --min to --max with a dependent pointer chase.
-    Ladder(ladder_cmd::LadderArgs),
+    Ladder(ladder_measure::LadderArgs),
     /// Streaming read, write and copy bandwidth in GB/s per working set, against memcpy.
-    Bandwidth(bandwidth_cmd::BandwidthArgs),
+    Bandwidth(bandwidth_measure::BandwidthArgs),
     /// Race GROUP BY kernels (count(*) per key) over generated or real keys.
-    Groupby(groupby_cmd::GroupByArgs),
+    Groupby(groupby_race::GroupByArgs),
     /// Race hash-join kernels: a build side of distinct keys with payloads, probed row by row.
-    Join(join_cmd::JoinArgs),
+    Join(join_race::JoinArgs),
     /// Sweep GROUP BY kernels over distinct keys or partition counts.
     Sweep(sweep_cmd::SweepArgs),
     /// Write generated keys (same flags as groupby's) to FILE.parquet or FILE.bin for other engines.
@@ -82,41 +92,6 @@ enum Command {
     /// Serve the web front end (trunk's dist/) and the given reports on 127.0.0.1.
     Serve(serve::ServeArgs),
 }
-
-/// A failure to report in one line. Bad input exits 2 (as clap does for bad flags); a failure
-/// of the host or the file system exits 1.
-#[derive(Debug)]
-pub struct CliError {
-    message: String,
-    code: u8,
-}
-
-impl CliError {
-    pub fn usage(message: impl Into<String>) -> Self {
-        Self { message: message.into(), code: 2 }
-    }
-    pub fn runtime(message: impl Into<String>) -> Self {
-        Self { message: message.into(), code: 1 }
-    }
-    /// Ctrl-C ended a command that stops cleanly: exit 130, as the shell reports a SIGINT.
-    pub fn interrupted(message: impl Into<String>) -> Self {
-        Self { message: message.into(), code: 130 }
-    }
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-    /// The same error, saying which part of the work it came from.
-    pub fn context(self, what: &str) -> Self {
-        Self { message: format!("{what}: {}", self.message), ..self }
-    }
-}
-
-pub type CliResult<T = ()> = Result<T, CliError>;
-
-/// Set by a command that stops cleanly on Ctrl-C (`watch`: it still summarises what it measured);
-/// while it is set, Ctrl-C only raises [`INTERRUPTED`], and a second Ctrl-C exits at once.
-pub static STOP_CLEANLY: AtomicBool = AtomicBool::new(false);
-pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// clap's own errors, in the one-line shape of every other memwall error: its message and tips
 /// on one line, without the usage block (`--help` has it). Help and version print as usual.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use memwall_report::Report;
 
-use crate::{CliError, CliResult};
+use crate::error::{CliError, CliResult};
 
 /// `--json PATH` or `--json -`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +92,12 @@ pub struct Table {
 impl Table {
     pub fn text(&self) -> String {
         table(&self.header, &self.rows)
+    }
+
+    /// The rows as CSV under the header (for commands without columns of their own in
+    /// `memwall_report`'s CSV exports).
+    pub fn csv(&self) -> String {
+        memwall_report::rows_csv(&self.header, self.rows.iter().cloned())
     }
 
     pub fn markdown(&self) -> String {

@@ -3,10 +3,9 @@
 
 use memwall_core::clock::Clock;
 use memwall_core::cycles::ClockProbe;
-use memwall_core::size::format_bytes;
 use memwall_report::ClockEstimate;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// `std::time::Instant`, read as nanoseconds since the clock was made.
 #[derive(Debug, Clone, Copy)]
@@ -122,23 +121,7 @@ pub fn total_memory_bytes() -> Option<u64> {
 /// `what` names the flag or input responsible so the message says what to change.
 pub fn check_fits_in_memory(needed_bytes: u64, what: &str) -> Result<(), CliError> {
     let Some(headroom) = crate::headroom::headroom() else { return Ok(()) };
-    fits(needed_bytes, what, &headroom)
-}
-
-/// [`check_fits_in_memory`] against a given headroom.
-pub fn fits(needed_bytes: u64, what: &str, headroom: &crate::headroom::Headroom) -> Result<(), CliError> {
-    // Leave room for the rest of the system; an OOM kill is worse than a refusal.
-    let budget = headroom.bytes / 10 * 9;
-    if needed_bytes > budget {
-        return Err(CliError::usage(format!(
-            "{what} needs about {} but only {} can be allocated here ({} free by {}, less a tenth memwall keeps free)",
-            format_bytes(needed_bytes),
-            format_bytes(budget),
-            format_bytes(headroom.bytes),
-            headroom.limited_by
-        )));
-    }
-    Ok(())
+    crate::headroom::fits(needed_bytes, what, &headroom)
 }
 
 /// CPU time the calling thread has used, in seconds; `None` where the OS does not say (then a

@@ -140,3 +140,24 @@ mod tests {
         assert!(parse_policy("hot").unwrap_err().contains("warm or cold"));
     }
 }
+
+/// A share from 0 to 1 (`--miss-rate`, and the sweeps' rates).
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && (0.0..=1.0).contains(&rate) => Ok(rate),
+        _ => Err(format!("invalid miss rate '{text}': expected a share from 0 to 1, e.g. 0.1")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse() {
+        assert_eq!(parse_rate("0.25"), Ok(0.25));
+        for bad in ["-0.1", "1.01", "NaN", "inf", "lots"] {
+            assert!(parse_rate(bad).unwrap_err().contains("from 0 to 1"), "{bad}");
+        }
+    }
+}

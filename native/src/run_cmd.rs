@@ -3,15 +3,15 @@
 use std::io::Write;
 
 use clap::Args;
-use memwall_core::size::format_bytes;
 use memwall_report::{Bandwidth, Host};
 
 use crate::arena::HugePages;
-use crate::bandwidth_cmd::BandwidthArgs;
-use crate::ladder_cmd::{self, LadderArgs, PatternArg};
-use crate::output::{self, Destination};
+use crate::bandwidth_measure::BandwidthArgs;
+use crate::error::{CliError, CliResult};
+use crate::ladder_measure::{LadderArgs, PatternArg};
+use crate::output::{self, Destination, ExportArgs};
 use crate::platform::NativeClock;
-use crate::{CliError, CliResult};
+use crate::print::host::print_host;
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
@@ -24,8 +24,9 @@ pub struct InfoArgs {
 pub struct RunArgs {
     /// Where to write the report: a file, or a folder (an existing one, or a path ending in `/`)
     /// in which the report is named after the host and the day, e.g. `db-7-2026-12-02.json`,
-    /// for collecting a fleet's reports in one place (`memwall fleet DIR`).
-    #[arg(long, default_value = "memwall-report.json")]
+    /// for collecting a fleet's reports in one place (`memwall fleet DIR`). `--json PATH|-`
+    /// writes it there instead (with `-`, to stdout, and the tables go to stderr).
+    #[arg(long, default_value = "memwall-report.json", conflicts_with = "json")]
     pub out: std::path::PathBuf,
     /// Then serve the web front end with the fresh report open (as `memwall serve --report OUT`).
     #[arg(long)]
@@ -49,53 +50,11 @@ pub struct RunArgs {
 
 pub fn info(args: InfoArgs) -> CliResult {
     let clock = NativeClock::new();
-    let host = ladder_cmd::measured_host(&clock);
+    let host = crate::host::measured(&clock);
     let json_on_stdout = args.json == Some(Destination::Stdout);
     print_host(&mut *output::human(json_on_stdout), &host).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(destination) = &args.json {
         output::write_report(destination, &output::new_report(host))?;
-    }
-    Ok(())
-}
-
-pub fn print_host(out: &mut dyn Write, host: &Host) -> std::io::Result<()> {
-    let unknown = || "unknown".to_string();
-    writeln!(out, "host:        {}", host.name.clone().unwrap_or_else(unknown))?;
-    writeln!(out, "cpu:         {}", host.cpu_model.clone().unwrap_or_else(unknown))?;
-    writeln!(out, "logical cpus: {}", host.logical_cpus.map_or_else(unknown, |n| n.to_string()))?;
-    if host.caches.is_empty() {
-        // Common on Arm cloud guests: the ladder's curve still finds the levels.
-        writeln!(
-            out,
-            "cache:       not declared (the system lists no cache sizes; the ladder's curve finds the levels)"
-        )?;
-    }
-    for cache in &host.caches {
-        let shared = cache.shared_by_cpus.map_or(String::new(), |n| format!(", shared by {n} cpu(s)"));
-        writeln!(out, "cache:       L{} {:<11} {}{}", cache.level, cache.kind, format_bytes(cache.size_bytes), shared)?;
-    }
-    let hypervisor = match host.hypervisor.as_deref() {
-        Some("none") => "none (bare metal)".to_string(),
-        Some(name) => name.to_string(),
-        None => unknown(),
-    };
-    writeln!(out, "hypervisor:  {hypervisor}")?;
-    writeln!(out, "emulated:    {}", crate::emulation::detected().describe())?;
-    writeln!(out, "os:          {}", host.os.clone().unwrap_or_else(unknown))?;
-    writeln!(out, "memory:      {}", host.memory_bytes.map_or_else(unknown, format_bytes))?;
-    writeln!(out, "page size:   {}", host.page_bytes.map_or_else(unknown, format_bytes))?;
-    writeln!(out, "THP mode:    {}", host.thp.clone().unwrap_or_else(unknown))?;
-    writeln!(
-        out,
-        "timer:       {}",
-        host.timer_resolution_ns.map_or_else(unknown, |ns| format!("{ns:.0} ns resolution"))
-    )?;
-    match (host.core_ghz, &host.core_ghz_unavailable) {
-        (Some(ghz), _) => match &host.core_clock {
-            Some(estimate) => writeln!(out, "core clock:  {}", crate::ladder_print::clock_summary(estimate))?,
-            None => writeln!(out, "core clock:  {ghz:.2} GHz (dependent add chain)")?,
-        },
-        (None, why) => writeln!(out, "core clock:  unavailable: {}", why.as_deref().unwrap_or("unknown"))?,
     }
     Ok(())
 }
@@ -115,30 +74,38 @@ fn run_bandwidth(args: &RunArgs, host: &Host, clock: &NativeClock) -> CliResult<
         sample_ms: 10,
         loaded: args.thorough,
         loaded_at: 256 << 20,
-        json: None,
+        export: crate::output::ExportArgs::default(),
     };
-    let mut measured = crate::bandwidth_cmd::measure(&bandwidth_args, clock)?;
+    let mut measured = crate::bandwidth_measure::measure(&bandwidth_args, clock)?;
     bandwidth_args.loaded = false;
     let cpus = host.logical_cpus.unwrap_or(1);
     if args.thorough && cpus > 1 {
         bandwidth_args.min = bandwidth_args.max;
         bandwidth_args.threads = cpus;
-        measured.points.extend(crate::bandwidth_cmd::measure(&bandwidth_args, clock)?.points);
+        measured.points.extend(crate::bandwidth_measure::measure(&bandwidth_args, clock)?.points);
     }
     Ok(measured)
 }
 
 pub fn run(args: RunArgs) -> CliResult {
+    if args.serve && args.ladder.export.json == Some(Destination::Stdout) {
+        return Err(CliError::usage("--serve needs the report in a file, not on stdout (--json -)"));
+    }
     if args.serve {
         // Fail now, not after the measurements, if there is no front end to serve.
         crate::serve::Assets::find(None)?;
     }
+    let export = &args.ladder.export;
+    export.check()?;
     let clock = NativeClock::new();
-    let host = ladder_cmd::measured_host(&clock);
+    let host = crate::host::measured(&clock);
     // Named and checked before measuring: a folder that cannot be written fails now.
-    let report_path = output::report_path(&args.out, host.name.as_deref(), output::unix_now())?;
-    let mut out = std::io::stdout();
-    print_host(&mut out, &host).map_err(|e| CliError::runtime(e.to_string()))?;
+    let destination = match &export.json {
+        Some(destination) => destination.clone(),
+        None => Destination::File(output::report_path(&args.out, host.name.as_deref(), output::unix_now())?),
+    };
+    let mut out = export.human();
+    print_host(&mut *out, &host).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out).ok();
     let mut ladder_args = args.ladder.clone();
     if ladder_args.chains.is_empty() {
@@ -160,11 +127,12 @@ pub fn run(args: RunArgs) -> CliResult {
             ladder_args.extra_curves.push((PatternArg::Random, HugePages::Thp));
         }
     }
-    let ladder = ladder_cmd::measure(&ladder_args, &host, &clock)?;
-    crate::ladder_print::print_ladder(&mut out, &ladder, &host.caches).map_err(|e| CliError::runtime(e.to_string()))?;
+    let ladder = crate::ladder_measure::measure(&ladder_args, &host, &clock)?;
+    crate::print::ladder::print_ladder(&mut out, &ladder, &host.caches)
+        .map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out).ok();
     let bandwidth = run_bandwidth(&args, &host, &clock)?;
-    crate::bandwidth_cmd::print_bandwidth(&mut out, &bandwidth).map_err(|e| CliError::runtime(e.to_string()))?;
+    crate::print::bandwidth::print_bandwidth(&mut out, &bandwidth).map_err(|e| CliError::runtime(e.to_string()))?;
     let mut report = output::new_report(host);
     report.ladder = Some(ladder);
     report.bandwidth = Some(bandwidth);
@@ -176,8 +144,9 @@ pub fn run(args: RunArgs) -> CliResult {
     } else {
         writeln!(out).ok();
         let levels = report.ladder.as_ref().map_or(&[][..], |l| &l.levels[..]);
-        crate::groupby_cmd::default_race(&report.host, levels, &clock).and_then(|(groupby, label)| {
-            crate::groupby_cmd::print_race(&mut out, &groupby, &label).map_err(|e| CliError::runtime(e.to_string()))?;
+        crate::groupby_race::default_race(&report.host, levels, &clock).and_then(|(groupby, label)| {
+            crate::print::groupby::print_race(&mut out, &groupby, &label)
+                .map_err(|e| CliError::runtime(e.to_string()))?;
             report.groupby = Some(groupby);
             Ok(())
         })
@@ -187,8 +156,8 @@ pub fn run(args: RunArgs) -> CliResult {
     } else {
         writeln!(out).ok();
         let levels = report.ladder.as_ref().map_or(&[][..], |l| &l.levels[..]);
-        crate::join_cmd::default_race(&report.host, levels, &clock).and_then(|(join, label)| {
-            crate::join_cmd::print_race(&mut out, &join, &label).map_err(|e| CliError::runtime(e.to_string()))?;
+        crate::join_race::default_race(&report.host, levels, &clock).and_then(|(join, label)| {
+            crate::print::join::print_race(&mut out, &join, &label).map_err(|e| CliError::runtime(e.to_string()))?;
             report.join = Some(join);
             Ok(())
         })
@@ -199,12 +168,23 @@ pub fn run(args: RunArgs) -> CliResult {
             writeln!(out, "- {sentence}").ok();
         }
     }
-    output::write_report(&Destination::File(report_path.clone()), &report)?;
-    writeln!(out, "report: {}", report_path.display()).ok();
+    let ladder = report.ladder.as_ref().expect("measured above");
+    let write = ExportArgs { json: None, ..export.clone() };
+    write.write(
+        || report.clone(),
+        || memwall_report::ladder_csv(&ladder.points),
+        || crate::print::ladder::table(ladder),
+    )?;
+    output::write_report(&destination, &report)?;
+    if let Destination::File(path) = &destination {
+        writeln!(out, "report: {}", path.display()).ok();
+    }
     raced?;
     joined?;
     if args.serve {
-        return crate::serve::serve(crate::serve::ServeArgs::for_report(report_path));
+        if let Destination::File(path) = destination {
+            return crate::serve::serve(crate::serve::ServeArgs::for_report(path));
+        }
     }
     Ok(())
 }

@@ -16,12 +16,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use clap::Args;
-use memwall_core::bandwidth::{read_words, write_words};
 use memwall_core::budget::CacheBudget;
 use memwall_core::cores::cpus_text;
 use memwall_core::explain;
@@ -32,11 +30,12 @@ use memwall_report::ServerProbe;
 use memwall_report::{Counters, PressureLevel, Report, Sensitivity, Summary};
 
 use crate::counters::CounterSession;
-use crate::ladder_cmd;
+use crate::error::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
+use crate::pressure::with_pressure;
+use crate::print::sensitivity::{plural, pressure_text, print_sensitivity};
 use crate::sensitivity_server::Server;
-use crate::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
 
 #[derive(Debug, Args)]
 pub struct SensitivityArgs {
@@ -121,9 +120,9 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
             (report.ladder.map(|l| l.levels).unwrap_or_default(), crate::host::describe())
         }
         None => {
-            let host = ladder_cmd::measured_host(&clock);
+            let host = crate::host::measured(&clock);
             writeln!(out, "measuring a quick ladder to size the pressure (about two seconds)...").ok();
-            (ladder_cmd::cache_probe(&host, &clock)?.levels, host)
+            (crate::cache_probe::cache_probe(&host, &clock)?.levels, host)
         }
     };
     let budget = CacheBudget::declared(&host.caches, 1).measured(&levels);
@@ -204,10 +203,6 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
         output::write_report(destination, &report)?;
     }
     Ok(())
-}
-
-fn plural(n: u32) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// Every level of `plan` in turn, the pressure running beside all of a level's samples (none at
@@ -416,160 +411,6 @@ fn children_cpu_seconds() -> Option<f64> {
 #[cfg(not(target_os = "linux"))]
 fn children_cpu_seconds() -> Option<f64> {
     None
-}
-
-/// The CPUs a `cpu_set_t` can name.
-const CPU_SET_BITS: u32 = 1024;
-
-/// What the pressure thread did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PressureStats {
-    /// Full passes (read, then write) over the buffer.
-    pub passes: u64,
-    /// The thread saw the stop flag and left its loop (it was joined after).
-    pub stopped: bool,
-}
-
-/// Sets the flag when dropped: the pressure stops even if `body` panics.
-struct StopOnDrop<'a>(&'a AtomicBool);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Runs `body` while a thread pinned to `cpu` streams a buffer of `bytes`; the thread has made
-/// one full pass (every page touched, the buffer in the caches) before `body` starts, and is
-/// stopped and joined before this returns, whatever `body` returned. `Err` when the thread could
-/// not start; `body` has then not run.
-pub fn with_pressure<R>(cpu: u32, bytes: u64, body: impl FnOnce() -> R) -> Result<(R, PressureStats), String> {
-    let stop = AtomicBool::new(false);
-    let passes = AtomicU64::new(0);
-    let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
-    std::thread::scope(|scope| {
-        let thread = scope.spawn(|| -> bool {
-            // Checked first: core_affinity indexes glibc's 1024-bit cpu_set_t without a bound check
-            // (this thread's own mask may be narrower than the process's: its spawner is pinned).
-            if cpu >= CPU_SET_BITS || !core_affinity::set_for_current(core_affinity::CoreId { id: cpu as usize }) {
-                let _ = ready_tx.send(Err(format!("could not pin the pressure thread to CPU {cpu}")));
-                return false;
-            }
-            let words = usize::try_from(bytes / 8).unwrap_or(usize::MAX).max(1);
-            let mut buffer = vec![1u64; words];
-            write_words(&mut buffer, 2);
-            let _ = ready_tx.send(Ok(()));
-            while !stop.load(Ordering::Relaxed) {
-                let sum = read_words(&buffer);
-                write_words(&mut buffer, std::hint::black_box(sum));
-                passes.fetch_add(1, Ordering::Relaxed);
-            }
-            true
-        });
-        let stopper = StopOnDrop(&stop);
-        let ready = ready_rx.recv().unwrap_or_else(|_| Err("the pressure thread stopped before it began".into()));
-        let result = ready.map(|()| body());
-        drop(stopper);
-        let stopped = thread.join().unwrap_or(false);
-        result.map(|r| (r, PressureStats { passes: passes.load(Ordering::Relaxed), stopped }))
-    })
-}
-
-fn pressure_text(bytes: u64) -> String {
-    if bytes == 0 { "-".into() } else { format_bytes(bytes) }
-}
-
-/// The curve as a table, the reading, and the counters or why there are none. Also what
-/// `memwall explain` prints for a report with sensitivity curves.
-pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::Result<()> {
-    let server = curve.server_probe.as_ref();
-    let (what, per_level) = match server {
-        Some(p) => (
-            format!("server {}, probed by '{}'", curve.command.join(" "), p.probe),
-            format!(
-                "{} s per level in {} window{}",
-                p.window_seconds,
-                curve.runs_per_level,
-                plural(curve.runs_per_level)
-            ),
-        ),
-        None => {
-            (curve.command.join(" "), format!("{} run{} per level", curve.runs_per_level, plural(curve.runs_per_level)))
-        }
-    };
-    writeln!(
-        out,
-        "sensitivity of {} ({what}), {per_level}, CPU {} beside pressure on CPU {}, LLC {}:",
-        curve.workload,
-        curve.workload_cpu,
-        curve.pressure_cpu,
-        format_bytes(curve.llc_bytes)
-    )?;
-    let reading = curve.reading.as_ref();
-    let (wall, wall_range) = if server.is_some() {
-        ("probe s/run (median)", "probe s/run min-max")
-    } else {
-        ("wall s (median)", "wall min-max")
-    };
-    let header = ["level", "pressure", wall, wall_range, "CPU s (median)", "CPU min-max", "slowdown", ""];
-    let rows: Vec<Vec<String>> = curve
-        .levels
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let slow = reading.and_then(|r| r.slowdowns.get(i).copied());
-            let beyond = reading.and_then(|r| r.beyond_noise.get(i).copied()).unwrap_or(false);
-            vec![
-                l.name.clone(),
-                pressure_text(l.pressure_bytes),
-                format!("{:.3}", l.seconds.median),
-                format!("{:.3}-{:.3}", l.seconds.min, l.seconds.max),
-                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}", c.median)),
-                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}-{:.3}", c.min, c.max)),
-                if i == 0 { "-".into() } else { slow.map_or("?".into(), |s| format!("{:+.1}%", s * 100.0)) },
-                if beyond { "beyond noise".into() } else { String::new() },
-            ]
-        })
-        .collect();
-    write!(out, "{}", output::table(&header, &rows))?;
-    if let Some(r) = reading {
-        let basis = match (server, r.basis.as_str()) {
-            (Some(_), _) => "the probe's wall time per run, over each window (the inverse of its rate)",
-            (None, "cpu") => "the command's CPU time",
-            (None, _) => "wall time",
-        };
-        writeln!(out, "slowdowns are of {basis}; noise (no pressure, max-min over median) {:.1}%", r.noise * 100.0)?;
-        writeln!(out, "reading: {}", r.verdict)?;
-    }
-    let counters: Vec<&Counters> = curve.levels.iter().filter_map(|l| l.counters.as_ref()).collect();
-    match counters.iter().find(|c| !c.available) {
-        Some(c) => writeln!(
-            out,
-            "counters unavailable here: {}",
-            c.unavailable.as_deref().unwrap_or("the PMU gave no figure")
-        )?,
-        None if !counters.is_empty() => {
-            writeln!(out, "the command's own counters per level (children included):")?;
-            for (l, c) in curve.levels.iter().zip(&counters) {
-                let per_run = |v: Option<u64>| {
-                    v.map_or("-".into(), |v| format!("{:.3e}", v as f64 / f64::from(curve.runs_per_level)))
-                };
-                writeln!(
-                    out,
-                    "  {:<12} ipc {}  llc load misses/run {}  cache misses/run {}",
-                    l.name,
-                    c.ipc.map_or("-".into(), |i| format!("{i:.2}")),
-                    per_run(c.llc_load_misses),
-                    per_run(c.cache_misses)
-                )?;
-            }
-        }
-        None if server.is_some() => {
-            writeln!(out, "counters: not measured for a server (they would count the probe, not the server)")?
-        }
-        None => {}
-    }
-    Ok(())
 }
 
 #[cfg(test)]

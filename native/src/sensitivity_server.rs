@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::{CliError, CliResult};
+use crate::error::{CliError, CliResult};
 
 /// The running server's process group (0: none), for the Ctrl-C handler's exit path.
 static RUNNING_GROUP: AtomicI32 = AtomicI32::new(0);

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memwall_core::exec::Executor;
 
+use crate::error::{CliError, CliResult};
 use crate::platform::pin_current_thread;
-use crate::{CliError, CliResult};
 
 /// More threads than this only time the scheduler (and multiply per-thread scratch memory, and
 /// a typo such as 1000000 would try to start that many): 4 per CPU, and never fewer than 1024

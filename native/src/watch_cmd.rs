@@ -11,14 +11,14 @@ use memwall_core::explain;
 use memwall_core::ladder;
 use memwall_core::size::format_bytes;
 use memwall_core::stability::{self, parse_duration};
-use memwall_report::{Report, Watch, WatchPoint, WatchSample};
+use memwall_report::{Report, Watch, WatchPoint};
 
+use crate::error::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
 use crate::exporter::{self, ExporterArgs, Probing};
-use crate::ladder_cmd;
 use crate::output::{self, Destination};
 use crate::platform::{self, NativeClock};
+use crate::print::watch::{print_watch, sample_line};
 use crate::watch_probe::{Prober, sleep_until};
-use crate::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {
@@ -63,12 +63,12 @@ pub fn watch(args: WatchArgs) -> CliResult {
             let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
             explain::reread(&mut report);
             let levels = report.ladder.map(|l| l.levels).unwrap_or_default();
-            (levels, ladder_cmd::measured_host(&clock))
+            (levels, crate::host::measured(&clock))
         }
         None => {
-            let host = ladder_cmd::measured_host(&clock);
+            let host = crate::host::measured(&clock);
             writeln!(out, "measuring a quick ladder to place the points (a few seconds)...").ok();
-            (ladder_cmd::cache_probe_to_dram(&host, &clock)?.levels, host)
+            (crate::cache_probe::cache_probe_to_dram(&host, &clock)?.levels, host)
         }
     };
     let (points, missing) = stability::watch_points(&levels);
@@ -91,7 +91,7 @@ pub fn watch(args: WatchArgs) -> CliResult {
             let levels_measured = args.report.is_none();
             let probing =
                 Probing { host: &host, levels, points, prober, every_s: args.every, window_s, levels_measured };
-            let read_levels = || Ok(ladder_cmd::cache_probe_to_dram(&host, &clock)?.levels);
+            let read_levels = || Ok(crate::cache_probe::cache_probe_to_dram(&host, &clock)?.levels);
             exporter::run(listening, &args.exporter, probing, &mut *out, read_levels)?
         }
         None => timeline(points, prober, args.every, window_s.unwrap_or(DEFAULT_WINDOW_S), &mut *out),
@@ -147,68 +147,6 @@ fn timeline(points: Vec<WatchPoint>, mut prober: Prober, every_s: f64, window_s:
     watch
 }
 
-fn clock_text(seconds: f64) -> String {
-    let s = seconds.round() as u64;
-    format!("{}:{:02}", s / 60, s % 60)
-}
-
-fn sample_line(points: &[WatchPoint], sample: &WatchSample) -> String {
-    let mut line = format!("  {:>6}", clock_text(sample.at_s));
-    for (point, ns) in points.iter().zip(&sample.ns_per_load) {
-        line += &match ns {
-            Some(ns) => format!("  {} {:.1} ns", point.level, ns),
-            None => format!("  {} unmeasured", point.level),
-        };
-    }
-    line += &match (sample.steal_jiffies, sample.total_jiffies) {
-        (Some(s), Some(t)) if t > 0 => format!("  steal {:.1}%", s as f64 / t as f64 * 100.0),
-        _ => "  steal unavailable".to_string(),
-    };
-    line
-}
-
-/// The summary: per point min/median/max and spread, the worst minute, steal, the verdict. Also
-/// what `memwall explain` prints for a report with a watch section.
-pub fn print_watch(out: &mut dyn Write, watch: &Watch) -> std::io::Result<()> {
-    let Some(s) = &watch.stability else { return Ok(()) };
-    writeln!(
-        out,
-        "stability over {} interval{} of {}s{}:",
-        s.intervals,
-        if s.intervals == 1 { "" } else { "s" },
-        watch.every_s,
-        if watch.interrupted { " (interrupted)" } else { "" }
-    )?;
-    for p in &s.points {
-        writeln!(
-            out,
-            "  {:<5} {:>9}: min {:.1}, median {:.1}, max {:.1} ns; spread {:.1}% (noise within an interval {:.1}%)",
-            p.level,
-            format_bytes(p.bytes),
-            p.min_ns,
-            p.median_ns,
-            p.max_ns,
-            p.spread * 100.0,
-            p.noise * 100.0
-        )?;
-    }
-    if let (Some(from), Some(slow)) = (s.worst_minute_from_s, s.worst_minute_slowdown) {
-        writeln!(
-            out,
-            "  worst minute from {}: {:+.1}% against the window medians{}",
-            clock_text(from),
-            slow * 100.0,
-            s.worst_minute_steal_share.map_or(String::new(), |w| format!(", steal {:.1}%", w * 100.0))
-        )?;
-    }
-    match s.steal_share {
-        Some(steal) => writeln!(out, "  steal: {:.2}% of CPU time over the window", steal * 100.0)?,
-        None => writeln!(out, "  steal: unavailable ({})", watch.steal_unavailable.as_deref().unwrap_or("not read"))?,
-    }
-    writeln!(out, "  disturbed intervals: {} of {}", s.disturbed_intervals, s.intervals)?;
-    writeln!(out, "{}", s.verdict)
-}
-
 /// The levels a watch would use, for tests.
 #[cfg(test)]
 fn levels_of(report: &Report) -> Vec<memwall_report::Level> {
@@ -220,7 +158,7 @@ fn levels_of(report: &Report) -> Vec<memwall_report::Level> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::watch_probe::{measure, read_steal};
+    use crate::watch_probe::measure;
     use memwall_core::ladder::{Pattern, SampleConfig};
 
     #[test]
@@ -242,20 +180,5 @@ mod tests {
         };
         let (ns, noise) = measure(&points[0], &config, &NativeClock::new(), false).unwrap();
         assert!(ns > 0.0 && noise >= 0.0);
-    }
-
-    #[test]
-    fn a_sample_line_says_when_steal_is_unavailable() {
-        let points = [WatchPoint { level: "L2".into(), bytes: 1 << 19 }];
-        let sample = |steal, total| WatchSample {
-            at_s: 70.0,
-            ns_per_load: vec![Some(3.12)],
-            noise: vec![Some(0.0)],
-            steal_jiffies: steal,
-            total_jiffies: total,
-        };
-        assert_eq!(sample_line(&points, &sample(Some(5), Some(200))), "    1:10  L2 3.1 ns  steal 2.5%");
-        assert_eq!(sample_line(&points, &sample(None, None)), "    1:10  L2 3.1 ns  steal unavailable");
-        assert!(read_steal().is_ok() || !std::path::Path::new("/proc/stat").exists());
     }
 }

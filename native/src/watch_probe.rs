@@ -9,8 +9,8 @@ use memwall_core::ladder::{self, Pattern, SampleConfig};
 use memwall_core::stability::steal_jiffies;
 use memwall_report::{Host, WatchPoint, WatchSample};
 
-use crate::INTERRUPTED;
 use crate::arena::{HugePages, MmapArena};
+use crate::error::INTERRUPTED;
 use crate::platform::NativeClock;
 
 /// A point's median ns per load and its samples' (median - min) / min; `None` when it could not

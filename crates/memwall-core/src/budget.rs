@@ -47,6 +47,15 @@ fn bracketed(level: &Level) -> u64 {
     }
 }
 
+/// The one way a front end gets the budget the kernels run by: the caches the OS declares, for
+/// `threads` threads (see [`CacheBudget::declared`]), replaced by the levels a ladder read where
+/// one did (see [`CacheBudget::measured`]), whichever reader read them: a fresh ladder, a saved
+/// report's, or the page's first look.
+pub fn for_host(caches: &[Cache], threads: usize, levels: Option<&[Level]>) -> CacheBudget {
+    let declared = CacheBudget::declared(caches, threads);
+    levels.map_or(declared, |levels| declared.measured(levels))
+}
+
 impl CacheBudget {
     /// A 1 MiB L2 and 8 MiB of last-level cache: the middle of current server cores.
     pub const GUESS: Self = Self { per_core_bytes: 1 << 20, last_level_bytes: 8 << 20, source: BudgetSource::Guess };

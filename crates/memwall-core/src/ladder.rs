@@ -8,36 +8,20 @@
 
 mod memory;
 mod parallelism;
-pub mod report;
 mod ring;
 mod sampling;
 mod steps;
 
 pub use memory::{Arena, ChaseBuffer, HeapArena};
 pub use parallelism::{DEFAULT_CHAINS_AT, measure_parallelism, parallelism_from, parallelism_knee};
-pub use ring::{CHAIN_COUNTS, Cursor, PAGE_LOCAL_PAGES, PATTERN_PAGE_BYTES, Pattern, Ring, sattolo_cycle};
+pub use ring::{
+    CHAIN_COUNTS, Cursor, LINE_BYTES, LadderError, PAGE_LOCAL_PAGES, PATTERN_PAGE_BYTES, Pattern, Ring, sattolo_cycle,
+};
 pub use sampling::{
     Cycles, DEFAULT_ATTEMPTS, LadderEvent, SETTLED_SPREAD, SampleConfig, measure_point, measure_ring, ring_seed,
     run_ladder, target_sample_ns,
 };
 pub use steps::detect_steps;
-
-/// One hop per cache line of this many bytes.
-pub const LINE_BYTES: usize = 64;
-
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum LadderError {
-    #[error("a working set needs at least two {LINE_BYTES}-byte lines, got {0} bytes")]
-    TooSmall(u64),
-    #[error("{0}")]
-    Allocation(String),
-    #[error("the buffer is smaller than the ring asked for")]
-    BufferTooShort,
-    #[error("cancelled")]
-    Cancelled,
-    #[error("{0} chases: the chase count must be one of 1, 2, 4, 8, 16, 32, 64")]
-    Chains(u32),
-}
 
 /// The ring's default seed ("memwall" in ASCII): a browser ring and a native ring of the same
 /// size visit lines in the same order.

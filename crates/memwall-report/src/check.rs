@@ -4,7 +4,9 @@
 //! time of 1e300 seconds or a million points that would stall whatever draws them. A reader that
 //! shows figures first asks [`Report::check`], and refuses (or marks) a report that fails.
 
-use crate::{Report, ReportError, Summary};
+use crate::ladder::Summary;
+use crate::report::Report;
+use crate::report::ReportError;
 
 /// The largest report file a reader should load: a full native report is well under 1 MiB.
 /// It bounds a downloaded report (`?report=URL`) and a share link's report once inflated alike,
@@ -117,7 +119,7 @@ impl Report {
     }
 }
 
-fn check_host(host: &crate::Host) -> Result<(), Implausible> {
+fn check_host(host: &crate::host::Host) -> Result<(), Implausible> {
     if let Some(ghz) = host.core_ghz {
         finite_in("host core_ghz", ghz, MAX_GHZ)?;
     }
@@ -127,7 +129,7 @@ fn check_host(host: &crate::Host) -> Result<(), Implausible> {
     count_at_most("caches", host.caches.len())
 }
 
-fn check_ladder(ladder: &crate::Ladder) -> Result<(), Implausible> {
+fn check_ladder(ladder: &crate::ladder::Ladder) -> Result<(), Implausible> {
     count_at_most("ladder points", ladder.points.len())?;
     count_at_most("ladder steps", ladder.steps.len())?;
     if let Some(ghz) = ladder.ghz {
@@ -158,7 +160,7 @@ fn samples_in(what: &str, samples: &[f64], max: f64) -> Result<(), Implausible> 
     samples.iter().try_for_each(|&s| finite_in(&format!("{what} sample"), s, max))
 }
 
-fn check_groupby(groupby: &crate::GroupBy) -> Result<(), Implausible> {
+fn check_groupby(groupby: &crate::groupby::GroupBy) -> Result<(), Implausible> {
     count_at_most("GROUP BY runs", groupby.runs.len())?;
     count_at_most("sweeps", groupby.sweeps.len())?;
     for run in &groupby.runs {
@@ -183,7 +185,7 @@ fn check_groupby(groupby: &crate::GroupBy) -> Result<(), Implausible> {
     Ok(())
 }
 
-fn check_join(join: &crate::Join) -> Result<(), Implausible> {
+fn check_join(join: &crate::join::Join) -> Result<(), Implausible> {
     finite_in("join miss_rate", join.dataset.miss_rate, 1.0)?;
     count_at_most("join runs", join.runs.len())?;
     count_at_most("join sweeps", join.sweeps.len())?;
@@ -193,7 +195,7 @@ fn check_join(join: &crate::Join) -> Result<(), Implausible> {
     join.sweeps.iter().try_for_each(check_join_sweep)
 }
 
-fn check_join_run(run: &crate::JoinRun, probe_rows: u64) -> Result<(), Implausible> {
+fn check_join_run(run: &crate::join::JoinRun, probe_rows: u64) -> Result<(), Implausible> {
     let what = format!("join run {}", run.kernel);
     summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
     summary_in(&format!("{what} build_seconds"), &run.build_seconds, MAX_SECONDS)?;
@@ -220,7 +222,7 @@ fn check_join_run(run: &crate::JoinRun, probe_rows: u64) -> Result<(), Implausib
     Ok(())
 }
 
-fn check_join_sweep(sweep: &crate::JoinSweep) -> Result<(), Implausible> {
+fn check_join_sweep(sweep: &crate::join::JoinSweep) -> Result<(), Implausible> {
     count_at_most("join sweep points", sweep.points.len())?;
     for point in &sweep.points {
         finite_in("join sweep point ns_per_probe", point.ns_per_probe, MAX_NS_PER_LOAD)?;
@@ -250,7 +252,7 @@ fn check_join_sweep(sweep: &crate::JoinSweep) -> Result<(), Implausible> {
     Ok(())
 }
 
-fn check_cores(cores: &crate::Cores) -> Result<(), Implausible> {
+fn check_cores(cores: &crate::cores::Cores) -> Result<(), Implausible> {
     count_at_most("cores cpus", cores.cpus.len())?;
     count_at_most("cores pairs", cores.pairs.len())?;
     for pair in &cores.pairs {
@@ -262,7 +264,7 @@ fn check_cores(cores: &crate::Cores) -> Result<(), Implausible> {
     Ok(())
 }
 
-fn check_watch(watch: &crate::Watch) -> Result<(), Implausible> {
+fn check_watch(watch: &crate::watch::Watch) -> Result<(), Implausible> {
     finite_in("watch every_s", watch.every_s, MAX_SECONDS)?;
     finite_in("watch window_s", watch.window_s, MAX_SECONDS)?;
     count_at_most("watch points", watch.points.len())?;
@@ -277,7 +279,7 @@ fn check_watch(watch: &crate::Watch) -> Result<(), Implausible> {
     Ok(())
 }
 
-fn check_sensitivity(curve: &crate::Sensitivity) -> Result<(), Implausible> {
+fn check_sensitivity(curve: &crate::sensitivity::Sensitivity) -> Result<(), Implausible> {
     count_at_most("sensitivity levels", curve.levels.len())?;
     for level in &curve.levels {
         let what = format!("sensitivity level {}", level.name);
@@ -287,7 +289,7 @@ fn check_sensitivity(curve: &crate::Sensitivity) -> Result<(), Implausible> {
     Ok(())
 }
 
-fn check_engine_sweep(sweep: &crate::EngineSweep) -> Result<(), Implausible> {
+fn check_engine_sweep(sweep: &crate::engines::EngineSweep) -> Result<(), Implausible> {
     finite_in("engine sweep elapsed_seconds", sweep.elapsed_seconds, MAX_SECONDS)?;
     count_at_most("engine sweep points", sweep.points.len())?;
     count_at_most("engine sweep engines", sweep.engines.len())?;

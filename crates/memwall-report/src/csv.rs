@@ -6,7 +6,11 @@
 //! number and starts as a formula would (`=`, `+`, `-`, `@`, tab, carriage return) is written with
 //! a leading `'`, so it is shown, never run ("CSV injection").
 
-use crate::{GroupBy, Join, LadderPoint, Report, Source};
+use crate::groupby::GroupBy;
+use crate::join::Join;
+use crate::ladder::LadderPoint;
+use crate::report::Report;
+use crate::report::Source;
 
 /// The columns of a ladder: one row per working set.
 pub const LADDER_CSV_HEADER: [&str; 10] = [
@@ -155,6 +159,11 @@ pub fn join_csv(join: &Join) -> String {
     table(&JOIN_CSV_HEADER, rows)
 }
 
+/// Any table's rows under its header, each field defused as every export's is.
+pub fn rows_csv(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
+    table(header, rows)
+}
+
 /// One ladder's points.
 pub fn ladder_csv(points: &[LadderPoint]) -> String {
     table(&LADDER_CSV_HEADER, points.iter().map(LadderPoint::csv_fields))
@@ -213,7 +222,8 @@ pub fn fleet_csv(rows: &[crate::fleet::FleetRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Ladder, Summary};
+    use crate::ladder::Ladder;
+    use crate::ladder::Summary;
 
     fn point(bytes: u64) -> LadderPoint {
         LadderPoint {

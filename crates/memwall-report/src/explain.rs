@@ -5,8 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::LadderPoint;
-
 /// The core clock from a dependent add chain, and how much to believe it.
 ///
 /// The chain is timed at two lengths, n and 2n steps, many times each; `ghz` is n over the
@@ -110,17 +108,4 @@ pub struct ChainsPoint {
     pub ns_per_load: f64,
     #[serde(default)]
     pub ns_per_load_median: Option<f64>,
-}
-
-/// A further curve of the ladder: another pattern, page size or number of chases. The ladder's
-/// own `pattern`, `huge_pages` and `points` are the main curve; `curves` holds the others.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Curve {
-    /// "random", "page-local", "page-stride" or "sequential".
-    pub pattern: String,
-    /// "off", "thp", "on" or "default".
-    pub huge_pages: String,
-    /// Independent chases interleaved (1: pure latency).
-    pub chains: u32,
-    pub points: Vec<LadderPoint>,
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Source;
+use crate::report::Source;
 
 /// A host's figures, each `None` where its report did not measure it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

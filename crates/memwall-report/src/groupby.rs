@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Summary;
+use crate::ladder::Summary;
 
 /// The GROUP BY race: `SELECT key, count(*) FROM t GROUP BY key` by several kernels.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

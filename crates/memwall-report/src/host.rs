@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ClockEstimate;
+use crate::explain::ClockEstimate;
 
 /// What is known of the machine. Every field is optional because a browser sees little of it
 /// and a VM may hide some; `None` means "not known", never "zero".

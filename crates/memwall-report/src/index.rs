@@ -35,7 +35,7 @@ pub struct IndexedReport {
     pub name: String,
     /// Where to fetch it, relative to the page, e.g. `reports/0/memwall-report.json`.
     pub url: String,
-    /// Its size when listed; the page can skip what is past [`crate::MAX_REPORT_BYTES`] unread.
+    /// Its size when listed; the page can skip what is past [`crate::check::MAX_REPORT_BYTES`] unread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     /// Its last modification (Unix seconds) when listed, so a fleet view can sort by freshness.
@@ -105,7 +105,7 @@ mod tests {
             cpu: Some("AMD EPYC".into()),
             vcpus: Some(2),
             hypervisor: Some("KVM".into()),
-            source: crate::Source::Native,
+            source: crate::report::Source::Native,
             declared_llc_bytes: Some(32 << 20),
             declared_llc_level: Some(3),
             effective_llc_bytes: Some(2 << 20),

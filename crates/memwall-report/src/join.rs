@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{AdaptiveChoice, Generator, Summary};
+use crate::groupby::AdaptiveChoice;
+use crate::groupby::Generator;
+use crate::ladder::Summary;
 
 /// The hash-join race: `SELECT count(*), sum(mix(key, payload)) FROM probe JOIN build USING (key)`
 /// by several kernels, the build side's keys distinct.

@@ -2,7 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ClockCheck, ClockEstimate, Curve, Level, Parallelism};
+use crate::explain::ClockCheck;
+use crate::explain::ClockEstimate;
+use crate::explain::Level;
+use crate::explain::Parallelism;
 
 /// min / median / p90 / max of a set of samples.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -135,4 +138,17 @@ pub struct Step {
     pub to_bytes: u64,
     pub ns_per_load_before: f64,
     pub ns_per_load_after: f64,
+}
+
+/// A further curve of the ladder: another pattern, page size or number of chases. The ladder's
+/// own `pattern`, `huge_pages` and `points` are the main curve; `curves` holds the others.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// "random", "page-local", "page-stride" or "sequential".
+    pub pattern: String,
+    /// "off", "thp", "on" or "default".
+    pub huge_pages: String,
+    /// Independent chases interleaved (1: pure latency).
+    pub chains: u32,
+    pub points: Vec<LadderPoint>,
 }

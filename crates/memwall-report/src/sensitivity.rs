@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Counters, Summary};
+use crate::groupby::Counters;
+use crate::ladder::Summary;
 
 /// One workload's curve. Added within schema 1: absent in older reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

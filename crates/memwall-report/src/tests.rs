@@ -330,8 +330,8 @@ fn watch() -> Watch {
     }
 }
 
-fn server_probe() -> crate::ServerProbe {
-    crate::ServerProbe { probe: "curl -s localhost:8080/".into(), window_seconds: 30.0 }
+fn server_probe() -> crate::sensitivity::ServerProbe {
+    crate::sensitivity::ServerProbe { probe: "curl -s localhost:8080/".into(), window_seconds: 30.0 }
 }
 
 fn sensitivity() -> Sensitivity {
@@ -739,11 +739,11 @@ fn an_untrusted_report_is_sized_parsed_and_checked() {
     let good = include_str!("../tests/corpus/ok-ladder.json");
     assert!(Report::from_untrusted_json(good).is_ok());
     let bad = include_str!("../tests/corpus/bad-negative-latency.json");
-    assert!(matches!(Report::from_untrusted_json(bad), Err(crate::Untrusted::Implausible(_))));
-    assert!(matches!(Report::from_untrusted_json("{}"), Err(crate::Untrusted::Unreadable(_))));
-    let huge = " ".repeat(crate::MAX_REPORT_BYTES as usize + 1);
+    assert!(matches!(Report::from_untrusted_json(bad), Err(crate::check::Untrusted::Implausible(_))));
+    assert!(matches!(Report::from_untrusted_json("{}"), Err(crate::check::Untrusted::Unreadable(_))));
+    let huge = " ".repeat(crate::check::MAX_REPORT_BYTES as usize + 1);
     let err = Report::from_untrusted_json(&huge).unwrap_err();
-    assert!(matches!(err, crate::Untrusted::TooLarge(_)));
+    assert!(matches!(err, crate::check::Untrusted::TooLarge(_)));
     assert_eq!(
         err.to_string(),
         "64.0 MiB (67108865 bytes) is more than a memwall report can be (at most 64 MiB); not read"
@@ -752,7 +752,7 @@ fn an_untrusted_report_is_sized_parsed_and_checked() {
         crate::check_size(100 << 20).unwrap_err().to_string(),
         "100 MiB is more than a memwall report can be (at most 64 MiB); not read"
     );
-    assert!(crate::check_size(crate::MAX_REPORT_BYTES).is_ok());
+    assert!(crate::check_size(crate::check::MAX_REPORT_BYTES).is_ok());
 }
 
 #[test]

@@ -11,8 +11,8 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 
 use super::metrics::{CONTENT_TYPE, Metrics};
+use crate::error::{CliError, CliResult};
 use crate::serve::{self, Body, HostCheck};
-use crate::{CliError, CliResult};
 
 /// The path scrapes ask for.
 pub const METRICS_PATH: &str = "/metrics";
@@ -41,7 +41,7 @@ impl serve::Handler for Endpoint {
             Ok(mut terminate) => {
                 tokio::spawn(async move {
                     terminate.recv().await;
-                    crate::INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+                    crate::error::INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
                 });
             }
             Err(e) => eprintln!("memwall: warning: SIGTERM will end the exporter without its summary: {e}"),

@@ -27,8 +27,9 @@ use memwall_report::{Host, Level, Watch, WatchPoint};
 pub use http::Listening;
 use metrics::{Interval, Metrics};
 
+use crate::error::{CliError, CliResult, INTERRUPTED};
+use crate::platform;
 use crate::watch_probe::{Prober, sleep_until};
-use crate::{CliError, CliResult, INTERRUPTED, platform};
 
 #[derive(Debug, Clone, Args)]
 pub struct ExporterArgs {

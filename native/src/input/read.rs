@@ -1,7 +1,7 @@
 //! Reading a Parquet column: the column chosen and its type checked, the footer's chunks checked
 //! before the reader trusts them, nulls refused, every row read.
 
-use super::*;
+use super::column::*;
 
 /// Column names as a one-line list: a name is the file's to choose, control characters and all,
 /// so one that is not plain is shown quoted and escaped.

@@ -1,6 +1,6 @@
 //! Writing generated rows (and a join's build side) as Parquet or raw `.bin`, for other engines.
 
-use super::*;
+use super::column::*;
 
 /// [`write_rows`] without a value column.
 #[cfg(test)]

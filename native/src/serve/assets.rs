@@ -13,8 +13,8 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use tower_http::services::ServeFile;
 
-use super::routes::{Body, page};
-use crate::{CliError, CliResult};
+use super::body::{Body, page};
+use crate::error::{CliError, CliResult};
 
 /// Where the front end comes from.
 #[derive(Debug, Clone)]

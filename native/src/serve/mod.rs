@@ -36,6 +36,7 @@
 //! and dispatch), [`reports`] (the index and the report files), [`assets`] (the front end).
 
 mod assets;
+mod body;
 #[cfg(feature = "embed-web")]
 mod embedded;
 mod reports;
@@ -52,11 +53,12 @@ use std::sync::Arc;
 use clap::Args;
 
 pub use assets::Assets;
+pub use body::{Body, full, page};
 pub use reports::{entry as index_entry, listed as report_names_in, url_segment};
-pub use routes::{Body, HostCheck, full, page, refusal, with_policy};
+pub use routes::{HostCheck, refusal, with_policy};
 pub use server::{Handler, Limits, run as run_handler};
 
-use crate::{CliError, CliResult};
+use crate::error::{CliError, CliResult};
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {

@@ -27,8 +27,8 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use tower_http::services::ServeFile;
 
 use super::assets::{self, Refusal};
-use super::routes::{Body, page};
-use crate::{CliError, CliResult};
+use super::body::{Body, page};
+use crate::error::{CliError, CliResult};
 
 /// What a file name keeps unescaped in a URL: RFC 3986's unreserved characters.
 const NAME: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');

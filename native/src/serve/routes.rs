@@ -2,18 +2,13 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use bytes::Bytes;
-use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Full};
 use hyper::body::{Body as _, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::assets::Assets;
+use super::body::{Body, full, page};
 use super::reports::Reports;
-
-/// Every response body: a short page, or a file streamed by tower-http.
-pub type Body = UnsyncBoxBody<Bytes, std::io::Error>;
 
 /// The policy the page runs under, sent as a header and repeated in index.html's `<meta>` (a
 /// test keeps the two equal), so that static hosts of dist/ get it too. Scripts only from the
@@ -128,19 +123,6 @@ async fn route(site: &Site, request: Request<Incoming>) -> Response<Body> {
         return site.reports.serve(&rest, request).await;
     }
     site.assets.serve(request).await
-}
-
-/// A short plain-text page: never a path or an OS error, which would tell a page more about
-/// this machine than it needs.
-pub fn page(status: StatusCode, message: &str) -> Response<Body> {
-    let mut response = Response::new(full(format!("{}: {message}\n", status.as_u16())));
-    *response.status_mut() = status;
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
-    response
-}
-
-pub fn full(text: String) -> Body {
-    Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed_unsync()
 }
 
 /// Whether `host` (a `Host` header) names the address served. An IP literal is always safe (DNS

@@ -21,8 +21,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tower_http::compression::Compression;
 
-use super::routes::Body;
-use crate::{CliError, CliResult};
+use super::body::Body;
+use crate::error::{CliError, CliResult};
 
 /// The largest request head accepted, start line included: a browser's is well under 2 KiB.
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;

@@ -1,14 +1,15 @@
 //! The join's build-size sweep, and its table.
 
-use super::*;
+use super::args::*;
+use super::print::kernel_columns;
 
 pub(super) fn build_size(args: BuildSizeArgs) -> CliResult {
     use memwall_core::join::{self, JoinConfig, race, sweep as join_sweep};
     let clock = NativeClock::new();
-    let host = crate::ladder_cmd::measured_host(&clock);
+    let host = crate::host::measured(&clock);
     let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
     let declared = memwall_core::budget::CacheBudget::declared(&host.caches, args.common.race.threads);
-    let config = JoinConfig::with_budget(groupby_cmd::with_host_caches(
+    let config = JoinConfig::with_budget(cache_budget::with_host_caches(
         declared,
         &[Kernel::Adaptive],
         &args.common.race,

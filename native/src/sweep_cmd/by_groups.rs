@@ -1,29 +1,7 @@
 //! The GROUP BY sweeps, by distinct keys and by partition count, each repeated per aggregate list.
 
-use super::*;
-
-/// The aggregate lists a GROUP BY sweep is repeated for, each a state size per group.
-#[derive(Debug, Clone, Args)]
-pub struct StateArgs {
-    /// What each group computes, as for `groupby --agg` (a comma list of count, sum, min, max,
-    /// avg; all but count read the value column). Repeat the flag to sweep several states in one
-    /// run, e.g. `--agg count --agg sum --agg sum,min,max,count`: one sweep per list, then one
-    /// table of how the result moves with the state's bytes per group.
-    #[arg(long = "agg", value_name = "LIST", default_value = "count", value_parser = Aggregates::parse,
-          action = clap::ArgAction::Append)]
-    pub lists: Vec<Aggregates>,
-}
-
-impl StateArgs {
-    fn need_values(&self) -> bool {
-        self.lists.iter().any(|a| a.needs_values())
-    }
-
-    /// The configs of the sweeps, one per list, in the order given.
-    fn configs(&self, config: GroupByConfig) -> Vec<GroupByConfig> {
-        self.lists.iter().map(|&aggregates| GroupByConfig { aggregates, ..config }).collect()
-    }
-}
+use super::args::*;
+use super::print::finish;
 
 /// What every sweep's racer shares, whatever the aggregate list: kernels, memory rules, runs,
 /// threads, clock and what each run is checked against.
@@ -77,10 +55,10 @@ pub(super) fn per_state(
 
 pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
     let clock = NativeClock::new();
-    let host = crate::ladder_cmd::measured_host(&clock);
+    let host = crate::host::measured(&clock);
     let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
-    let config = groupby_cmd::groupby_config(args.partitions, &host, args.common.race.threads)?;
-    let budget = groupby_cmd::with_host_caches(config.budget, &args.kernel.0, &args.common.race, &host)?;
+    let config = cache_budget::groupby_config(args.partitions, &host, args.common.race.threads)?;
+    let budget = cache_budget::with_host_caches(config.budget, &args.kernel.0, &args.common.race, &host)?;
     let config = groupby::GroupByConfig { budget, ..config };
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {
@@ -136,14 +114,14 @@ pub(super) fn reference_bytes(reference: bool, rows: u64, states: &[GroupByConfi
 
 pub(super) fn partitions(args: PartitionsArgs) -> CliResult {
     let clock = NativeClock::new();
-    let host = crate::ladder_cmd::measured_host(&clock);
+    let host = crate::host::measured(&clock);
     let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
     for (flag, p) in [("--min", args.min), ("--max", args.max)] {
         groupby::check_partitions(p).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
     }
     let counts: Vec<u32> =
         sweep::doublings(u64::from(args.min), u64::from(args.max)).into_iter().map(|p| p as u32).collect();
-    let config = groupby_cmd::groupby_config(args.min, &host, args.common.race.threads)?;
+    let config = cache_budget::groupby_config(args.min, &host, args.common.race.threads)?;
     let states = args.states.configs(config);
     let kernels = &args.kernel.0;
     let rules = &args.common.race.rules;
@@ -165,7 +143,7 @@ pub(super) fn partitions(args: PartitionsArgs) -> CliResult {
     let data = crate::dataset::load(&args.data, &threads, &scratch, args.states.need_values())?;
     let partitioning = kernels.iter().filter(|k| k.uses_partitions()).count();
     let bar = progress((states.len() * counts.len() * partitioning) as u64);
-    let truth = groupby_cmd::truth(rules, &data.dataset);
+    let truth = crate::groupby_race::truth(rules, &data.dataset);
     let sweeping = Sweeping { kernels, common: &args.common.race, threads: &threads, clock: &clock, truth };
     let result = per_state(&args.states, config, data.values.as_ref(), &sweeping, &mut |sweeper| {
         let mut sweep = sweeper.partitions(&data.keys, &counts, &mut on_event(&bar))?;

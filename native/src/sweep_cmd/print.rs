@@ -1,6 +1,6 @@
 //! The sweeps' tables: a column per kernel with the fastest starred, and the table of states.
 
-use super::*;
+use super::args::*;
 
 /// A sweep as a table: one row per x, one column per kernel (in the order first seen), the
 /// fastest of each row marked with `*`. Returns the kernels, the header and the rows.

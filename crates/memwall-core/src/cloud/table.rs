@@ -62,3 +62,18 @@ pub const CLOUD_NOTE: &str = "fast: how far the last cache level behaves like ca
      the curve's last level; both read by memwall from each type's curve as measured by sc-membench (a random chase \
      over 16-byte nodes, on huge pages where granted) on the day shown; read GB/s: every thread streaming at the \
      largest size";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cloud_sort_is_a_fleet_column() {
+        for column in CLOUD_TABLE {
+            for (_, name) in column.sorts {
+                let known = memwall_report::fleet::FLEET_COLUMNS.iter().any(|(c, _)| c == name);
+                assert!(known, "{}: {name}", column.header);
+            }
+        }
+    }
+}

@@ -14,6 +14,7 @@ mod curve;
 mod evidence;
 mod fit;
 mod levels;
+pub mod measured;
 mod tlb;
 pub mod treads;
 

@@ -1,6 +1,6 @@
 //! Where rings live: memory the front end hands out (a browser's heap, `mmap` natively).
 
-use super::LINE_BYTES;
+use super::ring::LINE_BYTES;
 
 /// Memory for one ring, obtained the way the front end wants it (plain heap in a browser;
 /// `mmap` with or without huge pages natively).

@@ -3,8 +3,10 @@
 
 use memwall_report::{ChainsPoint, Parallelism, Summary};
 
+use super::memory::{Arena, ChaseBuffer};
+use super::ring::{CHAIN_COUNTS, LadderError, Ring};
 use super::sampling::measure_hops;
-use super::{Arena, CHAIN_COUNTS, ChaseBuffer, LadderError, Ring, SampleConfig, ring_seed};
+use super::sampling::{SampleConfig, ring_seed};
 use crate::clock::Clock;
 
 /// The working set memory-level parallelism is measured on when none is asked for (at most the

@@ -1,7 +1,22 @@
 //! The chase itself: a ring of cache lines, each pointing to the next, in the order a
 //! [`Pattern`] gives, and the timed loops that follow it (one chase, or K interleaved).
 
-use super::{LINE_BYTES, LadderError};
+/// One hop per cache line of this many bytes.
+pub const LINE_BYTES: usize = 64;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LadderError {
+    #[error("a working set needs at least two {LINE_BYTES}-byte lines, got {0} bytes")]
+    TooSmall(u64),
+    #[error("{0}")]
+    Allocation(String),
+    #[error("the buffer is smaller than the ring asked for")]
+    BufferTooShort,
+    #[error("cancelled")]
+    Cancelled,
+    #[error("{0} chases: the chase count must be one of 1, 2, 4, 8, 16, 32, 64")]
+    Chains(u32),
+}
 
 /// A position in a ring: the address of a line, only ever produced by the ring itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,8 @@ use core::ops::ControlFlow;
 
 use memwall_report::{LadderPoint, Summary};
 
-use super::{Arena, ChaseBuffer, LINE_BYTES, LadderError, Pattern, Ring};
+use super::memory::{Arena, ChaseBuffer};
+use super::ring::{LINE_BYTES, LadderError, Pattern, Ring};
 use crate::clock::{Clock, time_ns};
 use crate::cycles::ClockProbe;
 
@@ -78,7 +79,7 @@ pub const WARMUP_MAX_HOPS: u64 = 1 << 22;
 
 /// Chases from `at` once around the ring, or [`WARMUP_MAX_HOPS`] if the ring is longer, so that
 /// what the ring fits in is loaded before anything is timed.
-pub fn warm_up(ring: &Ring<'_>, at: super::Cursor) -> super::Cursor {
+pub fn warm_up(ring: &Ring<'_>, at: super::ring::Cursor) -> super::ring::Cursor {
     ring.chase(at, (ring.lines() as u64).min(WARMUP_MAX_HOPS))
 }
 

@@ -11,28 +11,13 @@ use crate::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 pub mod sweep;
 mod turns;
 
+pub use turns::RaceEvent;
 pub(crate) use turns::go_on;
 use turns::{Agreement, comparisons, take_turns};
 
 /// Below this many rows a race checks every run against its workload's reference by default:
 /// the reference sorts a copy of the input, which takes about as long as the slowest kernel.
 pub const REFERENCE_BY_DEFAULT_MAX_ROWS: u64 = 20_000_000;
-
-/// Progress of a race of kernels `K`; returning `Break` cancels it. `Running` comes right before
-/// the timed region and `Timed` right after it, with nothing else in between, so a front end may
-/// bracket a run with hardware counters from these two.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum RaceEvent<K> {
-    /// Computing the reference result, outside any timer.
-    Checking,
-    /// Under the warm policy: `kernel`'s first run, which faults its scratch in and is not
-    /// among the timed runs.
-    WarmingUp { kernel: K },
-    /// About to time `kernel`, run `run` (from 0) of `runs`.
-    Running { kernel: K, run: u32, runs: u32 },
-    /// `kernel`'s run `run` took `seconds`.
-    Timed { kernel: K, run: u32, seconds: f64 },
-}
 
 /// A kernel of a race, by the names the command line, the page and the reports give it.
 pub trait Named: Copy + PartialEq + core::fmt::Debug + 'static {

@@ -3,7 +3,21 @@
 
 use core::ops::ControlFlow;
 
-use super::RaceEvent;
+/// Progress of a race of kernels `K`; returning `Break` cancels it. `Running` comes right before
+/// the timed region and `Timed` right after it, with nothing else in between, so a front end may
+/// bracket a run with hardware counters from these two.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RaceEvent<K> {
+    /// Computing the reference result, outside any timer.
+    Checking,
+    /// Under the warm policy: `kernel`'s first run, which faults its scratch in and is not
+    /// among the timed runs.
+    WarmingUp { kernel: K },
+    /// About to time `kernel`, run `run` (from 0) of `runs`.
+    Running { kernel: K, run: u32, runs: u32 },
+    /// `kernel`'s run `run` took `seconds`.
+    Timed { kernel: K, run: u32, seconds: f64 },
+}
 
 /// One kernel's part of a race.
 #[derive(Debug)]

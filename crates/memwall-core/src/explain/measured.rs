@@ -4,8 +4,8 @@
 
 use memwall_report::{Curve, Host, Ladder, Parallelism};
 
-use super::{LINE_BYTES, Pattern, detect_steps};
-use crate::{cycles, explain};
+use crate::cycles;
+use crate::ladder::{LINE_BYTES, Pattern, detect_steps};
 
 /// What a front end measured, before anything is read from it.
 #[derive(Debug, Clone)]
@@ -56,7 +56,7 @@ pub fn read(measured: Measured, host: &Host) -> Ladder {
         parallelism,
         curves,
     };
-    let reading = explain::read_ladder(&ladder, &host.caches);
+    let reading = super::read_ladder(&ladder, &host.caches);
     ladder.levels = reading.levels;
     ladder.verdict = reading.verdict;
     ladder
