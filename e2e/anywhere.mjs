@@ -6,23 +6,26 @@
 //
 //   node e2e/anywhere.mjs [chromium|firefox] [--ci]   (after scripts/e2e.sh has built dist/ and memwall)
 //
-// --ci (how scripts/e2e.sh runs it): what depends on the machine's load (the verdict's time, the
-// first look agreeing with `memwall run`, figures within 10% of the isolated page) is measured and
-// printed, not asserted: on a shared CI machine those are figures to read, not a pass or fail.
+// --ci (how scripts/e2e.sh runs it): what depends on the machine's load (the verdict's time,
+// figures within 10% of the isolated page) is measured and printed, not asserted: on a shared CI
+// machine those are figures to read, not a pass or fail. The first look agreeing with `memwall
+// run` on this machine depends on two timed runs and is only printed; the readers' agreement is
+// asserted on kept curves instead (every report in examples/reports/, read by the page's wasm and
+// by `memwall explain`), where nothing is timed.
 // Everything else (the page works on a static host and in an iframe, says which timer it got,
 // the first view's weight) is asserted either way.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, firefox } from "./browsers.mjs";
 import {
   FIGURE_LADDER, againstIsolated, browserGroupBy, browserLadderAt, embedFirstLook, fastest, firstLook, groupByRace,
-  joinRace, judgedSizes, ladderFigures, nativeLevels, nativeRun, openReport,
+  joinRace, judgedSizes, ladderFigures, nativeLevels, nativeReadingOf, nativeRun, openReport, pageReadingOf, readingsDiffer,
 } from "./checks.mjs";
 import {
-  ARTIFACTS, DIST, MEMWALL, blogPost, checkInputs, describeL2, expect, gzipOf, harness, l2AndAfter, nativeGroupBy,
+  ARTIFACTS, DIST, MEMWALL, ROOT, blogPost, checkInputs, describeL2, expect, gzipOf, harness, l2AndAfter, nativeGroupBy,
   nativeLadderMedian, sameL2Story, startServer, startStatic,
 } from "./lib.mjs";
 
@@ -37,6 +40,8 @@ function goal(met, message) {
   }
 }
 const FIRST_VIEW_MAX = 350 * 1024;
+/** The kept reports both readers read in the deterministic agreement check. */
+const EXAMPLES = path.join(ROOT, "examples", "reports");
 const VERDICT_MAX_MS = 15_000;
 checkInputs();
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -121,9 +126,26 @@ for (const [where, base] of [["isolated page (memwall serve)", iso.base], ["stat
     expect(look.isolated === (base === iso.base), `crossOriginIsolated is ${look.isolated}`);
     expect(look.timer.isolated === look.isolated, "the timer note says otherwise");
     goal(look.ms <= VERDICT_MAX_MS, `the verdict came after ${look.ms.toFixed(0)} ms`);
-    goal(sameL2Story(reading, native), "the first look and `memwall run` disagree about L2 or what follows it");
+    // Live agreement depends on this run's timings: printed, never asserted (the deterministic
+    // agreement, the same kept curves read by both readers, is asserted below).
+    console.log(`     first look and \`memwall run\` ${sameL2Story(reading, native) ? "agree" : "disagree"} about L2 and what follows it`);
   });
 }
+
+await test("the same kept curves read by the page (wasm) and by `memwall explain` (native) give the same levels", async () => {
+  const tab = await browser.open();
+  const kept = readdirSync(EXAMPLES).filter((f) => f.endsWith(".json")).sort();
+  expect(kept.length > 0, `no kept reports in ${EXAMPLES}`);
+  for (const name of kept) {
+    const file = path.join(EXAMPLES, name);
+    const page = await pageReadingOf(tab, plain.base, file);
+    const native = nativeReadingOf(file);
+    const differ = readingsDiffer(page, native);
+    expect(differ === "", `${name}: ${differ}`);
+    console.log(`     ${name}: ${page.length} levels, the same in both readers`);
+  }
+  await tab.close();
+});
 
 await test("an embed in another origin's page shows no first look unless it asks for one, and then gives it", async () => {
   const tab = await browser.open();

@@ -113,6 +113,39 @@ export async function joinRace(tab, base) {
   return rows;
 }
 
+const REPORT_LEVELS = `[...document.querySelectorAll("article.host p.levels span[data-level]")].map((s) => ({ name: s.dataset.level,
+  bytes: Number(s.dataset.bytes), cause: s.dataset.cause, capacity: s.dataset.capacity ? Number(s.dataset.capacity) : null,
+  ns: Number(s.dataset.ns) }))`;
+
+/** The levels the page (the core as wasm) reads from a kept report's curve when it opens it. */
+export async function pageReadingOf(tab, base, file) {
+  await tab.goto(`${base}?verdict=0#reports`);
+  await tab.setFile("#report-file", file);
+  await tab.waitFor("article.host p.levels span[data-level]", 60_000);
+  return tab.eval(REPORT_LEVELS);
+}
+
+/** The levels the native reader (`memwall explain --json -`) reads from the same kept report. */
+export function nativeReadingOf(file) {
+  const json = execFileSync(MEMWALL, ["explain", file, "--json", "-"], { stdio: ["ignore", "pipe", "ignore"] }).toString();
+  return JSON.parse(json).ladder.levels.map((l) => ({
+    name: l.name, bytes: l.size_bytes, cause: l.cause, capacity: l.capacity_bytes ?? null, ns: l.ns_per_load,
+  }));
+}
+
+/** Whether two readings name the same levels: names, sizes, causes and reaches exactly, the ns
+ * within 1e-12 relative (wasm's libm may differ from the host's in a last bit). "" when they do. */
+export function readingsDiffer(page, native) {
+  if (page.length !== native.length) return `${page.length} levels in the page, ${native.length} native`;
+  for (let i = 0; i < page.length; i++) {
+    const [a, b] = [page[i], native[i]];
+    const same = a.name === b.name && a.bytes === b.bytes && a.cause === b.cause && a.capacity === b.capacity
+      && Math.abs(a.ns - b.ns) <= 1e-12 * Math.max(Math.abs(a.ns), Math.abs(b.ns));
+    if (!same) return `level ${i}: page ${JSON.stringify(a)}, native ${JSON.stringify(b)}`;
+  }
+  return "";
+}
+
 /** A native report opened from a file shows its host. */
 export async function openReport(tab, base, file, hostName) {
   await tab.goto(`${base}?verdict=0#reports`);

@@ -24,6 +24,7 @@ const context = await browser.newContext({ viewport: { width: 1280, height: 900 
 context.setDefaultTimeout(600_000);
 
 const perKernel = {};
+const differing = [];
 for (let i = 0; i < RUNS; i++) {
   const report = path.join(work, `native-${i}.json`);
   // The page's sides: the small preset's skew and seed; one thread, as the browser.
@@ -45,10 +46,18 @@ for (let i = 0; i < RUNS; i++) {
     entry.native.push(Number(cells[2]));
     entry.ratio.push(Number(cells.at(-1).replace("×", "")));
   }
-  console.log(`run ${i + 1}: ${rows.map((c) => `${c[0]} ${c[1]} / ${c[2]} = ${c.at(-1)}`).join(", ")}${verdict.includes("Same join") ? " (same matches and checksum)" : " (ANSWERS DIFFER)"}`);
+  const same = verdict.includes("Same join");
+  if (!same) differing.push(i + 1);
+  console.log(`run ${i + 1}: ${rows.map((c) => `${c[0]} ${c[1]} / ${c[2]} = ${c.at(-1)}`).join(", ")}${same ? " (same matches and checksum)" : " (ANSWERS DIFFER)"}`);
 }
 const summary = Object.fromEntries(Object.entries(perKernel).map(([k, v]) => [k, { browser_ns_per_probe: median(v.browser), native_ns_per_probe: median(v.native), ratio: median(v.ratio) }]));
 writeFileSync(path.join(ARTIFACTS, "join-vs-native.json"), JSON.stringify({ runs: RUNS, build_keys: BUILD, probe_rows: PROBE, miss_rate: MISS, perKernel, summary }, null, 2));
 console.log(JSON.stringify(summary, null, 2));
 await browser.close();
 server.kill();
+// The timings are figures to read; the answers are a check: the browser's join and the native
+// one must agree on matches and checksum in every run.
+if (differing.length > 0) {
+  console.error(`measure_join: the browser's and the native join gave different answers in run(s) ${differing.join(", ")}`);
+  process.exit(1);
+}

@@ -158,7 +158,7 @@ mod tests {
             attempts: 1,
             huge_page_bytes: None,
         };
-        let measured = ladder::report::Measured {
+        let measured = memwall_core::explain::measured::Measured {
             curves: vec![Curve {
                 pattern: "random-cycle".into(),
                 huge_pages: "default".into(),
@@ -171,7 +171,7 @@ mod tests {
             target_sample_ns: 5e6,
             duration_s: None,
         };
-        report.ladder = Some(ladder::report::read(measured, &Host::default()));
+        report.ladder = Some(memwall_core::explain::measured::read(measured, &Host::default()));
         let compact = compact_report(&report);
         let point = &compact.ladder.as_ref().unwrap().points[0];
         assert!(point.samples_ns_per_load.is_empty());

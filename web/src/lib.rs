@@ -12,6 +12,7 @@ pub mod bridge;
 pub mod chart;
 pub mod clock;
 pub mod cloud;
+pub mod context;
 pub mod embed;
 pub mod fleet;
 pub mod ladder;

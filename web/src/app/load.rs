@@ -5,7 +5,7 @@
 use memwall_report::index::INDEX_PATH;
 use yew::prelude::*;
 
-use super::{AppAction, AppContext, Embed};
+use crate::context::{AppAction, AppContext, Embed};
 use crate::util;
 
 /// Whether `memwall serve`'s list (`reports/index.json`) names a report: a static host has no

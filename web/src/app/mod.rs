@@ -3,92 +3,13 @@
 
 mod load;
 mod shell;
-pub mod state;
 mod views_host;
 
 use yew::prelude::*;
 
+pub use crate::context::{AppAction, AppContext, AppState, Embed, Page, use_app};
 use crate::util;
-pub use state::{AppAction, AppContext, AppState, use_app};
 pub use views_host::ViewsStatus;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Page {
-    Ladder,
-    GroupBy,
-    Join,
-    Reports,
-    Fleet,
-    Cloud,
-}
-
-impl Page {
-    pub const ALL: [Page; 6] = [Page::Ladder, Page::GroupBy, Page::Join, Page::Reports, Page::Fleet, Page::Cloud];
-
-    pub fn slug(self) -> &'static str {
-        match self {
-            Self::Ladder => "ladder",
-            Self::GroupBy => "groupby",
-            Self::Join => "join",
-            Self::Reports => "reports",
-            Self::Fleet => "fleet",
-            Self::Cloud => "cloud",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Self::Ladder => "Latency ladder",
-            Self::GroupBy => "GROUP BY race",
-            Self::Join => "Join race",
-            Self::Reports => "Reports",
-            Self::Fleet => "Fleet",
-            Self::Cloud => "Cloud",
-        }
-    }
-
-    pub fn from_slug(slug: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.slug() == slug)
-    }
-
-    /// Whether the second module draws this page.
-    pub fn is_view(self) -> bool {
-        self != Self::Ladder
-    }
-}
-
-/// What `?embed=` asks for: one compact widget, no navigation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Embed {
-    Ladder,
-    GroupBy,
-    Join,
-    Report,
-    Fleet,
-}
-
-impl Embed {
-    fn from_query() -> Option<Self> {
-        match util::query("embed")?.as_str() {
-            "ladder" => Some(Self::Ladder),
-            "groupby" => Some(Self::GroupBy),
-            "join" => Some(Self::Join),
-            "report" => Some(Self::Report),
-            "fleet" => Some(Self::Fleet),
-            _ => None,
-        }
-    }
-
-    pub fn slug(self) -> &'static str {
-        match self {
-            Self::Ladder => "ladder",
-            Self::GroupBy => "groupby",
-            Self::Join => "join",
-            Self::Report => "report",
-            Self::Fleet => "fleet",
-        }
-    }
-}
 
 /// Marks the moment the app is on screen and answers input, for measuring time to interactive
 /// (`performance.getEntriesByName("memwall-interactive")`).

@@ -4,8 +4,9 @@
 
 use yew::prelude::*;
 
-use super::{AppAction, Embed, Page, ViewsStatus, use_app};
+use super::views_host::ViewsStatus;
 use crate::bridge::{ALERTS_HOST, CLOUD_HOST, FLEET_HOST, RACES_HOST, REPORTS_HOST};
+use crate::context::{AppAction, Embed, Page, use_app};
 use crate::ladder::LadderPage;
 use crate::theme::Theme;
 use crate::util;

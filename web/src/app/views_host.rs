@@ -5,8 +5,8 @@
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
-use super::{AppAction, AppContext, Page};
 use crate::bridge::{self, Listener};
+use crate::context::{AppAction, AppContext, Page};
 use crate::overlay;
 
 /// Where the second module is.

@@ -12,8 +12,8 @@ use yew::prelude::*;
 use super::extras::{self, BandwidthChart, BandwidthRun, ParallelismChart, ParallelismRun};
 use super::run::Run;
 use super::verdict::levels_and_verdict;
-use crate::app::use_app;
 use crate::chart::{self, Band, LineChart, Series, XFormat};
+use crate::context::use_app;
 use crate::overlay::Overlay;
 use crate::reports::to_points;
 

@@ -23,7 +23,7 @@ use self::run::{Action, LadderState, Run};
 use self::table::{Measured, browser_report};
 pub use self::verdict::explanation;
 use self::verdict::{FIRST_LOOK_MAX, FIRST_LOOK_MIN, FirstLookCard};
-use crate::app::{AppAction, use_app};
+use crate::context::{AppAction, use_app};
 use crate::embed::{self, EmbedPanel};
 use crate::use_worker::use_worker;
 use crate::util;
@@ -227,7 +227,7 @@ pub fn ladder_page(props: &Props) -> Html {
 /// Save the run's report, or add it to the reports to compare with native ones.
 fn report_actions(
     report: Option<memwall_report::Report>,
-    app: &crate::app::AppContext,
+    app: &crate::context::AppContext,
     notice: UseReducerDispatcher<LadderState>,
 ) -> (Callback<()>, Callback<()>) {
     let on_save = {

@@ -3,7 +3,7 @@
 //! Not JSON: the ladder is the first view, and serde's code for the report types, instantiated
 //! once more for these messages, weighed more than the ladder page itself. A point is a handful
 //! of numbers; Rust prints an f64 so that parsing it back gives the same bits, so nothing is lost.
-//! The page reads the levels from the points itself, with the core's `ladder::report::read`.
+//! The page reads the levels from the points itself, with the core's `explain::measured::read`.
 
 use memwall_core::ladder::Pattern;
 use memwall_report::{ChainsPoint, LadderPoint, Summary};

@@ -1,5 +1,5 @@
 //! A ladder run as the page follows it: the worker's events folded into the points so far, and,
-//! once every curve is in, the ladder read by the core (`ladder::report::read`, the code the
+//! once every curve is in, the ladder read by the core (`explain::measured::read`, the code the
 //! native `memwall run` reads its own curves with). The first look and the full ladder are both
 //! runs; the first look's reading is kept beside the full ladder's.
 
@@ -200,7 +200,7 @@ fn read(run: &Run, duration_s: f64, chains: Option<(u64, Vec<memwall_report::Cha
         })
         .collect();
     let calibration = run.calibration.as_ref();
-    let measured = ladder::report::Measured {
+    let measured = memwall_core::explain::measured::Measured {
         curves,
         parallelism: chains.map(|(bytes, points)| ladder::parallelism_from(bytes, points)),
         pinned_cpu: None,
@@ -213,5 +213,5 @@ fn read(run: &Run, duration_s: f64, chains: Option<(u64, Vec<memwall_report::Cha
         core_ghz_unavailable: Some("a browser cannot calibrate the core clock: the JIT may fold an add chain".into()),
         ..Host::default()
     };
-    ladder::report::read(measured, &host)
+    memwall_core::explain::measured::read(measured, &host)
 }

@@ -101,11 +101,7 @@ pub fn first_look_card(props: &FirstLookProps) -> Html {
         FirstLook::Done(ladder) => {
             let l1 = ladder.levels.iter().find(|l| l.cause == Cause::Cache).map(|l| l.ns_per_load);
             let levels = ladder.levels.iter().map(|l| {
-                let cause = match l.cause {
-                    Cause::Cache => "cache",
-                    Cause::Dram => "dram",
-                    Cause::Tlb => "tlb",
-                };
+                let cause = cause_name(l.cause);
                 html! {
                     <li data-level={l.name.clone()} data-bytes={l.size_bytes.to_string()} data-cause={cause}
                         data-ns={l.ns_per_load.to_string()} data-capacity={l.capacity_bytes.map(|c| c.to_string())}>
@@ -141,6 +137,28 @@ pub fn first_look_card(props: &FirstLookProps) -> Html {
     }
 }
 
+/// The cause as the report spells it (the pages' `data-cause`, which the e2e checks read).
+fn cause_name(cause: Cause) -> &'static str {
+    match cause {
+        Cause::Cache => "cache",
+        Cause::Dram => "dram",
+        Cause::Tlb => "tlb",
+    }
+}
+
+/// One named level in a line: where it runs to, its latency, its notes.
+fn level_text(l: &memwall_report::Level) -> String {
+    format!(
+        "{} {} {} at {} ns{} ({})",
+        l.name,
+        if l.cause == Cause::Dram { "from" } else { "to" },
+        format_bytes(l.size_bytes),
+        chart::format_number(l.ns_per_load),
+        l.cycles_per_load.map_or(String::new(), |c| format!(", {c:.0} cycles")),
+        describe::level_notes(l),
+    )
+}
+
 /// A ladder's named levels and its verdict, as the core read them.
 pub fn levels_and_verdict(ladder: &Ladder, advice: &[String]) -> Html {
     if ladder.levels.is_empty() && ladder.verdict.is_empty() && advice.is_empty() {
@@ -150,15 +168,16 @@ pub fn levels_and_verdict(ladder: &Ladder, advice: &[String]) -> Html {
         <div class="explanation">
             if !ladder.levels.is_empty() {
                 <p class="levels"><strong>{ "Levels: " }</strong>
-                    { ladder.levels.iter().map(|l| format!(
-                        "{} {} {} at {} ns{} ({})",
-                        l.name,
-                        if l.cause == Cause::Dram { "from" } else { "to" },
-                        format_bytes(l.size_bytes),
-                        chart::format_number(l.ns_per_load),
-                        l.cycles_per_load.map_or(String::new(), |c| format!(", {c:.0} cycles")),
-                        describe::level_notes(l),
-                    )).collect::<Vec<_>>().join(" · ") }
+                    { for ladder.levels.iter().enumerate().map(|(i, l)| html! {
+                        <>
+                            if i > 0 { { " · " } }
+                            <span data-level={l.name.clone()} data-bytes={l.size_bytes.to_string()}
+                                data-cause={cause_name(l.cause)} data-ns={l.ns_per_load.to_string()}
+                                data-capacity={l.capacity_bytes.map(|c| c.to_string())}>
+                                { level_text(l) }
+                            </span>
+                        </>
+                    }) }
                 </p>
             }
             if !ladder.verdict.is_empty() {

@@ -1,4 +1,5 @@
-//! What every part of the first view shares, held once in a context: the page shown, the theme,
+//! What every part of the first view shares, held once in a context (pages import it from here,
+//! never from the app that provides it): the page shown, the theme,
 //! whether the second module (reports and races) is wanted, and what it says back about the
 //! reports it holds: how many, and each one's part for the ladder's chart.
 
@@ -6,9 +7,87 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::{Embed, Page};
 use crate::overlay::Overlay;
 use crate::theme::Theme;
+use crate::util;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    Ladder,
+    GroupBy,
+    Join,
+    Reports,
+    Fleet,
+    Cloud,
+}
+
+impl Page {
+    pub const ALL: [Page; 6] = [Page::Ladder, Page::GroupBy, Page::Join, Page::Reports, Page::Fleet, Page::Cloud];
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Self::Ladder => "ladder",
+            Self::GroupBy => "groupby",
+            Self::Join => "join",
+            Self::Reports => "reports",
+            Self::Fleet => "fleet",
+            Self::Cloud => "cloud",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Ladder => "Latency ladder",
+            Self::GroupBy => "GROUP BY race",
+            Self::Join => "Join race",
+            Self::Reports => "Reports",
+            Self::Fleet => "Fleet",
+            Self::Cloud => "Cloud",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.slug() == slug)
+    }
+
+    /// Whether the second module draws this page.
+    pub fn is_view(self) -> bool {
+        self != Self::Ladder
+    }
+}
+
+/// What `?embed=` asks for: one compact widget, no navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Embed {
+    Ladder,
+    GroupBy,
+    Join,
+    Report,
+    Fleet,
+}
+
+impl Embed {
+    pub fn from_query() -> Option<Self> {
+        match util::query("embed")?.as_str() {
+            "ladder" => Some(Self::Ladder),
+            "groupby" => Some(Self::GroupBy),
+            "join" => Some(Self::Join),
+            "report" => Some(Self::Report),
+            "fleet" => Some(Self::Fleet),
+            _ => None,
+        }
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Self::Ladder => "ladder",
+            Self::GroupBy => "groupby",
+            Self::Join => "join",
+            Self::Report => "report",
+            Self::Fleet => "fleet",
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AppState {
