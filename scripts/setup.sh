@@ -129,12 +129,17 @@ if $want_release; then
             took "added $target"
         fi
     done
-    # Debian 12's packages: musl-gcc for the C in x86_64 builds, gcc-aarch64-linux-gnu as the
-    # aarch64 linker and C compiler (with its objcopy), qemu-aarch64-static to run the result.
+    # Debian 12's packages, each named (recommends are not installed, so a package that gcc only
+    # recommends must be here too): musl-tools (musl-gcc, for the C in x86_64 builds),
+    # gcc-aarch64-linux-gnu (the aarch64 linker and C compiler) with binutils-aarch64-linux-gnu
+    # (its objcopy) and libc6-dev-arm64-cross (the C headers zstd-sys and others compile
+    # against: without it, `bits/libc-header-start.h: No such file or directory`),
+    # qemu-user-static (qemu-aarch64-static runs the result) and file (checks what was linked).
+    release_packages=(musl-tools gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
+        qemu-user-static file)
     missing=()
-    for tool in musl-gcc:musl-tools aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
-        qemu-aarch64-static:qemu-user-static file:file; do
-        command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+    for package in "${release_packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
     done
     if [ ${#missing[@]} -gt 0 ]; then
         begin "installing ${missing[*]} from the system's packages (about a minute)"
