@@ -77,7 +77,7 @@ pub fn encode(r: &LoadedReport) -> String {
         lines.push(format!("cache\t{}\t{}", m.x, clean(&m.label)));
     }
     if let Some(ladder) = &report.ladder {
-        for m in crate::ladder::level_markers(ladder) {
+        for m in crate::ladder::markers::level_markers(ladder) {
             lines.push(format!("level\t{}\t{}", m.x, clean(&m.label)));
         }
         lines.push(format!("curve\t\t{}", points(&crate::reports::to_points(&ladder.points))));
@@ -224,7 +224,7 @@ mod tests {
                 Some(ladder) => {
                     assert_eq!(o.curves[0].points, crate::reports::to_points(&ladder.points));
                     assert_eq!(o.curves.len(), 1 + ladder.curves.iter().filter(|c| !c.points.is_empty()).count());
-                    assert_eq!(o.levels, crate::ladder::level_markers(ladder));
+                    assert_eq!(o.levels, crate::ladder::markers::level_markers(ladder));
                     assert_eq!(
                         o.parallelism.as_ref().map(|p| p.knee_chains),
                         ladder.parallelism.as_ref().map(|p| p.knee_chains)

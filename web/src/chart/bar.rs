@@ -4,8 +4,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use super::model::{RIGHT, WIDE_W, format_number, view_width};
 use super::scale::linear_ticks;
-use super::{RIGHT, WIDE_W, format_number, view_width};
 use crate::theme::{CHART_FONT, Palette};
 
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::format_number;
+use super::model::format_number;
 use crate::theme::{CHART_FONT, Palette};
 
 /// One cell: its value (`None` on the diagonal or where nothing was measured), its tier, and

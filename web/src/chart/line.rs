@@ -6,8 +6,10 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use super::model::{
+    BOTTOM, Band, LEFT, Marker, Point, RIGHT, Series, WIDE_W, XFormat, YBand, format_number, view_width,
+};
 use super::scale::{Scale, linear_ticks, log_ticks};
-use super::{BOTTOM, Band, LEFT, Marker, Point, RIGHT, Series, WIDE_W, XFormat, YBand, format_number, view_width};
 use crate::theme::{CHART_FONT, Palette};
 
 #[derive(Debug, Properties, PartialEq)]

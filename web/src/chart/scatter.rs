@@ -5,8 +5,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use super::model::{BOTTOM, LEFT, RIGHT, XFormat, format_number, view_width};
 use super::scale::{Scale, linear_ticks};
-use super::{BOTTOM, LEFT, RIGHT, XFormat, format_number, view_width};
 use crate::theme::{CHART_FONT, Palette};
 
 /// One dot: where, how big (`None`: the figure is unknown, drawn small and hollow), which group.

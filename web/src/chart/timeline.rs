@@ -5,8 +5,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use super::model::{BOTTOM, LEFT, RIGHT, Series, format_number, view_width};
 use super::scale::{Scale, linear_ticks, log_ticks};
-use super::{BOTTOM, LEFT, RIGHT, Series, format_number, view_width};
 use crate::theme::{CHART_FONT, Palette};
 
 /// A span of time: shaded in the plot when `marked`, its `share` (0-1) drawn in the strip.

@@ -5,24 +5,25 @@
 //! tab first opens.
 
 mod load;
+mod own;
 mod pairs;
 mod plot;
 
 use std::rc::Rc;
 
-use memwall_core::cloud::near::{Compared, NearError, compared_curve, rank};
+use memwall_core::cloud::near::rank;
 use memwall_core::cloud::table::{CLOUD_NOTE, CLOUD_TABLE};
 use memwall_core::fleet;
-use memwall_report::Report;
 use memwall_report::fleet::FleetRow;
 use yew::prelude::*;
 
 use self::load::{Read, Status};
 pub use self::load::{SHELF_URL, prefetch};
+use self::own::Own;
 use crate::chart;
 use crate::fleet::state::{FleetAction, FleetState, Origin};
 use crate::fleet::table::{Columns, FleetTable};
-use crate::views::use_views;
+use crate::views::state::use_views;
 
 /// The table's columns: the shelf's.
 const COLUMNS: Columns = Columns {
@@ -31,20 +32,6 @@ const COLUMNS: Columns = Columns {
     caption: "One row per cloud instance type: what memwall cloud prints",
     id: "cloud-table",
 };
-
-/// One of the visitor's own hosts: how memwall reads it, and its curve most like the shelf's.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Own {
-    pub label: String,
-    pub row: FleetRow,
-    pub compared: Result<Compared, NearError>,
-}
-
-impl Own {
-    fn of(label: String, report: &Report) -> Self {
-        Self { row: fleet::row(report.clone(), &label), compared: compared_curve(report), label }
-    }
-}
 
 /// The visitor's hosts: this browser's first look, then every report open.
 #[hook]

@@ -9,7 +9,7 @@ use memwall_core::size::format_bytes;
 use memwall_report::fleet::FleetRow;
 use yew::prelude::*;
 
-use super::Own;
+use super::own::Own;
 use crate::chart::{Dot, Group, LineChart, Point, ScatterChart, Series, XFormat, format_number};
 use crate::fleet::state::{Host, Origin};
 use crate::theme::Palette;

@@ -16,8 +16,7 @@ use self::load::IndexKind;
 pub use self::load::prefetch_index;
 use self::state::{FleetAction, FleetState};
 use self::table::FleetTable;
-use crate::views::state::ReportsAction;
-use crate::views::{ViewsContext, use_views};
+use crate::views::state::{ReportsAction, ViewsContext, use_views};
 use crate::{chart, util};
 
 /// Opens the reports of the hosts `ids`: on the Reports page, shown alone; in an embed, in a

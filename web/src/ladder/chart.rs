@@ -63,7 +63,7 @@ pub fn ladder_chart(props: &Props) -> Html {
     // The levels the core named: this run's, or else those of the report whose caches are marked.
     let own = run.and_then(|r| r.ladder.as_deref());
     markers.extend(match (own, &caches_report) {
-        (Some(ladder), _) => extras::level_markers(ladder),
+        (Some(ladder), _) => super::markers::level_markers(ladder),
         (None, Some(r)) => r.levels.clone(),
         (None, None) => Vec::new(),
     });

@@ -28,18 +28,6 @@ pub fn extra_series(label: &str, color: usize, ladder: &Ladder) -> Vec<Series> {
         .collect()
 }
 
-/// A line at each level the core named from the curves, up to where the level ends.
-pub fn level_markers(ladder: &Ladder) -> Vec<Marker> {
-    ladder
-        .levels
-        .iter()
-        .map(|l| Marker {
-            x: l.size_bytes as f64,
-            label: format!("{} measured {}", l.name, format_bytes(l.size_bytes)),
-        })
-        .collect()
-}
-
 /// One run's memory-level parallelism, for [`ParallelismChart`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParallelismRun {

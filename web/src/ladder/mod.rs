@@ -6,6 +6,7 @@ mod chart;
 mod extras;
 mod form;
 pub mod job;
+pub mod markers;
 pub mod protocol;
 mod run;
 mod table;
@@ -16,8 +17,8 @@ use memwall_core::size::format_bytes;
 use yew::prelude::*;
 
 use self::chart::LadderChart;
-pub use self::extras::level_markers;
 use self::form::{Form, LadderForm, progress, timer_note};
+pub use self::markers::level_markers;
 use self::protocol::{Ladder, LadderJob};
 use self::run::{Action, LadderState, Run};
 use self::table::{Measured, browser_report};

@@ -3,6 +3,7 @@
 
 pub mod groupby;
 pub mod join;
+pub mod messages;
 mod partition_view;
 pub mod protocol;
 mod race;

@@ -1,84 +1,19 @@
-//! The races' jobs and events between a race page and its worker, as JSON (the races module is
+//! The races' jobs between a race page and its worker, and both ways as JSON (the races module is
 //! fetched only when a race is opened, so serde's weight is no matter here). Both races report
 //! their progress alike ([`Progress`]); each adds its own results.
 
-use core::ops::ControlFlow;
-
-use memwall_core::race::RaceEvent;
-use memwall_report::{GroupBy, Join, Sweep, SweepPoint};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
 use super::groupby::job::GroupByJob;
 use super::join::job::JoinJob;
+pub use super::messages::{Progress, RaceMessage, progress_of};
 use crate::worker::Protocol;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum RaceJob {
     GroupBy(GroupByJob),
     Join(JoinJob),
-}
-
-/// How far a race has come, the same for every race.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Progress {
-    Generating,
-    Generated {
-        seconds: f64,
-        timer_resolution_ns: f64,
-        cross_origin_isolated: bool,
-    },
-    /// Untimed work before the timed runs: the reference result, a kernel's warm-up.
-    Preparing {
-        what: String,
-    },
-    /// `x`: the sweep's partition count, in a sweep.
-    Running {
-        kernel: String,
-        run: u32,
-        runs: u32,
-        x: Option<u64>,
-    },
-    Timed {
-        kernel: String,
-        run: u32,
-        seconds: f64,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum RaceMessage {
-    Progress(Progress),
-    GroupByDone(GroupBy),
-    SweepPoint(SweepPoint),
-    SweepDone(Sweep),
-    /// How the partitioning join kernels split both sides (untimed, from the generated rows):
-    /// build keys and probe rows per partition, at the partition count they pick here.
-    JoinPartitions {
-        partitions: u32,
-        build: Vec<u32>,
-        probe: Vec<u32>,
-    },
-    JoinDone(Join),
-}
-
-/// The core's race events as progress, for any kernel type; never cancels (cancelling is
-/// terminating the worker).
-pub fn progress_of<'a, K: Copy>(
-    name: impl Fn(K) -> &'static str + 'a,
-    post: &'a mut dyn FnMut(RaceMessage),
-) -> impl FnMut(RaceEvent<K>) -> ControlFlow<()> + 'a {
-    move |event| {
-        post(RaceMessage::Progress(match event {
-            RaceEvent::Checking => Progress::Preparing { what: "computing the reference result".into() },
-            RaceEvent::WarmingUp { kernel } => Progress::Preparing { what: format!("warming up {}", name(kernel)) },
-            RaceEvent::Running { kernel, run, runs } => {
-                Progress::Running { kernel: name(kernel).into(), run, runs, x: None }
-            }
-            RaceEvent::Timed { kernel, run, seconds } => Progress::Timed { kernel: name(kernel).into(), run, seconds },
-        }));
-        ControlFlow::Continue(())
-    }
 }
 
 /// The races' messages between a page and the worker.
@@ -111,17 +46,5 @@ impl Protocol for Races {
     }
     fn is_last(event: &RaceMessage) -> bool {
         matches!(event, RaceMessage::GroupByDone(_) | RaceMessage::SweepDone(_) | RaceMessage::JoinDone(_))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jobs_and_events_survive_the_trip_as_json() {
-        let event = RaceMessage::Progress(Progress::Timed { kernel: "tuned".into(), run: 1, seconds: 0.25 });
-        let text = serde_json::to_string(&event).unwrap();
-        assert_eq!(serde_json::from_str::<RaceMessage>(&text).unwrap(), event);
     }
 }

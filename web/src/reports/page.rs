@@ -9,8 +9,7 @@ use super::tables::{groupby_table, host_rows, ladder_table};
 use super::vm_hides::{CoresCard, SensitivityCard, WatchCard};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
-use crate::views::state::ReportsAction;
-use crate::views::{ViewsContext, use_views};
+use crate::views::state::{ReportsAction, ViewsContext, use_views};
 use crate::{chart, util};
 
 fn files_of(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {

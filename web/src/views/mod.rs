@@ -11,7 +11,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
-use self::state::{ReportsAction, ReportsState};
+use self::state::{ReportsAction, ReportsState, ViewsContext};
 use crate::bridge::{self, ALERTS_HOST, CLOUD_HOST, FLEET_HOST, Listener, RACES_HOST, REPORTS_HOST};
 use crate::cloud::CloudPage;
 use crate::fleet::FleetPage;
@@ -20,24 +20,6 @@ use crate::races::groupby::GroupByPage;
 use crate::races::join::JoinPage;
 use crate::reports::page::ReportsPage;
 use crate::theme::{Palette, Theme};
-
-/// What the pages of the second module share.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ViewsContext {
-    pub palette: Palette,
-    /// The first view's page: "ladder", "groupby", "join", "reports", "fleet".
-    pub page: String,
-    /// "report", "groupby", "join", "fleet" in an embed.
-    pub embed: Option<String>,
-    pub reports: UseReducerHandle<ReportsState>,
-    /// This browser's first look, read as a report (the first view sends it once measured).
-    pub first_look: Option<Rc<memwall_report::Report>>,
-}
-
-#[hook]
-pub fn use_views() -> ViewsContext {
-    use_context::<ViewsContext>().expect("the second module's pages sit under its app")
-}
 
 /// The first view's word: (theme, page, embed), and the first look's JSON once measured.
 fn read_state(detail: &JsValue) -> ((Theme, String, Option<String>), Option<String>) {

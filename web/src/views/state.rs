@@ -1,4 +1,5 @@
-//! The reports open, held by the second module: opened files, links, `memwall serve`'s list,
+//! What the pages of the second module share, in a context they import from here ([`ViewsContext`]),
+//! and the reports open, held by the second module: opened files, links, `memwall serve`'s list,
 //! this browser's runs; with the messages about reports that could not be opened.
 
 use std::rc::Rc;
@@ -8,6 +9,25 @@ use yew::prelude::*;
 
 use crate::overlay::THIS_PAGE;
 use crate::reports::{LoadedReport, Reports, report_label};
+use crate::theme::Palette;
+
+/// What the pages of the second module share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewsContext {
+    pub palette: Palette,
+    /// The first view's page: "ladder", "groupby", "join", "reports", "fleet".
+    pub page: String,
+    /// "report", "groupby", "join", "fleet" in an embed.
+    pub embed: Option<String>,
+    pub reports: UseReducerHandle<ReportsState>,
+    /// This browser's first look, read as a report (the first view sends it once measured).
+    pub first_look: Option<Rc<memwall_report::Report>>,
+}
+
+#[hook]
+pub fn use_views() -> ViewsContext {
+    use_context::<ViewsContext>().expect("the second module's pages sit under its app")
+}
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReportsState {

@@ -14,7 +14,7 @@ use memwall_report::{Dataset, Generator, SweepPoint};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{PerformanceClock, cross_origin_isolated};
-use crate::races::protocol::{Progress, RaceMessage, progress_of};
+use crate::races::messages::{Progress, RaceMessage, progress_of};
 
 /// The keys to generate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,6 +5,7 @@
 pub mod agg_choice;
 mod form;
 pub mod job;
+mod radix_props;
 mod radix_sizes;
 pub mod radix_viz;
 mod results;
@@ -27,8 +28,7 @@ use crate::chart::{self, BarChart, format_number};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
 use crate::util::group_digits;
-use crate::views::state::ReportsAction;
-use crate::views::{ViewsContext, use_views};
+use crate::views::state::{ReportsAction, ViewsContext, use_views};
 
 /// What a GROUP BY race and sweep leave.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -6,7 +6,7 @@ use memwall_core::ladder::LINE_BYTES;
 use memwall_core::size::format_bytes;
 use yew::prelude::*;
 
-use super::radix_viz::Props;
+use super::radix_props::Props;
 use crate::chart::{self, format_number};
 use crate::theme::CHART_FONT;
 use crate::util::group_digits;

@@ -14,6 +14,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
+use super::radix_props::Props;
 use super::radix_sizes::sizes;
 use crate::chart;
 use crate::races::partition_view::{self, count_partitions};
@@ -26,23 +27,6 @@ const MAX_CELLS: u32 = 4096;
 const ANIMATED_KEYS: u64 = 60_000;
 const ANIMATION_MS: f64 = 6000.0;
 const FALL_MS: f64 = 450.0;
-
-#[derive(Debug, Properties, PartialEq)]
-pub struct Props {
-    pub keys: u64,
-    pub seed: u64,
-    pub partitions: u32,
-    /// Rows the race scatters, and the bytes of each it moves (a key, and a value when an
-    /// aggregate reads one: the core's `Aggregates::row_bytes`).
-    pub rows: u64,
-    pub row_bytes: u64,
-    /// Aggregate state a group keeps beside its key (the core's `Aggregates::state_bytes`).
-    pub state_bytes: u64,
-    pub on_partitions: Callback<u32>,
-    pub palette: Palette,
-    /// Caches declared by a report, and whose they are.
-    pub caches: Option<(String, Rc<Vec<Cache>>)>,
-}
 
 fn grid(partitions: u32) -> (u32, u32, u32) {
     let cells = partitions.min(MAX_CELLS);

@@ -12,8 +12,8 @@ use memwall_report::{Generator, JoinDataset};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{PerformanceClock, cross_origin_isolated};
+use crate::races::messages::{Progress, RaceMessage, progress_of};
 use crate::races::partition_view::count_partitions;
-use crate::races::protocol::{Progress, RaceMessage, progress_of};
 
 /// One race: the two sides to generate and the kernels to time on them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

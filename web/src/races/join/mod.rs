@@ -21,8 +21,7 @@ use crate::chart::{self, BarChart, format_number};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
 use crate::util::{self, group_digits};
-use crate::views::state::ReportsAction;
-use crate::views::use_views;
+use crate::views::state::{ReportsAction, use_views};
 
 /// The partition count, and build keys and probe rows per partition.
 type Split = (u32, Rc<Vec<u32>>, Rc<Vec<u32>>);
