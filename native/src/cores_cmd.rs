@@ -12,8 +12,8 @@ use memwall_core::cores::{self, cpus_text, parse_cpu_list};
 use memwall_report::{CorePair, Cores, DeclaredTopology, Report, quantile};
 
 use crate::error::{CliError, CliResult};
-use crate::output::{self, Destination};
-use crate::print::cores::print_cores;
+use crate::output::{self, ExportArgs};
+use crate::print::cores::{print_cores, table};
 
 #[derive(Debug, Args)]
 pub struct CoresArgs {
@@ -26,9 +26,8 @@ pub struct CoresArgs {
     /// The CPUs to measure, as a list such as 0-3,8 (default: every CPU this process may use).
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
-    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 /// What the responder writes when it cannot go on; never a round-trip count.
@@ -39,6 +38,7 @@ const STOP: u64 = u64::MAX;
 struct Line(AtomicU64);
 
 pub fn cores(args: CoresArgs) -> CliResult {
+    args.export.check()?;
     let allowed = allowed_cpus();
     let cpus = match &args.cpus {
         None => allowed.clone(),
@@ -76,13 +76,12 @@ pub fn cores(args: CoresArgs) -> CliResult {
     }
     bar.finish_and_clear();
     cores::read(&mut result);
-    let mut out = output::human(args.json == Some(Destination::Stdout));
-    print_cores(&mut *out, &result).map_err(|e| CliError::runtime(e.to_string()))?;
-    if let Some(destination) = &args.json {
-        let report = Report { cores: Some(result), ..output::new_report(crate::host::describe()) };
-        output::write_report(destination, &report)?;
-    }
-    Ok(())
+    print_cores(&mut *args.export.human(), &result).map_err(|e| CliError::runtime(e.to_string()))?;
+    args.export.write(
+        || Report { cores: Some(result.clone()), ..output::new_report(crate::host::describe()) },
+        || table(&result).csv(),
+        || table(&result),
+    )
 }
 
 fn allowed_cpus() -> Vec<u32> {

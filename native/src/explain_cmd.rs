@@ -10,25 +10,28 @@ use memwall_core::size::format_bytes;
 use memwall_report::Report;
 
 use crate::error::{CliError, CliResult};
-use crate::output::{self, Destination};
+use crate::output::{self, ExportArgs, Table};
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// Reports to read again (written by `memwall run`, `memwall ladder --json` or the page).
     #[arg(required = true, value_name = "REPORT.json")]
     pub reports: Vec<PathBuf>,
-    /// Write the report back out with `ladder.levels`, `ladder.verdict` and `advice` replaced
-    /// (nothing measured changes, the schema neither), to PATH or `-` for stdout. One report only.
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
+    // `--json`: the report written back out with `ladder.levels`, `ladder.verdict` and `advice`
+    // replaced (nothing measured changes, the schema neither); one report only. `--csv`,
+    // `--markdown`: every report's levels, one row each.
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 pub fn explain(args: ExplainArgs) -> CliResult {
-    if args.json.is_some() && args.reports.len() > 1 {
+    args.export.check()?;
+    if args.export.json.is_some() && args.reports.len() > 1 {
         return Err(CliError::usage("--json writes one report: give one REPORT.json"));
     }
-    let mut out = output::human(args.json == Some(Destination::Stdout));
+    let mut out = args.export.human();
     let mut unreadable = Vec::new();
+    let mut read = Vec::new();
     for path in &args.reports {
         let mut report = match output::read_report(path) {
             Ok(report) => report,
@@ -41,9 +44,10 @@ pub fn explain(args: ExplainArgs) -> CliResult {
         };
         explain::reread(&mut report);
         print_reading(&mut *out, &path.display().to_string(), &report).map_err(|e| CliError::runtime(e.to_string()))?;
-        if let Some(destination) = &args.json {
-            output::write_report(destination, &report)?;
-        }
+        read.push((path.display().to_string(), report));
+    }
+    if let Some((_, first)) = read.first() {
+        args.export.write(|| first.clone(), || levels_table(&read).csv(), || levels_table(&read))?;
     }
     match unreadable.len() {
         0 => Ok(()),
@@ -53,6 +57,28 @@ pub fn explain(args: ExplainArgs) -> CliResult {
             args.reports.len()
         ))),
     }
+}
+
+/// Every report's levels, one row each, as the current rules read them.
+fn levels_table(reports: &[(String, Report)]) -> Table {
+    let mut rows = Vec::new();
+    for (name, report) in reports {
+        for level in report.ladder.iter().flat_map(|l| &l.levels) {
+            let cause = match level.cause {
+                memwall_report::Cause::Cache => "cache",
+                memwall_report::Cause::Tlb => "tlb",
+                memwall_report::Cause::Dram => "dram",
+            };
+            rows.push(vec![
+                name.clone(),
+                level.name.clone(),
+                level.size_bytes.to_string(),
+                cause.to_string(),
+                format!("{:.2}", level.ns_per_load),
+            ]);
+        }
+    }
+    Table { header: vec!["report", "level", "bytes", "cause", "ns per load"], rows, notes: vec![] }
 }
 
 /// The host line, then the levels, verdict and advice as the current rules read them.

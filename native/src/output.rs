@@ -51,7 +51,8 @@ impl ExportArgs {
         Ok(())
     }
 
-    fn to_stdout(&self) -> usize {
+    /// How many exports go to stdout (one at most, once checked).
+    pub fn to_stdout(&self) -> usize {
         [&self.json, &self.csv, &self.markdown].into_iter().filter(|d| *d == &Some(Destination::Stdout)).count()
     }
 

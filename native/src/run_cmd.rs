@@ -15,9 +15,10 @@ use crate::print::host::print_host;
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// Also write the host description as a report (no measurements) to PATH, or `-` for stdout.
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
+    // `--json`: the host description as a report (no measurements); `--csv`, `--markdown`: its
+    // facts as a table.
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 #[derive(Debug, Args)]
@@ -49,14 +50,15 @@ pub struct RunArgs {
 }
 
 pub fn info(args: InfoArgs) -> CliResult {
+    args.export.check()?;
     let clock = NativeClock::new();
     let host = crate::host::measured(&clock);
-    let json_on_stdout = args.json == Some(Destination::Stdout);
-    print_host(&mut *output::human(json_on_stdout), &host).map_err(|e| CliError::runtime(e.to_string()))?;
-    if let Some(destination) = &args.json {
-        output::write_report(destination, &output::new_report(host))?;
-    }
-    Ok(())
+    print_host(&mut *args.export.human(), &host).map_err(|e| CliError::runtime(e.to_string()))?;
+    args.export.write(
+        || output::new_report(host.clone()),
+        || crate::print::host::table(&host).csv(),
+        || crate::print::host::table(&host),
+    )
 }
 
 /// Bandwidth as `memwall run` measures it: one thread from 16 KiB to the ladder's --max (at most

@@ -31,7 +31,7 @@ use memwall_report::{Counters, PressureLevel, Report, Sensitivity, Summary};
 
 use crate::counters::CounterSession;
 use crate::error::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
-use crate::output::{self, Destination};
+use crate::output::{self, ExportArgs};
 use crate::platform::{self, NativeClock};
 use crate::pressure::with_pressure;
 use crate::print::sensitivity::{plural, pressure_text, print_sensitivity};
@@ -69,9 +69,8 @@ pub struct SensitivityArgs {
     /// The workload's name in the report and the fleet (default: the command's file name).
     #[arg(long)]
     pub name: Option<String>,
-    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
+    #[command(flatten)]
+    pub export: ExportArgs,
     /// The command and its arguments (or, with --for, the server's), after `--`. Its stdout is
     /// discarded; its stderr is kept for the error message when it fails or exits early.
     #[arg(required = true, last = true, value_name = "CMD")]
@@ -109,10 +108,11 @@ impl Mode {
 }
 
 pub fn sensitivity(args: SensitivityArgs) -> CliResult {
+    args.export.check()?;
     let mode = Mode::of(&args)?;
     let (cpu, pressure_cpu) = choose_cpus(&allowed_cpus(), args.cpu, args.pressure_cpu)?;
     let clock = NativeClock::new();
-    let mut out = output::human(args.json == Some(Destination::Stdout));
+    let mut out = args.export.human();
     let (levels, host) = match &args.report {
         Some(path) => {
             let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
@@ -149,7 +149,7 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
     )
     .ok();
     let plan = pressure_levels(llc_bytes, dram_bytes);
-    let json_on_stdout = args.json == Some(Destination::Stdout);
+    let json_on_stdout = args.export.to_stdout() > 0;
     let measured = on_cpu(cpu, || -> CliResult<Vec<PressureLevel>> {
         match &mode {
             Mode::Command => {
@@ -198,11 +198,11 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
         reading,
     };
     print_sensitivity(&mut *out, &curve).map_err(|e| CliError::runtime(e.to_string()))?;
-    if let Some(destination) = &args.json {
-        let report = Report { sensitivity: vec![curve], ..output::new_report(host) };
-        output::write_report(destination, &report)?;
-    }
-    Ok(())
+    args.export.write(
+        || Report { sensitivity: vec![curve.clone()], ..output::new_report(host.clone()) },
+        || crate::print::sensitivity::table(&curve).csv(),
+        || crate::print::sensitivity::table(&curve),
+    )
 }
 
 /// Every level of `plan` in turn, the pressure running beside all of a level's samples (none at

@@ -15,7 +15,7 @@ use memwall_report::{Report, Watch, WatchPoint};
 
 use crate::error::{CliError, CliResult, INTERRUPTED, STOP_CLEANLY};
 use crate::exporter::{self, ExporterArgs, Probing};
-use crate::output::{self, Destination};
+use crate::output::{self, ExportArgs};
 use crate::platform::{self, NativeClock};
 use crate::print::watch::{print_watch, sample_line};
 use crate::watch_probe::{Prober, sleep_until};
@@ -35,9 +35,8 @@ pub struct WatchArgs {
     /// Pin the measuring thread to this CPU.
     #[arg(long, value_name = "CPU")]
     pub pin: Option<u32>,
-    /// Write the report as JSON to PATH, or to stdout with `-` (the timeline then goes to stderr).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
+    #[command(flatten)]
+    pub export: ExportArgs,
     #[command(flatten)]
     pub exporter: ExporterArgs,
 }
@@ -46,6 +45,7 @@ pub struct WatchArgs {
 const DEFAULT_WINDOW_S: f64 = 600.0;
 
 pub fn watch(args: WatchArgs) -> CliResult {
+    args.export.check()?;
     let window_s = args.window_s.or(args.exporter.listen.is_none().then_some(DEFAULT_WINDOW_S));
     if let Some(window_s) = window_s
         && window_s < args.every
@@ -57,7 +57,7 @@ pub fn watch(args: WatchArgs) -> CliResult {
     }
     let listening = args.exporter.listen.map(exporter::Listening::bind).transpose()?;
     let clock = NativeClock::new();
-    let mut out = output::human(args.json == Some(Destination::Stdout));
+    let mut out = args.export.human();
     let (levels, host) = match &args.report {
         Some(path) => {
             let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
@@ -103,10 +103,11 @@ pub fn watch(args: WatchArgs) -> CliResult {
     watch.stability = Some(stability::read(&watch));
     print_watch(&mut *out, &watch).map_err(|e| CliError::runtime(e.to_string()))?;
     let measured = watch.samples.len();
-    if let Some(destination) = &args.json {
-        let report = Report { watch: Some(watch), ..output::new_report(host) };
-        output::write_report(destination, &report)?;
-    }
+    args.export.write(
+        || Report { watch: Some(watch.clone()), ..output::new_report(host.clone()) },
+        || crate::print::watch::table(&watch).csv(),
+        || crate::print::watch::table(&watch),
+    )?;
     if interrupted {
         let planned = window_s.map_or(String::new(), |w| format!(" of {}", (w / args.every).floor()));
         return Err(CliError::interrupted(format!(

@@ -5,6 +5,8 @@ use std::io::Write;
 use memwall_core::cores::groups_text;
 use memwall_report::Cores;
 
+use crate::output::Table;
+
 pub fn print_cores(out: &mut dyn Write, cores: &Cores) -> std::io::Result<()> {
     writeln!(
         out,
@@ -79,4 +81,24 @@ pub fn print_cores(out: &mut dyn Write, cores: &Cores) -> std::io::Result<()> {
         writeln!(out, "- {sentence}")?;
     }
     writeln!(out, "{}", cores.topology)
+}
+
+/// One row per pair of CPUs: the one-way latency's median and p10-p90, and the samples.
+pub fn table(cores: &Cores) -> Table {
+    let rows = cores
+        .pairs
+        .iter()
+        .map(|p| {
+            vec![
+                p.cpu_a.to_string(),
+                p.cpu_b.to_string(),
+                format!("{:.1}", p.one_way_median_ns),
+                format!("{:.1}", p.one_way_p10_ns),
+                format!("{:.1}", p.one_way_p90_ns),
+                p.samples.to_string(),
+            ]
+        })
+        .collect();
+    let header = vec!["cpu a", "cpu b", "one-way ns (median)", "p10 ns", "p90 ns", "samples"];
+    Table { header, rows, notes: vec![] }
 }

@@ -5,6 +5,8 @@ use std::io::Write;
 use memwall_core::size::format_bytes;
 use memwall_report::{Counters, Sensitivity};
 
+use crate::output::Table;
+
 pub fn plural(n: u32) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -39,33 +41,8 @@ pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::R
         curve.pressure_cpu,
         format_bytes(curve.llc_bytes)
     )?;
+    write!(out, "{}", table(curve).text())?;
     let reading = curve.reading.as_ref();
-    let (wall, wall_range) = if server.is_some() {
-        ("probe s/run (median)", "probe s/run min-max")
-    } else {
-        ("wall s (median)", "wall min-max")
-    };
-    let header = ["level", "pressure", wall, wall_range, "CPU s (median)", "CPU min-max", "slowdown", ""];
-    let rows: Vec<Vec<String>> = curve
-        .levels
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let slow = reading.and_then(|r| r.slowdowns.get(i).copied());
-            let beyond = reading.and_then(|r| r.beyond_noise.get(i).copied()).unwrap_or(false);
-            vec![
-                l.name.clone(),
-                pressure_text(l.pressure_bytes),
-                format!("{:.3}", l.seconds.median),
-                format!("{:.3}-{:.3}", l.seconds.min, l.seconds.max),
-                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}", c.median)),
-                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}-{:.3}", c.min, c.max)),
-                if i == 0 { "-".into() } else { slow.map_or("?".into(), |s| format!("{:+.1}%", s * 100.0)) },
-                if beyond { "beyond noise".into() } else { String::new() },
-            ]
-        })
-        .collect();
-    write!(out, "{}", crate::output::table(&header, &rows))?;
     if let Some(r) = reading {
         let basis = match (server, r.basis.as_str()) {
             (Some(_), _) => "the probe's wall time per run, over each window (the inverse of its rate)",
@@ -104,4 +81,36 @@ pub fn print_sensitivity(out: &mut dyn Write, curve: &Sensitivity) -> std::io::R
         None => {}
     }
     Ok(())
+}
+
+/// One row per pressure level: the time at it, and the slowdown against none.
+pub fn table(curve: &Sensitivity) -> Table {
+    let server = curve.server_probe.as_ref();
+    let reading = curve.reading.as_ref();
+    let (wall, wall_range) = if server.is_some() {
+        ("probe s/run (median)", "probe s/run min-max")
+    } else {
+        ("wall s (median)", "wall min-max")
+    };
+    let header = vec!["level", "pressure", wall, wall_range, "CPU s (median)", "CPU min-max", "slowdown", ""];
+    let rows: Vec<Vec<String>> = curve
+        .levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let slow = reading.and_then(|r| r.slowdowns.get(i).copied());
+            let beyond = reading.and_then(|r| r.beyond_noise.get(i).copied()).unwrap_or(false);
+            vec![
+                l.name.clone(),
+                pressure_text(l.pressure_bytes),
+                format!("{:.3}", l.seconds.median),
+                format!("{:.3}-{:.3}", l.seconds.min, l.seconds.max),
+                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}", c.median)),
+                l.cpu_seconds.map_or("-".into(), |c| format!("{:.3}-{:.3}", c.min, c.max)),
+                if i == 0 { "-".into() } else { slow.map_or("?".into(), |s| format!("{:+.1}%", s * 100.0)) },
+                if beyond { "beyond noise".into() } else { String::new() },
+            ]
+        })
+        .collect();
+    Table { header, rows, notes: vec![] }
 }

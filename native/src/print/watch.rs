@@ -6,6 +6,8 @@ use std::io::Write;
 use memwall_core::size::format_bytes;
 use memwall_report::{Watch, WatchPoint, WatchSample};
 
+use crate::output::Table;
+
 pub fn clock_text(seconds: f64) -> String {
     let s = seconds.round() as u64;
     format!("{}:{:02}", s / 60, s % 60)
@@ -66,6 +68,28 @@ pub fn print_watch(out: &mut dyn Write, watch: &Watch) -> std::io::Result<()> {
     }
     writeln!(out, "  disturbed intervals: {} of {}", s.disturbed_intervals, s.intervals)?;
     writeln!(out, "{}", s.verdict)
+}
+
+/// One row per interval and point: when, which level, its ns per load, and the interval's steal.
+pub fn table(watch: &Watch) -> Table {
+    let mut rows = Vec::new();
+    for sample in &watch.samples {
+        let steal = match (sample.steal_jiffies, sample.total_jiffies) {
+            (Some(s), Some(t)) if t > 0 => format!("{:.1}", s as f64 / t as f64 * 100.0),
+            _ => "-".to_string(),
+        };
+        for (point, ns) in watch.points.iter().zip(&sample.ns_per_load) {
+            rows.push(vec![
+                format!("{:.0}", sample.at_s),
+                point.level.clone(),
+                point.bytes.to_string(),
+                ns.map_or("-".into(), |ns| format!("{ns:.2}")),
+                steal.clone(),
+            ]);
+        }
+    }
+    let header = vec!["at s", "level", "bytes", "ns per load", "steal %"];
+    Table { header, rows, notes: vec![] }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ pub(super) use crate::arena::SCRATCH;
 pub(super) use crate::cache_budget;
 pub(super) use crate::dataset::DataArgs;
 pub(super) use crate::error::{CliError, CliResult};
-pub(super) use crate::output::{self, Destination};
+pub(super) use crate::output::{self, ExportArgs, Table};
 pub(super) use crate::platform::{self, NativeClock};
 pub(super) use crate::race_args::{KernelList, RaceArgs, parse_kernels};
 pub(super) use crate::threads::Threads;
@@ -75,9 +75,8 @@ pub struct BuildSizeArgs {
 pub struct CommonArgs {
     #[command(flatten)]
     pub race: RaceArgs,
-    /// Write the report as JSON to PATH, or to stdout with `-` (the table then goes to stderr).
-    #[arg(long, value_name = "PATH|-")]
-    pub json: Option<Destination>,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 #[derive(Debug, Clone, Args)]

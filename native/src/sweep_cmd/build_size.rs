@@ -1,9 +1,10 @@
 //! The join's build-size sweep, and its table.
 
 use super::args::*;
-use super::print::kernel_columns;
+use super::print::{kernel_columns, long_table};
 
 pub(super) fn build_size(args: BuildSizeArgs) -> CliResult {
+    args.common.export.check()?;
     use memwall_core::join::{self, JoinConfig, race, sweep as join_sweep};
     let clock = NativeClock::new();
     let host = crate::host::measured(&clock);
@@ -54,12 +55,12 @@ pub(super) fn build_size(args: BuildSizeArgs) -> CliResult {
         _ => CliError::runtime(e.to_string()),
     })?;
     join_sweep::judge(&mut sweep, args.tolerance);
-    let json_on_stdout = args.common.json == Some(Destination::Stdout);
-    let mut out = output::human(json_on_stdout);
+    let mut out = args.common.export.human();
     print_build_sweep(&mut *out, &sweep).map_err(|e| CliError::runtime(e.to_string()))?;
     writeln!(out, "caches the tables are sized by: {}", config.budget.describe()).ok();
-    if let Some(destination) = &args.common.json {
-        let mut report = output::new_report(host);
+    let points: Vec<(u64, &str, f64)> = sweep.points.iter().map(|p| (p.x, p.kernel.as_str(), p.ns_per_probe)).collect();
+    let table = || long_table(&points, "ns per probe");
+    let report = || {
         let dataset = memwall_report::JoinDataset {
             build_keys: most,
             probe_rows: args.probe_rows,
@@ -68,10 +69,10 @@ pub(super) fn build_size(args: BuildSizeArgs) -> CliResult {
             generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name() }),
             seed: Some(args.seed),
         };
-        report.join = Some(memwall_report::Join { dataset, runs: Vec::new(), sweeps: vec![sweep] });
-        output::write_report(destination, &report)?;
-    }
-    Ok(())
+        let join = memwall_report::Join { dataset, runs: Vec::new(), sweeps: vec![sweep.clone()] };
+        memwall_report::Report { join: Some(join), ..output::new_report(host.clone()) }
+    };
+    args.common.export.write(report, || table().csv(), table)
 }
 
 /// One row per build size, one ns/probe column per kernel (the fastest marked with `*`), the

@@ -45,20 +45,29 @@ pub(super) fn finish(
     sweeps: Vec<Sweep>,
     x_name: &str,
 ) -> CliResult {
-    let json_on_stdout = common.json == Some(Destination::Stdout);
-    let mut out = output::human(json_on_stdout);
+    common.export.check()?;
+    let mut out = common.export.human();
     print_sweeps(&mut *out, &sweeps, x_name).map_err(|e| CliError::runtime(e.to_string()))?;
-    if let Some(destination) = &common.json {
-        let mut report = output::new_report(host);
+    let points: Vec<(u64, &str, f64)> =
+        sweeps.iter().flat_map(|s| &s.points).map(|p| (p.x, p.kernel.as_str(), p.ns_per_row)).collect();
+    let table = || long_table(&points, "ns per row");
+    let report = || {
         // One list keeps the query where a race's report has it; several are each in their sweep.
         let query = match sweeps.as_slice() {
             [one] => one.query.clone().filter(|q| q.value_type != "none"),
             _ => None,
         };
-        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps, query });
-        output::write_report(destination, &report)?;
-    }
-    Ok(())
+        let groupby = GroupBy { dataset: dataset.clone(), runs: Vec::new(), sweeps: sweeps.clone(), query };
+        memwall_report::Report { groupby: Some(groupby), ..output::new_report(host.clone()) }
+    };
+    common.export.write(report, || table().csv(), table)
+}
+
+/// A sweep's points one row each (`--csv`, `--markdown`): x, kernel, and the time per row or
+/// probe (a sweep with several aggregate lists repeats its x and kernels, list by list).
+pub(super) fn long_table(points: &[(u64, &str, f64)], unit: &'static str) -> Table {
+    let rows = points.iter().map(|&(x, kernel, ns)| vec![x.to_string(), kernel.to_string(), format!("{ns:.2}")]);
+    Table { header: vec!["x", "kernel", unit], rows: rows.collect(), notes: vec![] }
 }
 
 /// Every sweep's table, each headed by its aggregates when there are several or more than a
