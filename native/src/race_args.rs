@@ -110,6 +110,14 @@ pub fn show<K: Named>(bar: &ProgressBar, event: &RaceEvent<K>) {
     }
 }
 
+/// A share from 0 to 1 (`--miss-rate`, and the sweeps' rates).
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(rate) if rate.is_finite() && (0.0..=1.0).contains(&rate) => Ok(rate),
+        _ => Err(format!("invalid miss rate '{text}': expected a share from 0 to 1, e.g. 0.1")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use memwall_core::{groupby, join};
@@ -139,19 +147,6 @@ mod tests {
         assert_eq!(parse_policy("COLD"), Ok(MemoryPolicy::Cold));
         assert!(parse_policy("hot").unwrap_err().contains("warm or cold"));
     }
-}
-
-/// A share from 0 to 1 (`--miss-rate`, and the sweeps' rates).
-pub fn parse_rate(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(rate) if rate.is_finite() && (0.0..=1.0).contains(&rate) => Ok(rate),
-        _ => Err(format!("invalid miss rate '{text}': expected a share from 0 to 1, e.g. 0.1")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     #[test]
     fn rates_parse() {

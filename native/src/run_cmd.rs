@@ -183,10 +183,8 @@ pub fn run(args: RunArgs) -> CliResult {
     }
     raced?;
     joined?;
-    if args.serve {
-        if let Destination::File(path) = destination {
-            return crate::serve::serve(crate::serve::ServeArgs::for_report(path));
-        }
+    if let (true, Destination::File(path)) = (args.serve, destination) {
+        return crate::serve::serve(crate::serve::ServeArgs::for_report(path));
     }
     Ok(())
 }

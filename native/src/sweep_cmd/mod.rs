@@ -22,6 +22,7 @@ pub fn sweep(args: SweepArgs) -> CliResult {
 
 #[cfg(test)]
 mod tests {
+    use super::print::{kernel_columns, print_sweeps};
     use super::*;
 
     #[test]
