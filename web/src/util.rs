@@ -1,9 +1,14 @@
-//! Small browser chores: files, URLs, downloads, clipboard, compression.
+//! Small browser chores: files, fetching, downloads, clipboard, compression, what a run may ask
+//! of a browser. The window (`dom.rs`), the page's URL (`page_url.rs`) and text formats (`text.rs`)
+//! have files of their own, re-exported here for the pages that take them from `util`.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+pub use crate::dom::{browser_name, document, user_agent, window};
+pub use crate::page_url::{fragment, page_base_url, query, query_all, set_fragment};
+pub use crate::text::{format_date, format_duration, group_digits, minify_json, unix_now};
 use crate::worker::js_error;
 
 #[wasm_bindgen(inline_js = r#"
@@ -133,14 +138,6 @@ pub fn export_notice(result: Result<(), String>) -> Option<String> {
     result.err().map(|e| format!("Could not export: {e}"))
 }
 
-pub fn window() -> web_sys::Window {
-    web_sys::window().expect("the app only runs in a window")
-}
-
-pub fn document() -> web_sys::Document {
-    window().document().expect("a window has a document")
-}
-
 /// Compresses text (deflate) into URL-safe base64, for a report carried in a link's fragment.
 pub async fn pack(text: &str) -> Result<String, String> {
     let packed = deflate_to_base64url(text).await.map_err(js_error)?;
@@ -193,42 +190,6 @@ pub fn prefetch_text(url: &str) {
     prefetch_capped(url, memwall_report::MAX_REPORT_BYTES as f64);
 }
 
-/// All values of a query parameter of the page's URL.
-pub fn query_all(name: &str) -> Vec<String> {
-    let search = window().location().search().unwrap_or_default();
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else { return Vec::new() };
-    params.get_all(name).iter().filter_map(|v| v.as_string()).collect()
-}
-
-pub fn query(name: &str) -> Option<String> {
-    query_all(name).into_iter().next()
-}
-
-/// The page's fragment without the `#`.
-pub fn fragment() -> String {
-    let hash = window().location().hash().unwrap_or_default();
-    hash.strip_prefix('#').unwrap_or(&hash).to_string()
-}
-
-/// Replaces the fragment without adding a history entry or scrolling.
-pub fn set_fragment(fragment: &str) {
-    let url = if fragment.is_empty() {
-        let location = window().location();
-        format!("{}{}", location.pathname().unwrap_or_default(), location.search().unwrap_or_default())
-    } else {
-        format!("#{fragment}")
-    };
-    if let Ok(history) = window().history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-    }
-}
-
-/// The page's URL without query and fragment: the base of embed and share links.
-pub fn page_base_url() -> String {
-    let location = window().location();
-    format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default())
-}
-
 /// Saves `content` as a download named `filename`.
 pub fn download_text(filename: &str, mime: &str, content: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&JsValue::from_str(content));
@@ -276,79 +237,6 @@ fn viewbox_size(element: &web_sys::Element) -> Option<(f64, f64)> {
     (numbers.len() == 4).then(|| (numbers[2], numbers[3]))
 }
 
-/// The user agent string, as a browser report records it.
-pub fn user_agent() -> String {
-    window().navigator().user_agent().unwrap_or_default()
-}
-
-/// A short browser name from the user agent, for labels ("Chrome 156", "Firefox 140").
-pub fn browser_name() -> String {
-    let ua = user_agent();
-    for (token, name) in [("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Version/", "Safari")] {
-        if let Some(rest) = ua.split(token).nth(1) {
-            let major = rest.split(['.', ' ']).next().unwrap_or("");
-            return format!("{name} {major}");
-        }
-    }
-    "this browser".into()
-}
-
-/// 1700000 → "1,700,000".
-pub fn group_digits(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// JSON without the whitespace between its tokens (strings are left as they are).
-pub fn minify_json(pretty: &str) -> String {
-    let mut out = String::with_capacity(pretty.len());
-    let (mut in_string, mut escaped) = (false, false);
-    for c in pretty.chars() {
-        if in_string {
-            out.push(c);
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-        } else if !c.is_ascii_whitespace() {
-            in_string = c == '"';
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Seconds since the Unix epoch.
-pub fn unix_now() -> u64 {
-    (js_sys::Date::now() / 1000.0) as u64
-}
-
-/// A date from `created_unix_s`, in the reader's locale.
-pub fn format_date(unix_s: u64) -> String {
-    let date = js_sys::Date::new(&JsValue::from_f64(unix_s as f64 * 1000.0));
-    String::from(date.to_locale_string("default", &JsValue::UNDEFINED))
-}
-
-/// "5 µs", "100 µs", "2.5 ms", "40 ns".
-pub fn format_duration(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{} ms", crate::chart::format_number(ns / 1e6))
-    } else if ns >= 1e3 {
-        format!("{} µs", crate::chart::format_number(ns / 1e3))
-    } else {
-        format!("{} ns", crate::chart::format_number(ns))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,19 +246,6 @@ mod tests {
         assert!(fits_in_browser(MAX_BROWSER_BYTES).is_ok());
         let refused = fits_in_browser(MAX_BROWSER_BYTES + 1).unwrap_err();
         assert!(refused.contains("at most 4 GiB") && refused.contains("keep it under 3 GiB"), "{refused}");
-    }
-
-    #[test]
-    fn digits_are_grouped() {
-        assert_eq!(group_digits(1_700_000), "1,700,000");
-        assert_eq!(group_digits(999), "999");
-        assert_eq!(group_digits(0), "0");
-    }
-
-    #[test]
-    fn minified_json_keeps_strings_whole() {
-        let pretty = "{\n  \"a b\": \"x \\\" y\",\n  \"c\": [\n    1,\n    2\n  ]\n}";
-        assert_eq!(minify_json(pretty), "{\"a b\":\"x \\\" y\",\"c\":[1,2]}");
     }
 
     #[test]
