@@ -194,6 +194,33 @@ pub fn use_race<O: Outcome>() -> Race<O> {
     Race { state, worker }
 }
 
+/// The race's button, the same on every race page: run (it submits the page's form) or cancel,
+/// keyed so that one replaces the other instead of becoming it (see the ladder's form).
+pub fn run_or_cancel<O: Outcome>(race: &Race<O>, label: &'static str, disabled: bool) -> Html {
+    if race.worker.running() {
+        let race = race.clone();
+        html! { <button key="cancel" type="button" class="danger" onclick={Callback::from(move |_| race.cancel())}>{ "Cancel" }</button> }
+    } else {
+        html! { <button key="run" type="submit" class="primary" {disabled}>{ label }</button> }
+    }
+}
+
+/// Under a race's form: why the form cannot run, then what the race is doing.
+pub fn status_lines<O: Outcome>(race: &Race<O>, form_error: Option<String>) -> Html {
+    let phase = &race.state.phase;
+    html! {
+        <>
+            { for form_error.map(|e| html! { <p class="field-error" role="alert">{ e }</p> }) }
+            if !phase.is_empty() { <p class="muted" aria-live="polite">{ phase.clone() }</p> }
+        </>
+    }
+}
+
+/// Why the race stopped, if it stopped on an error.
+pub fn error_alert<O: Outcome>(race: &Race<O>) -> Option<Html> {
+    race.state.error.as_ref().map(|e| html! { <div class="alert" role="alert">{ e.clone() }</div> })
+}
+
 /// The kernels to race: name, what it does, whether it is chosen.
 pub fn kernel_checks(
     kernels: &[(&'static str, &'static str, bool)],

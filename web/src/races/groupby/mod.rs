@@ -23,7 +23,7 @@ use self::form::Form;
 use self::job::{GroupByJob, Task};
 use self::radix_viz::RadixViz;
 use super::protocol::{RaceJob, RaceMessage};
-use super::race::{Outcome, Race, kernel_checks, result_buttons, use_race};
+use super::race::{Outcome, Race, error_alert, kernel_checks, result_buttons, run_or_cancel, status_lines, use_race};
 use crate::chart::{self, BarChart, format_number};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
@@ -135,22 +135,17 @@ pub fn groupby_page(props: &Props) -> Html {
         let race = race.clone();
         Callback::from(move |_| race.cancel())
     };
-    let race_button = if running {
-        html! { <button type="button" class="danger" onclick={on_cancel.clone()}>{ "Cancel" }</button> }
-    } else {
-        html! { <button type="button" class="primary" onclick={on_race.reform(|_: MouseEvent| ())} disabled={form_error.is_some() || form.kernels.is_empty()}>{ "Run the race" }</button> }
-    };
-    let phase =
-        (!state.phase.is_empty()).then(|| html! { <p class="muted" aria-live="polite">{ state.phase.clone() }</p> });
-    let error = state.error.as_ref().map(|e| html! { <div class="alert" role="alert">{ e.clone() }</div> });
-    let status =
-        html! { <>{ for form_error.map(|e| html! { <p class="field-error" role="alert">{ e }</p> }) }{ for phase }</> };
+    let race_button = run_or_cancel(&race, "Run the race", form_error.is_some() || form.kernels.is_empty());
+    let error = error_alert(&race);
+    let status = status_lines(&race, form_error);
     let result = state.outcome.result.as_ref();
 
     if props.compact {
         return html! {
             <div class="card">
-                <div class="row">{ race_button }<span class="muted">{ format!("{} rows, {} distinct keys", form.rows, form.keys) }</span></div>
+                <form class="row" onsubmit={on_race.reform(|e: SubmitEvent| e.prevent_default())}>
+                    { race_button }<span class="muted">{ format!("{} rows, {} distinct keys", form.rows, form.keys) }</span>
+                </form>
                 <p class="muted small">{ format!("aggregates: {} ({})", form.aggregates, form.value_type) }</p>
                 { status }{ for error }
                 { race_chart(&race, &form.keys, "groupby-race-embed", races.palette) }

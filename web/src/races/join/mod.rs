@@ -16,7 +16,7 @@ use yew::prelude::*;
 use self::compare::compare_view;
 use super::partition_view::PartitionView;
 use super::protocol::{RaceJob, RaceMessage};
-use super::race::{Outcome, Race, kernel_checks, result_buttons, use_race};
+use super::race::{Outcome, Race, error_alert, kernel_checks, result_buttons, run_or_cancel, status_lines, use_race};
 use crate::chart::{self, BarChart, format_number};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
@@ -124,17 +124,9 @@ pub fn join_page(props: &Props) -> Html {
             start(&race, &form);
         })
     };
-    // Keyed, so that one button replaces the other instead of becoming it (see the ladder's form).
-    let button = if running {
-        let race = race.clone();
-        html! { <button key="cancel" type="button" class="danger" onclick={Callback::from(move |_| race.cancel())}>{ "Cancel" }</button> }
-    } else {
-        html! { <button key="run" type="submit" class="primary" disabled={form_error.is_some()}>{ "Run the join" }</button> }
-    };
-    let phase =
-        (!state.phase.is_empty()).then(|| html! { <p class="muted" aria-live="polite">{ state.phase.clone() }</p> });
-    let error = state.error.as_ref().map(|e| html! { <div class="alert" role="alert">{ e.clone() }</div> });
-    let form_error = form_error.map(|e| html! { <p class="field-error" role="alert">{ e }</p> });
+    let button = run_or_cancel(&race, "Run the join", form_error.is_some());
+    let error = error_alert(&race);
+    let status = status_lines(&race, form_error);
     let palette = races.palette;
     if props.compact {
         return html! {
@@ -143,7 +135,7 @@ pub fn join_page(props: &Props) -> Html {
                     { button }
                     <span class="muted">{ format!("{} build keys, {} probe rows, miss rate {}", form.build, form.probe, form.miss) }</span>
                 </form>
-                { for form_error }{ for phase }{ for error }
+                { status.clone() }{ for error.clone() }
                 { race_chart(&race, palette, "join-race-embed") }
             </div>
         };
@@ -157,7 +149,7 @@ pub fn join_page(props: &Props) -> Html {
                 <h1>{ "SELECT … FROM probe JOIN build USING (key)" }</h1>
                 <p>{ "A hash join builds a table over the smaller side and looks up every row of the larger one. Once that table outgrows the caches, every probe waits for DRAM; partitioning both sides by hash keeps each table in cache. The same kernels the native memwall runs, compiled to WebAssembly, race here on one core." }</p>
             </div>
-            { form_card(&form, running, button, on_run, html! { <>{ for form_error }{ for phase }</> }) }
+            { form_card(&form, running, button, on_run, status) }
             { for error }
             <div class="card">
                 { race_chart(&race, palette, "join-race") }
