@@ -140,7 +140,6 @@ pub fn embed_panel(props: &Props) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memwall_core::ladder;
     use memwall_report::{Curve, Host, Source};
 
     #[test]

@@ -13,7 +13,6 @@ use std::rc::Rc;
 
 use memwall_core::cloud::near::rank;
 use memwall_core::cloud::table::{CLOUD_NOTE, CLOUD_TABLE};
-use memwall_core::fleet;
 use memwall_report::fleet::FleetRow;
 use yew::prelude::*;
 

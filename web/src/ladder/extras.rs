@@ -8,7 +8,7 @@ use memwall_core::size::format_bytes;
 use memwall_report::{Ladder, Parallelism};
 use yew::prelude::*;
 
-use crate::chart::{LineChart, Marker, Point, Series, XFormat};
+use crate::chart::{LineChart, Point, Series, XFormat};
 use crate::reports::to_points;
 use crate::theme::Palette;
 

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
-use self::state::{ReportsAction, ReportsState, ViewsContext};
+use self::state::{ReportsAction, ReportsState, ViewsContext, use_views};
 use crate::bridge::{self, ALERTS_HOST, CLOUD_HOST, FLEET_HOST, Listener, RACES_HOST, REPORTS_HOST};
 use crate::cloud::CloudPage;
 use crate::fleet::FleetPage;
@@ -19,7 +19,7 @@ use crate::overlay;
 use crate::races::groupby::GroupByPage;
 use crate::races::join::JoinPage;
 use crate::reports::page::ReportsPage;
-use crate::theme::{Palette, Theme};
+use crate::theme::Theme;
 
 /// The first view's word: (theme, page, embed), and the first look's JSON once measured.
 fn read_state(detail: &JsValue) -> ((Theme, String, Option<String>), Option<String>) {

@@ -9,7 +9,6 @@ use std::rc::Rc;
 
 use memwall_core::datagen::key_at;
 use memwall_core::groupby::{MAX_PARTITIONS, MIN_PARTITIONS, partition_of};
-use memwall_report::Cache;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
