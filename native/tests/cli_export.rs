@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{memwall, report_from};
+use common::{assert_refused, memwall, report_from};
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/reports/zen3-2vcpu-kvm-run.json");
 
@@ -103,9 +103,6 @@ fn bandwidth_exports_its_table_as_csv() {
 #[test]
 fn two_exports_to_stdout_are_refused_in_one_line() {
     for args in [vec!["info", "--json", "-", "--csv", "-"], vec!["explain", EXAMPLE, "--csv", "-", "--markdown", "-"]] {
-        let out = memwall(&args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("only one of --json, --csv and --markdown"), "{err}");
+        assert_refused(&args, "only one of --json, --csv and --markdown");
     }
 }
