@@ -121,14 +121,14 @@ const REPORT_LEVELS = `[...document.querySelectorAll("article.host p.levels span
 export async function pageReadingOf(tab, base, file) {
   await tab.goto(`${base}?verdict=0#reports`);
   await tab.setFile("#report-file", file);
-  await tab.waitFor("article.host p.levels span[data-level]", 60_000);
+  await tab.waitFor("article.host", 60_000);
   return tab.eval(REPORT_LEVELS);
 }
 
 /** The levels the native reader (`memwall explain --json -`) reads from the same kept report. */
 export function nativeReadingOf(file) {
   const json = execFileSync(MEMWALL, ["explain", file, "--json", "-"], { stdio: ["ignore", "pipe", "ignore"] }).toString();
-  return JSON.parse(json).ladder.levels.map((l) => ({
+  return (JSON.parse(json).ladder?.levels ?? []).map((l) => ({
     name: l.name, bytes: l.size_bytes, cause: l.cause, capacity: l.capacity_bytes ?? null, ns: l.ns_per_load,
   }));
 }
