@@ -151,6 +151,22 @@ mod tests {
     }
 
     #[test]
+    fn for_host_is_the_declared_budget_replaced_by_the_levels_read() {
+        let caches = [cache(2, 2 << 20, 1), cache(3, 64 << 20, 16)];
+        let declared = for_host(&caches, 2, None);
+        assert_eq!(declared, CacheBudget::declared(&caches, 2));
+        assert_eq!(declared.source, BudgetSource::Declared);
+        let levels = [
+            level("L2", 1 << 20, Cause::Cache),
+            level("L3", 8 << 20, Cause::Cache),
+            level("DRAM", 32 << 20, Cause::Dram),
+        ];
+        let read = for_host(&caches, 2, Some(&levels));
+        assert_eq!(read, CacheBudget::declared(&caches, 2).measured(&levels));
+        assert_eq!((read.per_core_bytes, read.last_level_bytes), (1 << 20, 8 << 20));
+    }
+
+    #[test]
     fn the_levels_read_replace_the_declared_sizes_and_say_so() {
         let declared = CacheBudget::declared(&[cache(2, 1 << 20, 1), cache(3, 32 << 20, 2)], 1);
         assert_eq!((declared.per_core_bytes, declared.last_level_bytes), (1 << 20, 16 << 20));
