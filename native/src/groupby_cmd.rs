@@ -8,12 +8,13 @@ use std::path::Path;
 use clap::Args;
 use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
+use memwall_core::cost::{self, Machine, Measured};
 use memwall_core::explain;
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values, summary};
 use memwall_core::scratch::MemoryPolicy;
 use memwall_core::size::format_bytes;
-use memwall_report::{Cache, Cause, Counters, Dataset, GroupBy, Host, Level, Report};
+use memwall_report::{Cache, Cause, Counters, Dataset, GroupBy, Host, Report};
 
 use crate::arena::SCRATCH;
 use crate::counters::CounterSession;
@@ -76,15 +77,37 @@ pub fn with_host_caches(
     race: &RaceArgs,
     host: &Host,
 ) -> CliResult<CacheBudget> {
-    if let Some(path) = &race.caches_from {
-        return saved_levels(path, host).map(|levels| budget.measured(&levels));
-    }
-    if race.declared_caches || !kernels.contains(&Kernel::Adaptive) {
+    if race.caches_from.is_none() && !kernels.contains(&Kernel::Adaptive) {
         return Ok(budget);
     }
+    caches_and_model(budget, kernels, race, host).map(|(budget, _)| budget)
+}
+
+/// [`with_host_caches`], and the cost model's view of the host from the same ladder (see
+/// `memwall_core::cost`), for any kernels: `None` with `--declared-caches` or where the ladder
+/// could not run, and then nothing is predicted.
+pub fn caches_and_model(
+    budget: CacheBudget,
+    kernels: &[Kernel],
+    race: &RaceArgs,
+    host: &Host,
+) -> CliResult<(CacheBudget, Option<Machine>)> {
+    if let Some(path) = &race.caches_from {
+        let report = saved_report(path, host)?;
+        let ladder = report.ladder.as_ref();
+        let levels = ladder.map_or(&[][..], |l| &l.levels[..]);
+        let machine = Machine::from_ladder(levels, Measured::of(ladder, report.bandwidth.as_ref()));
+        return Ok((budget.measured(levels), machine));
+    }
+    if race.declared_caches {
+        return Ok((budget, None));
+    }
     Ok(match crate::ladder_cmd::cache_probe(host, &NativeClock::new()) {
-        Ok(ladder) => budget.measured(&ladder.levels),
-        Err(_) => budget,
+        Ok(ladder) => {
+            let machine = Machine::from_ladder(&ladder.levels, Measured::of(Some(&ladder), None));
+            (if kernels.contains(&Kernel::Adaptive) { budget.measured(&ladder.levels) } else { budget }, machine)
+        }
+        Err(_) => (budget, None),
     })
 }
 
@@ -102,10 +125,10 @@ fn describe_sizes(sizes: &[(u8, u64)]) -> String {
     each.join(", ")
 }
 
-/// The levels of `path`'s ladder as today's rules read them; refused when the report is of
+/// `path`'s report, its ladder's levels as today's rules read them; refused when the report is of
 /// another CPU (by name or by the caches it declares), or its ladder names neither a cache nor
 /// DRAM (nothing to size by).
-fn saved_levels(path: &Path, host: &Host) -> CliResult<Vec<Level>> {
+fn saved_report(path: &Path, host: &Host) -> CliResult<memwall_report::Report> {
     let context = |e: CliError| e.context(&format!("--caches-from {}", path.display()));
     let mut report = output::read_report(path).map_err(context)?;
     if let (Some(theirs), Some(ours)) = (&report.host.cpu_model, &host.cpu_model)
@@ -124,13 +147,13 @@ fn saved_levels(path: &Path, host: &Host) -> CliResult<Vec<Level>> {
         ))));
     }
     explain::reread(&mut report);
-    let Some(levels) = report.ladder.map(|ladder| ladder.levels) else {
+    let Some(levels) = report.ladder.as_ref().map(|ladder| &ladder.levels) else {
         return Err(context(CliError::usage("no ladder in this report: nothing to size the tables by")));
     };
     if !levels.iter().any(|l| matches!(l.cause, Cause::Cache | Cause::Dram)) {
         return Err(context(CliError::usage("its ladder names no cache and no DRAM: nothing to size the tables by")));
     }
-    Ok(levels)
+    Ok(report)
 }
 
 /// Everything a race needs besides the data.
@@ -222,6 +245,7 @@ pub fn table(groupby: &GroupBy) -> Table {
                 format!("{:.3}", r.seconds.median),
                 format!("{:.3}", r.seconds.max),
                 format!("{:.2}", r.ns_per_row),
+                r.predicted_ns_per_row.map_or("-".into(), |ns| format!("{ns:.2}")),
                 summary::speedup_over_naive(groupby, r).map_or("-".into(), |x| format!("{x:.2}x")),
                 r.scratch_bytes.map_or("-".into(), format_bytes),
                 r.groups.to_string(),
@@ -231,7 +255,18 @@ pub fn table(groupby: &GroupBy) -> Table {
         })
         .collect();
     let header = vec![
-        "kernel", "threads", "P", "first s", "min s", "median s", "max s", "ns/row", "vs naive", "scratch", "groups",
+        "kernel",
+        "threads",
+        "P",
+        "first s",
+        "min s",
+        "median s",
+        "max s",
+        "ns/row",
+        "predicted",
+        "vs naive",
+        "scratch",
+        "groups",
         "checksum",
     ];
     Table { header, rows, notes: summary::rules(groupby, false) }
@@ -250,6 +285,9 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
     )?;
     write!(out, "{}", table(groupby).text())?;
     for line in summary::rules(groupby, false) {
+        writeln!(out, "{line}")?;
+    }
+    for line in cost::describe(groupby) {
         writeln!(out, "{line}")?;
     }
     for run in &groupby.runs {
@@ -349,7 +387,10 @@ pub fn default_race(
     };
     let (threads, config, mut data) = prepare(&args, host, |declared| Ok(declared.measured(levels)))?;
     let setup = Race::for_args(&args, config, &threads, &data.dataset);
-    let result = race(&setup, &mut data, clock)?;
+    let mut result = race(&setup, &mut data, clock)?;
+    if let Some(machine) = Machine::from_ladder(levels, Measured::default()) {
+        cost::annotate(&mut result, &data.keys, &machine, &config);
+    }
     Ok((result, data.label))
 }
 
@@ -358,8 +399,12 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     args.export.check()?;
     let host =
         if args.export.json.is_some() { crate::ladder_cmd::measured_host(&clock) } else { crate::host::describe() };
-    let (threads, config, mut data) =
-        prepare(&args, &host, |declared| with_host_caches(declared, &args.kernel.0, &args.race, &host))?;
+    let mut machine = None;
+    let (threads, config, mut data) = prepare(&args, &host, |declared| {
+        let (budget, model) = caches_and_model(declared, &args.kernel.0, &args.race, &host)?;
+        machine = model;
+        Ok(budget)
+    })?;
     let mut out = args.export.human();
     if args.counters
         && let Err(why) = crate::counters::probe()
@@ -367,7 +412,10 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
         writeln!(out, "counters unavailable: {why}").ok();
     }
     let race_setup = Race::for_args(&args, config, &threads, &data.dataset);
-    let result = race(&race_setup, &mut data, &clock)?;
+    let mut result = race(&race_setup, &mut data, &clock)?;
+    if let Some(machine) = &machine {
+        cost::annotate(&mut result, &data.keys, machine, &config);
+    }
     print_race(&mut *out, &result, &data.label).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(cpus) = threads.cpus() {
         let list: Vec<String> = cpus.iter().map(usize::to_string).collect();

@@ -80,7 +80,7 @@ pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
     let host = crate::ladder_cmd::measured_host(&clock);
     let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
     let config = groupby_cmd::groupby_config(args.partitions, &host, args.common.race.threads)?;
-    let budget = groupby_cmd::with_host_caches(config.budget, &args.kernel.0, &args.common.race, &host)?;
+    let (budget, machine) = groupby_cmd::caches_and_model(config.budget, &args.kernel.0, &args.common.race, &host)?;
     let config = groupby::GroupByConfig { budget, ..config };
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {
@@ -116,11 +116,16 @@ pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
         sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar))
     });
     bar.finish_and_clear();
-    let sweeps = result?;
+    let mut sweeps = result?;
+    for (sweep, config) in sweeps.iter_mut().zip(&states) {
+        if let Some(machine) = &machine {
+            memwall_core::cost::annotate_sweep(sweep, machine, config, args.common.race.threads);
+        }
+    }
     let dataset = memwall_report::Dataset {
         rows: args.rows,
         distinct_keys: most,
-        generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name() }),
+        generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name(), shape: None }),
         input: None,
         seed: Some(args.seed),
         max_rows_per_key: None,

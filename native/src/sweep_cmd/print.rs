@@ -55,7 +55,7 @@ pub(super) fn finish(
             [one] => one.query.clone().filter(|q| q.value_type != "none"),
             _ => None,
         };
-        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps, query });
+        report.groupby = Some(GroupBy { dataset, runs: Vec::new(), sweeps, query, model: None });
         output::write_report(destination, &report)?;
     }
     Ok(())
@@ -183,6 +183,9 @@ pub fn print_sweep(out: &mut dyn Write, sweep: &Sweep, x_name: &str) -> std::io:
         }
         if let Some(slowdown) = sweep.adaptive_max_slowdown {
             writeln!(out, "adaptive was at worst {:.1}% slower than the best kernel", (slowdown - 1.0) * 100.0)?;
+        }
+        if let Some(line) = memwall_core::cost::describe_sweep(sweep) {
+            writeln!(out, "{line}")?;
         }
     }
     for best in &sweep.best_partitions {

@@ -125,6 +125,7 @@ mod tests {
         GroupByRun {
             phases: None,
             totals: None,
+            predicted_ns_per_row: None,
             kernel: kernel.into(),
             threads: 1,
             partitions: None,
@@ -148,7 +149,7 @@ mod tests {
     fn race(runs: Vec<GroupByRun>) -> GroupBy {
         let dataset =
             Dataset { rows: 1, distinct_keys: 1, generator: None, input: None, seed: None, max_rows_per_key: None };
-        GroupBy { dataset, runs, sweeps: vec![], query: None }
+        GroupBy { dataset, runs, sweeps: vec![], query: None, model: None }
     }
 
     #[test]
