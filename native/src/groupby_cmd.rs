@@ -287,6 +287,9 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
     for line in summary::rules(groupby, false) {
         writeln!(out, "{line}")?;
     }
+    if let Some(line) = summary::regret_line(groupby) {
+        writeln!(out, "{line}")?;
+    }
     for line in cost::describe(groupby) {
         writeln!(out, "{line}")?;
     }
