@@ -94,6 +94,8 @@ def memwall_points(memwall: Path, args, data: dict, threads: int, first_round: b
                       "rows": section["dataset"]["probe_rows" if query == "join" else "rows"]}
             if run.get("choice"):
                 result["chose"] = run["choice"]["kernel"]
+            if run.get("predicted_ns_per_row") is not None:
+                result["predicted"] = run["predicted_ns_per_row"]
             if query == "join":
                 result.update(matches=run["matches"], key_sum=int(run["key_sum"]), payload_sum=int(run["payload_sum"]))
             else:
@@ -437,11 +439,29 @@ def main() -> int:
                 for r in merged(rounds, query):
                     points.append(dict(query=query, series=data["series"], keys=data["keys"], threads=t,
                                        engine=r["engine"], seconds=r["times"], ns_per_row=min(r["times"]) / r["rows"] * 1e9,
-                                       chose=r.get("chose"), agrees=ok))
+                                       chose=r.get("chose"), agrees=ok, predicted=r.get("predicted")))
             log(f"{data['series']} {data['keys']:,} keys, {t} thread(s): done at {time.perf_counter() - started:.0f} s")
         # What is done so far, on disk: a full sweep takes hours, and one cut short keeps its points.
         write(mode, args, threads, points, agree, started, done=data is datasets[-1])
     return 0 if agree else 1
+
+
+def model_error(mode: str, points: list[dict]) -> None:
+    """memwall's cost model against the clock: each memwall kernel's predicted ns per row (from
+    the sweep's ladder, in its report) beside the measured, kept in {mode}-model.json, with the
+    median and worst |predicted - measured| / measured logged."""
+    pairs = [dict(series=p["series"], keys=p["keys"], threads=p["threads"], kernel=p["engine"],
+                  predicted=p["predicted"], measured=p["ns_per_row"],
+                  error=abs(p["predicted"] - p["ns_per_row"]) / p["ns_per_row"])
+             for p in points if p.get("predicted") is not None and p["ns_per_row"] > 0]
+    if not pairs:
+        return
+    errors = sorted(p["error"] for p in pairs)
+    median = errors[len(errors) // 2] if len(errors) % 2 else (errors[len(errors) // 2 - 1] + errors[len(errors) // 2]) / 2
+    worst = sorted(pairs, key=lambda p: -p["error"])[:5]
+    (RESULTS / f"{mode}-model.json").write_text(json.dumps(dict(median=median, worst=worst, points=pairs), indent=1) + "\n")
+    log(f"cost model over {len(pairs)} kernel points: median error {median:.1%}, worst "
+        + ", ".join(f"{w['kernel']} {w['series']} {w['keys']:,}: {w['predicted']:.2f} vs {w['measured']:.2f}" for w in worst))
 
 
 def write(mode: str, args, threads: list[int], points: list[dict], agree: bool, started: float, done: bool) -> None:
@@ -455,6 +475,7 @@ def write(mode: str, args, threads: list[int], points: list[dict], agree: bool, 
         print(text)
     (RESULTS / f"{mode}.md").write_text(text)
     (RESULTS / f"{mode}.json").write_text(json.dumps(report, indent=1) + "\n")
+    model_error(mode, points)
     log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min{'' if done else ' (partial)'}")
 
 
