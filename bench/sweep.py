@@ -44,6 +44,7 @@ import time
 from pathlib import Path
 
 from engines import JOIN, OPEN, check_agreement, groupby_query, log
+from model import model_error
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
@@ -446,24 +447,6 @@ def main() -> int:
     return 0 if agree else 1
 
 
-def model_error(mode: str, points: list[dict]) -> None:
-    """memwall's cost model against the clock: each memwall kernel's predicted ns per row (from
-    the sweep's ladder, in its report) beside the measured, kept in {mode}-model.json, with the
-    median and worst |predicted - measured| / measured logged."""
-    pairs = [dict(series=p["series"], keys=p["keys"], threads=p["threads"], kernel=p["engine"],
-                  predicted=p["predicted"], measured=p["ns_per_row"],
-                  error=abs(p["predicted"] - p["ns_per_row"]) / p["ns_per_row"])
-             for p in points if p.get("predicted") is not None and p["ns_per_row"] > 0]
-    if not pairs:
-        return
-    errors = sorted(p["error"] for p in pairs)
-    median = errors[len(errors) // 2] if len(errors) % 2 else (errors[len(errors) // 2 - 1] + errors[len(errors) // 2]) / 2
-    worst = sorted(pairs, key=lambda p: -p["error"])[:5]
-    (RESULTS / f"{mode}-model.json").write_text(json.dumps(dict(median=median, worst=worst, points=pairs), indent=1) + "\n")
-    log(f"cost model over {len(pairs)} kernel points: median error {median:.1%}, worst "
-        + ", ".join(f"{w['kernel']} {w['series']} {w['keys']:,}: {w['predicted']:.2f} vs {w['measured']:.2f}" for w in worst))
-
-
 def write(mode: str, args, threads: list[int], points: list[dict], agree: bool, started: float, done: bool) -> None:
     """The tables, charts and report of the points so far; `done` is false while the sweep runs."""
     elapsed = time.perf_counter() - started
@@ -475,7 +458,7 @@ def write(mode: str, args, threads: list[int], points: list[dict], agree: bool, 
         print(text)
     (RESULTS / f"{mode}.md").write_text(text)
     (RESULTS / f"{mode}.json").write_text(json.dumps(report, indent=1) + "\n")
-    model_error(mode, points)
+    model_error(RESULTS / f"{mode}-model.json", points)
     log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min{'' if done else ' (partial)'}")
 
 
