@@ -44,6 +44,7 @@ import time
 from pathlib import Path
 
 from engines import JOIN, OPEN, check_agreement, groupby_query, log
+from model import model_error
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
@@ -94,6 +95,8 @@ def memwall_points(memwall: Path, args, data: dict, threads: int, first_round: b
                       "rows": section["dataset"]["probe_rows" if query == "join" else "rows"]}
             if run.get("choice"):
                 result["chose"] = run["choice"]["kernel"]
+            if run.get("predicted_ns_per_row") is not None:
+                result["predicted"] = run["predicted_ns_per_row"]
             if query == "join":
                 result.update(matches=run["matches"], key_sum=int(run["key_sum"]), payload_sum=int(run["payload_sum"]))
             else:
@@ -259,12 +262,13 @@ def measure_caches(memwall: Path, out: Path) -> tuple[Path | None, str]:
     return out, f"{', '.join(words)} (one page-local ladder on {huge} pages before the sweep, {out.name})"
 
 
-def generate(memwall: Path, rows: int, keys: int, skew: str, miss_rate: float | None, out: Path, build: Path | None):
+def generate(memwall: Path, rows: int, keys: int, skew: str, miss_rate: float | None, out: Path, build: Path | None,
+             order: str = "shuffled", heavy: float = 0.0):
     if out.exists() and (build is None or build.exists()):
         return
     cmd = [str(memwall), "generate", "--rows", str(rows), "--keys", str(keys), "--out", str(out), "--column", "key"]
     if build is None:
-        cmd += ["--skew", skew, "--value-column", "value"]
+        cmd += ["--skew", skew, "--value-column", "value", "--order", order, "--heavy", repr(heavy)]
     else:
         cmd += ["--build-out", str(build), "--payload-column", "payload", "--miss-rate", repr(miss_rate)]
     log("$ " + " ".join(cmd))
@@ -277,7 +281,7 @@ def table(points: list[dict], query: str, series: str, threads: int) -> str:
     engines = sorted({p["engine"] for p in mine}, key=lambda e: (not e.startswith("memwall"), e))
     per = "probe row" if query == "join" else "row"
     lines = [f"| {'build keys' if query == 'join' else 'distinct keys'} | " + " | ".join(engines)
-             + " | best engine | adaptive vs it |", "|---:|" + "---:|" * (len(engines) + 2)]
+             + " | best engine | adaptive vs it | adaptive's regret |", "|---:|" + "---:|" * (len(engines) + 3)]
     for keys in sorted({p["keys"] for p in mine}):
         at = {p["engine"]: p for p in mine if p["keys"] == keys}
         cells = []
@@ -297,7 +301,13 @@ def table(points: list[dict], query: str, series: str, threads: int) -> str:
             best_name = best["engine"].split(" (")[0]
         else:
             standing, best_name = "-", "-"
-        lines.append(f"| {keys:,} | " + " | ".join(cells) + f" | {best_name} | {standing} |")
+        # Adaptive's regret: its time over the fastest other memwall kernel's (each the best of
+        # the rounds taking turns; adaptive's includes its sampling and trials).
+        others = [p for e, p in at.items() if e.startswith("memwall") and e != "memwall adaptive"]
+        regret = (f"{adaptive['ns_per_row'] / min(p['ns_per_row'] for p in others):.3f}"
+                  f" ({min(others, key=lambda p: p['ns_per_row'])['engine'].removeprefix('memwall ')})"
+                  if adaptive and others else "-")
+        lines.append(f"| {keys:,} | " + " | ".join(cells) + f" | {best_name} | {standing} | {regret} |")
     return f"ns per {per}, {threads} thread(s)\n\n" + "\n".join(lines)
 
 
@@ -350,6 +360,9 @@ def main() -> int:
     parser.add_argument("--rows", type=parse_count, default=None)
     parser.add_argument("--keys", default=None, help="comma list of distinct keys (default powers of ten to --rows)")
     parser.add_argument("--skews", default="uniform,zipf:1.1", help="GROUP BY key skews, comma list")
+    parser.add_argument("--orders", default="shuffled",
+                        help="GROUP BY row orders, comma list: shuffled, sessions, first-seen, sorted")
+    parser.add_argument("--heavy", default="0", help="GROUP BY heavy-key shares (0 to below 1), comma list")
     parser.add_argument("--aggs", default="count,sum")
     parser.add_argument("--join", action="store_true", help="sweep the join's build side instead")
     parser.add_argument("--miss-rates", default="0,0.3", help="join: probe rows missing the build side")
@@ -398,15 +411,21 @@ def main() -> int:
                 datasets.append(dict(series=f"miss {miss:g}", keys=k, miss_rate=miss, queries=["join"],
                                      rows_file=rows_file, build_file=build_file))
     else:
+        shapes = [(o, float(h)) for o in args.orders.split(",") for h in args.heavy.split(",")]
         for skew in args.skews.split(","):
-            for k in keys:
-                rows_file = data_dir / f"rows-{args.rows}-{k}-{skew.replace(':', '')}.parquet"
-                datasets.append(dict(series=skew, keys=k, queries=args.aggs.split(","), rows_file=rows_file))
+            for order, heavy in shapes:
+                # The series names its shape where it is not the generator's shuffled rows.
+                shape = ("" if order == "shuffled" else f" {order}") + (f" heavy {heavy:g}" if heavy else "")
+                tag = ("" if order == "shuffled" else f"-{order}") + (f"-heavy{heavy:g}" if heavy else "")
+                for k in keys:
+                    rows_file = data_dir / f"rows-{args.rows}-{k}-{skew.replace(':', '')}{tag}.parquet"
+                    datasets.append(dict(series=skew + shape, keys=k, queries=args.aggs.split(","),
+                                         rows_file=rows_file, skew=skew, order=order, heavy=heavy))
 
     points, agree = [], True
     for data in datasets:
-        generate(args.memwall, args.rows, data["keys"], data["series"], data.get("miss_rate"), data["rows_file"],
-                 data.get("build_file"))
+        generate(args.memwall, args.rows, data["keys"], data.get("skew", data["series"]), data.get("miss_rate"),
+                 data["rows_file"], data.get("build_file"), data.get("order", "shuffled"), data.get("heavy", 0.0))
         for t in threads:
             try:
                 rounds = point(args.memwall, args, data, t, engines)
@@ -421,7 +440,7 @@ def main() -> int:
                 for r in merged(rounds, query):
                     points.append(dict(query=query, series=data["series"], keys=data["keys"], threads=t,
                                        engine=r["engine"], seconds=r["times"], ns_per_row=min(r["times"]) / r["rows"] * 1e9,
-                                       chose=r.get("chose"), agrees=ok))
+                                       chose=r.get("chose"), agrees=ok, predicted=r.get("predicted")))
             log(f"{data['series']} {data['keys']:,} keys, {t} thread(s): done at {time.perf_counter() - started:.0f} s")
         # What is done so far, on disk: a full sweep takes hours, and one cut short keeps its points.
         write(mode, args, threads, points, agree, started, done=data is datasets[-1])
@@ -439,6 +458,7 @@ def write(mode: str, args, threads: list[int], points: list[dict], agree: bool, 
         print(text)
     (RESULTS / f"{mode}.md").write_text(text)
     (RESULTS / f"{mode}.json").write_text(json.dumps(report, indent=1) + "\n")
+    model_error(RESULTS / f"{mode}-model.json", points)
     log(f"wrote {RESULTS / mode}.md, .json and the charts; {elapsed / 60:.1f} min{'' if done else ' (partial)'}")
 
 

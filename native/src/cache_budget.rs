@@ -5,10 +5,11 @@
 use std::path::Path;
 
 use memwall_core::budget::{self, CacheBudget};
+use memwall_core::cost::{Machine, Measured};
 use memwall_core::explain;
 use memwall_core::groupby::{GroupByConfig, Kernel};
 use memwall_core::size::format_bytes;
-use memwall_report::{Cache, Cause, Host, Level};
+use memwall_report::{Cache, Cause, Host, Report};
 
 use crate::cache_probe::cache_probe;
 use crate::error::{CliError, CliResult};
@@ -37,15 +38,43 @@ pub fn with_host_caches(
     race: &RaceArgs,
     host: &Host,
 ) -> CliResult<CacheBudget> {
-    if let Some(path) = &race.caches_from {
-        return saved_levels(path, host).map(|levels| budget.measured(&levels));
-    }
-    if race.declared_caches || !kernels.contains(&Kernel::Adaptive) {
+    if !sized_by_a_ladder(kernels, race) {
         return Ok(budget);
     }
+    caches_and_model(budget, kernels, race, host).map(|(budget, _)| budget)
+}
+
+/// Whether the kernels' budget comes from a ladder (adaptive races, or `--caches-from`), and so
+/// must be read before the data is loaded and its memory checked.
+pub fn sized_by_a_ladder(kernels: &[Kernel], race: &RaceArgs) -> bool {
+    race.caches_from.is_some() || (!race.declared_caches && kernels.contains(&Kernel::Adaptive))
+}
+
+/// [`with_host_caches`], and the cost model's view of the host from the same ladder (see
+/// `memwall_core::cost`), for any kernels: `None` with `--declared-caches` or where the ladder
+/// could not run, and then nothing is predicted.
+pub fn caches_and_model(
+    budget: CacheBudget,
+    kernels: &[Kernel],
+    race: &RaceArgs,
+    host: &Host,
+) -> CliResult<(CacheBudget, Option<Machine>)> {
+    if let Some(path) = &race.caches_from {
+        let report = saved_report(path, host)?;
+        let ladder = report.ladder.as_ref();
+        let levels = ladder.map_or(&[][..], |l| &l.levels[..]);
+        let machine = Machine::from_ladder(levels, Measured::of(ladder, report.bandwidth.as_ref()));
+        return Ok((budget.measured(levels), machine));
+    }
+    if race.declared_caches {
+        return Ok((budget, None));
+    }
     Ok(match cache_probe(host, &NativeClock::new()) {
-        Ok(ladder) => budget.measured(&ladder.levels),
-        Err(_) => budget,
+        Ok(ladder) => {
+            let machine = Machine::from_ladder(&ladder.levels, Measured::of(Some(&ladder), None));
+            (if kernels.contains(&Kernel::Adaptive) { budget.measured(&ladder.levels) } else { budget }, machine)
+        }
+        Err(_) => (budget, None),
     })
 }
 
@@ -63,10 +92,10 @@ fn describe_sizes(sizes: &[(u8, u64)]) -> String {
     each.join(", ")
 }
 
-/// The levels of `path`'s ladder as today's rules read them; refused when the report is of
+/// `path`'s report, its ladder's levels as today's rules read them; refused when the report is of
 /// another CPU (by name or by the caches it declares), or its ladder names neither a cache nor
 /// DRAM (nothing to size by).
-fn saved_levels(path: &Path, host: &Host) -> CliResult<Vec<Level>> {
+fn saved_report(path: &Path, host: &Host) -> CliResult<Report> {
     let context = |e: CliError| e.context(&format!("--caches-from {}", path.display()));
     let mut report = output::read_report(path).map_err(context)?;
     if let (Some(theirs), Some(ours)) = (&report.host.cpu_model, &host.cpu_model)
@@ -85,13 +114,13 @@ fn saved_levels(path: &Path, host: &Host) -> CliResult<Vec<Level>> {
         ))));
     }
     explain::reread(&mut report);
-    let Some(levels) = report.ladder.map(|ladder| ladder.levels) else {
+    let Some(levels) = report.ladder.as_ref().map(|ladder| &ladder.levels) else {
         return Err(context(CliError::usage("no ladder in this report: nothing to size the tables by")));
     };
     if !levels.iter().any(|l| matches!(l.cause, Cause::Cache | Cause::Dram)) {
         return Err(context(CliError::usage("its ladder names no cache and no DRAM: nothing to size the tables by")));
     }
-    Ok(levels)
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use indicatif::ProgressBar;
 use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Executor;
 use memwall_core::groupby::{self, ValueColumn, ValueType};
+use memwall_core::shape::{Order, Shape, parse_heavy_share};
 use memwall_core::size::parse_count;
 use memwall_report::{Dataset, Generator, Input};
 
@@ -38,9 +39,22 @@ pub struct GenArgs {
     /// `generate`): i64 (uniform in +-1e9) or f64 (the same integers in thousandths).
     #[arg(long, default_value = "i64", value_parser = ValueType::parse)]
     pub value_type: ValueType,
+    /// Order of the generated rows: shuffled, sessions (each key's rows in runs of 1-8, the
+    /// runs shuffled), first-seen (every key once, then the repeats) or sorted.
+    #[arg(long, default_value = "shuffled", value_parser = Order::parse)]
+    pub order: Order,
+    /// Share of the generated rows (0 to below 1) given to one heavy key, taken from the
+    /// repeats of the others (every key keeps a row).
+    #[arg(long, default_value_t = 0.0, value_parser = parse_heavy_share)]
+    pub heavy: f64,
 }
 
 impl GenArgs {
+    /// The rows' order and heavy key.
+    pub fn shape(&self) -> Shape {
+        Shape { order: self.order, heavy_share: self.heavy }
+    }
+
     /// A named preset with the default seed.
     pub fn preset(name: &str) -> Self {
         Self {
@@ -50,6 +64,8 @@ impl GenArgs {
             skew: None,
             seed: datagen::DEFAULT_SEED,
             value_type: ValueType::I64,
+            order: Order::Shuffled,
+            heavy: 0.0,
         }
     }
 
@@ -152,19 +168,26 @@ fn generate(args: &GenArgs, exec: &dyn Executor, scratch: &dyn Fn(u64, u64) -> u
     let needed = spec.bytes().saturating_add(value_bytes).saturating_add(scratch(spec.rows, spec.keys));
     platform::check_fits_in_memory(needed, &describe_flags(&spec, preset.as_deref()))?;
     let bar = spinner(format!("generating {} rows over {} keys", spec.rows, spec.keys));
-    let keys = datagen::generate_with(&spec, exec).map_err(|e| CliError::usage(e.to_string()))?;
+    let mut keys = datagen::generate_with(&spec, exec).map_err(|e| CliError::usage(e.to_string()))?;
+    let shape = args.shape();
+    shape.apply(&mut keys, spec.seed);
     let values = values.then(|| memwall_core::groupby::values::generate_values(&spec, args.value_type, exec));
     bar.finish_and_clear();
     let label = match &preset {
         Some(name) => format!("{name} preset"),
         None => format!("generated, {}", spec.skew.name()),
     };
+    let label = if shape.is_plain() { label } else { format!("{label}, {}", shape.describe()) };
     Ok(Data {
         keys,
         dataset: Dataset {
             rows: spec.rows,
             distinct_keys: spec.keys,
-            generator: Some(Generator { preset, skew: spec.skew.name() }),
+            generator: Some(Generator {
+                preset,
+                skew: spec.skew.name(),
+                shape: (!shape.is_plain()).then(|| shape.describe()),
+            }),
             input: None,
             seed: Some(spec.seed),
             max_rows_per_key: None,

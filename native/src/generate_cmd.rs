@@ -93,13 +93,17 @@ fn generate_to(args: GenerateArgs, out: &mut dyn Write) -> CliResult {
     let bar = spinner(format!("generating {} rows over {} keys", spec.rows, spec.keys));
     // The join's probe side is the GROUP BY keys with a share of rows replaced by missing keys
     // (none at --miss-rate 0, where the two generators give the same rows).
-    let (keys, misses, build) = if args.miss_rate > 0.0 {
+    let (mut keys, misses, build) = if args.miss_rate > 0.0 {
         let data = join::data::generate_with(&join::data::JoinSpec { data: spec, miss_rate: args.miss_rate }, &exec)
             .map_err(|e| CliError::usage(e.to_string()))?;
         (data.probe, Some(data.misses), Some(data.build))
     } else {
         (datagen::generate_with(&spec, &exec).map_err(|e| CliError::usage(e.to_string()))?, None, None)
     };
+    // The rows' order and heavy key (a join's probe side keeps its own: its misses are by row).
+    if misses.is_none() {
+        args.data.shape().apply(&mut keys, spec.seed);
+    }
     let values =
         with_values.then(|| memwall_core::groupby::values::generate_values(&spec, args.data.value_type, &exec));
     bar.set_message(format!("writing {}", args.out.display()));

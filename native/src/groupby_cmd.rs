@@ -5,7 +5,7 @@ use std::io::Write;
 
 use memwall_report::Report;
 
-use crate::cache_budget::with_host_caches;
+use crate::cache_budget::{caches_and_model, sized_by_a_ladder};
 use crate::error::{CliError, CliResult};
 use crate::groupby_race::{GroupByArgs, Race, prepare, race};
 use crate::output;
@@ -16,8 +16,21 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     let clock = NativeClock::new();
     args.export.check()?;
     let host = if args.export.json.is_some() { crate::host::measured(&clock) } else { crate::host::describe() };
-    let (threads, config, mut data) =
-        prepare(&args, &host, |declared| with_host_caches(declared, &args.kernel.0, &args.race, &host))?;
+    // The model's ladder is read before the data only where the kernels are sized by it; else
+    // after, so that bad input is refused before a second of probing.
+    let early = sized_by_a_ladder(&args.kernel.0, &args.race);
+    let mut machine = None;
+    let (threads, config, mut data) = prepare(&args, &host, |declared| {
+        if !early {
+            return Ok(declared);
+        }
+        let (budget, model) = caches_and_model(declared, &args.kernel.0, &args.race, &host)?;
+        machine = model;
+        Ok(budget)
+    })?;
+    if !early {
+        machine = caches_and_model(config.budget, &args.kernel.0, &args.race, &host)?.1;
+    }
     let mut out = args.export.human();
     if args.counters
         && let Err(why) = crate::counters::probe()
@@ -25,7 +38,10 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
         writeln!(out, "counters unavailable: {why}").ok();
     }
     let race_setup = Race::for_args(&args, config, &threads, &data.dataset);
-    let result = race(&race_setup, &mut data, &clock)?;
+    let mut result = race(&race_setup, &mut data, &clock)?;
+    if let Some(machine) = &machine {
+        memwall_core::cost::annotate(&mut result, &data.keys, machine, &config);
+    }
     print_race(&mut *out, &result, &data.label).map_err(|e| CliError::runtime(e.to_string()))?;
     if let Some(cpus) = threads.cpus() {
         let list: Vec<String> = cpus.iter().map(usize::to_string).collect();

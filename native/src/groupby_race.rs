@@ -6,6 +6,7 @@ use std::ops::ControlFlow;
 use clap::Args;
 use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
+use memwall_core::cost::{self, Machine, Measured};
 use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values};
 use memwall_core::scratch::MemoryPolicy;
@@ -179,7 +180,10 @@ pub fn default_race(
     };
     let (threads, config, mut data) = prepare(&args, host, |declared| Ok(declared.measured(levels)))?;
     let setup = Race::for_args(&args, config, &threads, &data.dataset);
-    let result = race(&setup, &mut data, clock)?;
+    let mut result = race(&setup, &mut data, clock)?;
+    if let Some(machine) = Machine::from_ladder(levels, Measured::default()) {
+        cost::annotate(&mut result, &data.keys, &machine, &config);
+    }
     Ok((result, data.label))
 }
 

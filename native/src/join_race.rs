@@ -110,7 +110,7 @@ pub fn generate(
         probe_rows: spec.data.rows,
         miss_rate: spec.miss_rate,
         misses: data.misses,
-        generator: Some(Generator { preset: preset.map(str::to_string), skew: spec.data.skew.name() }),
+        generator: Some(Generator { preset: preset.map(str::to_string), skew: spec.data.skew.name(), shape: None }),
         seed: Some(spec.data.seed),
     };
     Ok((data, dataset))

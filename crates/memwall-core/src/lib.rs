@@ -11,6 +11,7 @@ pub mod budget;
 pub mod clock;
 pub mod cloud;
 pub mod cores;
+pub mod cost;
 pub mod cycles;
 pub mod datagen;
 pub mod describe;
@@ -23,6 +24,7 @@ pub mod ladder;
 pub mod race;
 pub mod scratch;
 pub mod sensitivity;
+pub mod shape;
 pub mod size;
 pub mod stability;
 

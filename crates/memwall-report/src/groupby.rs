@@ -16,6 +16,26 @@ pub struct GroupBy {
     /// older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<Query>,
+    /// What the cost model (core's `cost`) predicted from the ladder and the data, and which of
+    /// its inputs it lacked; each run's own prediction is its `predicted_ns_per_row`. Absent
+    /// where no ladder was read (and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<CostModel>,
+}
+
+/// The inputs a race's predictions came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostModel {
+    /// The groups the model was given: a sample's estimate, and the upper end of its range.
+    pub estimated_groups: u64,
+    pub upper_groups: u64,
+    /// The ladder's measurements it used, one a line ("L2 1 MiB at 3.1 ns", "DRAM 98 ns").
+    pub inputs: Vec<String>,
+    /// The inputs it lacked, each with what stood in for it.
+    #[serde(default)]
+    pub missing: Vec<String>,
+    /// Where the kernels' fixed costs were fitted (a CPU; the same constants on every host).
+    pub fitted_on: String,
 }
 
 /// The aggregates of a GROUP BY beyond a count, and the value column they read.
@@ -54,6 +74,11 @@ pub struct Generator {
     pub preset: Option<String>,
     /// "uniform" or "zipf:<exponent>".
     pub skew: String,
+    /// The rows' order and heavy key where not the generator's own shuffled rows: "sessions",
+    /// "first-seen, heavy key 30%", ... (core's `shape`). Absent for shuffled rows (and in older
+    /// reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,6 +152,10 @@ pub struct GroupByRun {
     /// (and in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub totals: Option<Totals>,
+    /// The cost model's ns per row for this kernel on this host and data (see
+    /// [`GroupBy::model`]), beside the measured `ns_per_row`. Absent without a ladder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_ns_per_row: Option<f64>,
 }
 
 /// The totals of a run's aggregates over all groups. `count` is the rows counted; the others
@@ -275,4 +304,8 @@ pub struct SweepPoint {
     pub kernel: String,
     pub ns_per_row: f64,
     pub seconds: f64,
+    /// The cost model's ns per row for this point, where a ladder was read (see
+    /// [`GroupBy::model`]). Absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_ns_per_row: Option<f64>,
 }

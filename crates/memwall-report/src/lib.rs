@@ -34,8 +34,8 @@ pub use engines::{ADAPTIVE, EngineSweep, EngineSweepPoint, FIRST_WITHIN, MEMWALL
 pub use explain::{Cause, ChainsPoint, ClockCheck, ClockEstimate, Level, Parallelism};
 
 pub use groupby::{
-    AdaptiveChoice, BestPartitions, Counters, Crossover, Dataset, Generator, GroupBy, GroupByRun, Input, KeyCount,
-    PhaseTime, Query, Sweep, SweepPoint, Totals,
+    AdaptiveChoice, BestPartitions, CostModel, Counters, Crossover, Dataset, Generator, GroupBy, GroupByRun, Input,
+    KeyCount, PhaseTime, Query, Sweep, SweepPoint, Totals,
 };
 pub use host::{Cache, Host};
 pub use join::{BuildSizeCrossover, BuildSizeFastest, Join, JoinDataset, JoinRun, JoinSweep, JoinSweepPoint};

@@ -101,15 +101,17 @@ fn full_report() -> Report {
     report.advice = vec!["keep hot data under 3 MiB".into()];
     report.groupby = Some(GroupBy {
         query: None,
+        model: None,
         dataset: Dataset {
             rows: 10,
             distinct_keys: 3,
-            generator: Some(Generator { preset: None, skew: "zipf:0.6".into() }),
+            generator: Some(Generator { preset: None, skew: "zipf:0.6".into(), shape: None }),
             input: None,
             seed: Some(7),
             max_rows_per_key: Some(5),
         },
         runs: vec![GroupByRun {
+            predicted_ns_per_row: Some(5.0),
             phases: None,
             totals: None,
             kernel: "adaptive".into(),
@@ -152,7 +154,13 @@ fn full_report() -> Report {
         sweeps: vec![Sweep {
             kind: "cardinality".into(),
             rows: 10,
-            points: vec![SweepPoint { x: 3, kernel: "naive".into(), ns_per_row: 2.0, seconds: 0.1 }],
+            points: vec![SweepPoint {
+                x: 3,
+                kernel: "naive".into(),
+                ns_per_row: 2.0,
+                seconds: 0.1,
+                predicted_ns_per_row: None,
+            }],
             crossover_distinct_keys: Some(3),
             adaptive_max_slowdown: Some(1.04),
             memory: Some("cold".into()),
@@ -398,7 +406,7 @@ fn join() -> Join {
             probe_rows: 10,
             miss_rate: 0.1,
             misses: 1,
-            generator: Some(Generator { preset: Some("small".into()), skew: "zipf:0.575".into() }),
+            generator: Some(Generator { preset: Some("small".into()), skew: "zipf:0.575".into(), shape: None }),
             seed: Some(42),
         },
         runs: vec![JoinRun {
@@ -459,7 +467,13 @@ fn partitions_sweep(aggregates: &[&str], state_bytes: u64, best: u32) -> Sweep {
         rows: 1000,
         points: [16, 32]
             .iter()
-            .map(|&p| SweepPoint { x: p, kernel: "tuned".into(), ns_per_row: 3.0, seconds: 0.1 })
+            .map(|&p| SweepPoint {
+                x: p,
+                kernel: "tuned".into(),
+                ns_per_row: 3.0,
+                seconds: 0.1,
+                predicted_ns_per_row: None,
+            })
             .collect(),
         crossover_distinct_keys: None,
         adaptive_max_slowdown: None,

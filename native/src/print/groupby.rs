@@ -21,6 +21,7 @@ pub fn table(groupby: &GroupBy) -> Table {
                 format!("{:.3}", r.seconds.median),
                 format!("{:.3}", r.seconds.max),
                 format!("{:.2}", r.ns_per_row),
+                r.predicted_ns_per_row.map_or("-".into(), |ns| format!("{ns:.2}")),
                 summary::speedup_over_naive(groupby, r).map_or("-".into(), |x| format!("{x:.2}x")),
                 r.scratch_bytes.map_or("-".into(), format_bytes),
                 r.groups.to_string(),
@@ -30,7 +31,18 @@ pub fn table(groupby: &GroupBy) -> Table {
         })
         .collect();
     let header = vec![
-        "kernel", "threads", "P", "first s", "min s", "median s", "max s", "ns/row", "vs naive", "scratch", "groups",
+        "kernel",
+        "threads",
+        "P",
+        "first s",
+        "min s",
+        "median s",
+        "max s",
+        "ns/row",
+        "predicted",
+        "vs naive",
+        "scratch",
+        "groups",
         "checksum",
     ];
     Table { header, rows, notes: summary::rules(groupby, false) }
@@ -49,6 +61,12 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
     )?;
     write!(out, "{}", table(groupby).text())?;
     for line in summary::rules(groupby, false) {
+        writeln!(out, "{line}")?;
+    }
+    if let Some(line) = summary::regret_line(groupby) {
+        writeln!(out, "{line}")?;
+    }
+    for line in memwall_core::cost::describe(groupby) {
         writeln!(out, "{line}")?;
     }
     for run in &groupby.runs {

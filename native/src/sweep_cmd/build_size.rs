@@ -66,7 +66,7 @@ pub(super) fn build_size(args: BuildSizeArgs) -> CliResult {
             probe_rows: args.probe_rows,
             miss_rate: args.miss_rate,
             misses: 0,
-            generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name() }),
+            generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name(), shape: None }),
             seed: Some(args.seed),
         };
         let join = memwall_report::Join { dataset, runs: Vec::new(), sweeps: vec![sweep.clone()] };

@@ -58,7 +58,7 @@ pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
     let host = crate::host::measured(&clock);
     let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
     let config = cache_budget::groupby_config(args.partitions, &host, args.common.race.threads)?;
-    let budget = cache_budget::with_host_caches(config.budget, &args.kernel.0, &args.common.race, &host)?;
+    let (budget, machine) = cache_budget::caches_and_model(config.budget, &args.kernel.0, &args.common.race, &host)?;
     let config = groupby::GroupByConfig { budget, ..config };
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {
@@ -94,11 +94,16 @@ pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
         sweeper.cardinality(args.rows, &distinct, args.skew, args.seed, &mut on_event(&bar))
     });
     bar.finish_and_clear();
-    let sweeps = result?;
+    let mut sweeps = result?;
+    if let Some(machine) = &machine {
+        for (sweep, config) in sweeps.iter_mut().zip(&states) {
+            memwall_core::cost::annotate_sweep(sweep, machine, config, args.common.race.threads);
+        }
+    }
     let dataset = memwall_report::Dataset {
         rows: args.rows,
         distinct_keys: most,
-        generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name() }),
+        generator: Some(memwall_report::Generator { preset: None, skew: args.skew.name(), shape: None }),
         input: None,
         seed: Some(args.seed),
         max_rows_per_key: None,

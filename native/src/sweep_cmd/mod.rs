@@ -43,7 +43,13 @@ mod tests {
     fn fake_sweep(kind: &str, aggregates: &str, state: u64, points: &[(u64, &str, f64)]) -> Sweep {
         let points: Vec<memwall_report::SweepPoint> = points
             .iter()
-            .map(|&(x, k, ns)| memwall_report::SweepPoint { x, kernel: k.into(), ns_per_row: ns, seconds: ns })
+            .map(|&(x, k, ns)| memwall_report::SweepPoint {
+                x,
+                kernel: k.into(),
+                ns_per_row: ns,
+                seconds: ns,
+                predicted_ns_per_row: None,
+            })
             .collect();
         Sweep {
             kind: kind.into(),

@@ -57,7 +57,7 @@ pub(super) fn finish(
             [one] => one.query.clone().filter(|q| q.value_type != "none"),
             _ => None,
         };
-        let groupby = GroupBy { dataset: dataset.clone(), runs: Vec::new(), sweeps: sweeps.clone(), query };
+        let groupby = GroupBy { dataset: dataset.clone(), runs: Vec::new(), sweeps: sweeps.clone(), query, model: None };
         memwall_report::Report { groupby: Some(groupby), ..output::new_report(host.clone()) }
     };
     common.export.write(report, || table().csv(), table)
@@ -192,6 +192,9 @@ pub fn print_sweep(out: &mut dyn Write, sweep: &Sweep, x_name: &str) -> std::io:
         }
         if let Some(slowdown) = sweep.adaptive_max_slowdown {
             writeln!(out, "adaptive was at worst {:.1}% slower than the best kernel", (slowdown - 1.0) * 100.0)?;
+        }
+        if let Some(line) = memwall_core::cost::describe_sweep(sweep) {
+            writeln!(out, "{line}")?;
         }
     }
     for best in &sweep.best_partitions {

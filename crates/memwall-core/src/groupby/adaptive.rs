@@ -34,7 +34,7 @@ pub struct Estimate {
 /// Rows to sample: enough that 65,536 draws tell a few million groups from tens of millions
 /// (by the repeats among them), few enough that the random reads (each a cache miss) cost well
 /// under 1% of aggregating.
-fn sample_size(rows: usize) -> usize {
+pub(crate) fn sample_size(rows: usize) -> usize {
     (rows / 1024).clamp(4096, 65_536).min(rows)
 }
 
@@ -124,7 +124,7 @@ pub fn thresholds(config: &GroupByConfig) -> Thresholds {
 /// 2 tables 1-2 MiB, and adaptive partitioned 100,000 Zipf 1.1 keys over 100M rows: 4.76 ns/row
 /// against ClickHouse's 3.36; with this share (and `prefetch::Bounded::stretch`) it kept a table
 /// per thread, 2.83 against 3.47 (`bench/sweep.sh --keys 1e4,1e5 --skews zipf:1.1 --threads 2`).
-pub(super) fn thresholds_sharing(config: &GroupByConfig, tables: u64) -> Thresholds {
+pub(crate) fn thresholds_sharing(config: &GroupByConfig, tables: u64) -> Thresholds {
     let cache = config.budget.per_core_bytes.max(1 << 16);
     let llc = cache + (config.budget.last_level_bytes.saturating_sub(cache)) / tables.max(1);
     // Both tables take twice a group's bytes (its key and state): 32 for a count, and as much

@@ -21,14 +21,14 @@ use crate::clock::Clock;
 use crate::exec::{self, Executor};
 use crate::scratch::{HeapChunks, MemoryPolicy, Scratch, rounded};
 
-mod adaptive;
+pub(crate) mod adaptive;
 pub mod agg;
 mod flat;
 mod hash;
 mod naive;
 mod per_thread;
 pub mod phases;
-mod prefetch;
+pub(crate) mod prefetch;
 pub mod race;
 mod radix;
 mod result;
@@ -36,7 +36,7 @@ mod small;
 mod split;
 pub mod summary;
 pub mod sweep;
-mod tuned;
+pub(crate) mod tuned;
 pub mod values;
 
 // Property tests need proptest and threads, which wasm32 lacks; tests/wasm_groupby.rs covers wasm.

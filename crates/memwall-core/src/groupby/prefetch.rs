@@ -46,7 +46,7 @@ impl<'a, 's, S: State> Table<'a, 's, S> {
 }
 
 /// The initial capacity for a hint of `hint` groups.
-pub(super) fn initial_capacity(hint: usize) -> usize {
+pub(crate) fn initial_capacity(hint: usize) -> usize {
     capacity_for((hint + hint / 8) * LOAD_DEN / LOAD_NUM, 1)
 }
 
@@ -244,12 +244,6 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         to_come.saturating_mul(PAYBACK_ROWS) <= rows_left
     }
 
-    /// The bytes of the table its counts so far foresee for all the groups (Chao's bound).
-    pub(super) fn foreseen_bytes(&self) -> u64 {
-        let groups = usize::try_from(foreseen_groups(&self.counts())).unwrap_or(usize::MAX);
-        (initial_capacity(groups) as u64).saturating_mul(size_of::<Slot<S>>() as u64)
-    }
-
     /// The groups' counts so far, one per group.
     fn counts(&self) -> Vec<u64> {
         self.table.slots.iter().map(|slot| slot.1.count()).filter(|&count| count != 0).collect()
@@ -285,7 +279,7 @@ fn hot_keys_held(max_groups: usize, slot_bytes: usize) -> usize {
 /// zipf:1.1 --agg sum --threads 2 --kernel adaptive,tuned --runs 3 --caches-from C`, C a
 /// page-local ladder of that guest that read L2 to 1 MiB, L3 to 8 MiB; 2026-12-04); at 300,000
 /// keys, past the old reach, 3.95 against 4.96.
-pub(super) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
+pub(crate) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
     hot_keys_held(max_groups, slot_bytes).saturating_mul(4).max(max_groups)
 }
 

@@ -165,7 +165,7 @@ impl Racer<'_> {
             value_type: work.values.value_type().map_or("none", |t| t.name()).into(),
             value_column: None,
         });
-        Ok(GroupBy { dataset, runs, sweeps: Vec::new(), query })
+        Ok(GroupBy { dataset, runs, sweeps: Vec::new(), query, model: None })
     }
 
     /// One kernel's runs as the report keeps them.
@@ -204,6 +204,7 @@ impl Racer<'_> {
             phases,
             totals: (config.aggregates != super::Aggregates::COUNT || self.work.values != Values::None)
                 .then(|| report_totals(&outcome.result.totals)),
+            predicted_ns_per_row: None,
         })
     }
 }

@@ -49,9 +49,6 @@ pub(super) struct Trial {
     pub rows: usize,
     /// Each table's faster slice, in [`Table`]'s order.
     pub ns: [f64; 3],
-    /// Whether the prefetched table competed: only where its counts foresee it outgrowing the
-    /// per-core cache (see [`aggregate_bounded`]).
-    pub prefetched_competes: bool,
     /// The clock's resolution: a slice's time is the difference of two reads.
     pub resolution_ns: f64,
 }
@@ -59,13 +56,15 @@ pub(super) struct Trial {
 impl Trial {
     /// The faster of the two small tables where the clock can tell them apart, else hashbrown,
     /// the textbook (a browser that is not cross-origin isolated reads time in 100 µs steps,
-    /// longer than the whole trial); the prefetched table where it competed and the clock
-    /// tells it faster than that one.
+    /// longer than the whole trial); the prefetched table where the clock tells it faster than
+    /// that one. The clock decides: no rule on the groups overrules it (on the Xeon guest a
+    /// rule that kept the prefetched table out while its groups fit the per-core cache threw
+    /// out a table the trial had timed at 4.58 ns/row against the flat table's 6.58, issue 47).
     pub fn winner(&self) -> Table {
         let [hashbrown, flat, prefetched] = self.ns;
         let (small, small_ns) =
             if self.faster(flat, hashbrown) { (Table::Flat, flat) } else { (Table::Hashbrown, hashbrown) };
-        if self.prefetched_competes && self.faster(prefetched, small_ns) { Table::Prefetched } else { small }
+        if self.faster(prefetched, small_ns) { Table::Prefetched } else { small }
     }
 
     /// Whether `ns` is shorter than `than_ns` by more than the clock can blur: each is the
@@ -84,14 +83,7 @@ impl Trial {
             Table::Hashbrown if self.faster(hashbrown_ns, self.ns[Table::Flat as usize]) => "hashbrown",
             Table::Hashbrown => "hashbrown (the flat table no faster than this clock can tell)",
         };
-        let prefetched = if self.prefetched_competes {
-            format!("prefetched {:.2}", per_row(Table::Prefetched))
-        } else {
-            format!(
-                "prefetched {:.2}, out of the running (its groups fit the per-core cache)",
-                per_row(Table::Prefetched)
-            )
-        };
+        let prefetched = format!("prefetched {:.2}", per_row(Table::Prefetched));
         format!(
             "a trial on slices of {} rows, the faster of two each: hashbrown {:.2} ns/row, flat {:.2}, {prefetched} (clock step {:.0} ns): {told}",
             self.rows,
@@ -180,13 +172,7 @@ pub(super) fn aggregate_bounded<S: State>(
     if !fit {
         return Ok(None);
     }
-    // In cache the prefetched table is a plain (key, state) table paying a second hash per row,
-    // and a trial on a young table can favour it by chance: on the 2-vCPU Xeon guest a sum over
-    // 10,000 keys (1 MB of table), 2 threads, picked it by 1.6% and ran at 2.98 ns/row, hashbrown
-    // at 2.20. So it competes only where its counts (Chao's bound, which skew keeps low)
-    // foresee a table past the per-core cache.
-    let prefetched_competes = prefetched.foreseen_bytes() > cache_bytes;
-    let trial = Trial { rows: slice, ns, prefetched_competes, resolution_ns: resolution_ns(clock, 2) };
+    let trial = Trial { rows: slice, ns, resolution_ns: resolution_ns(clock, 2) };
     let done = vec![hashbrown.into_part()?, flat.into_part()?, prefetched.into_part()?];
     // The winner's tables start at the most groups a trial table met: fewer rehashes.
     let hint = done.iter().map(|part| part.len()).max().unwrap_or(0) as u64;

@@ -13,6 +13,27 @@ pub fn speedup_over_naive(groupby: &GroupBy, run: &GroupByRun) -> Option<f64> {
     (run.seconds.median > 0.0).then(|| naive.seconds.median / run.seconds.median)
 }
 
+/// Adaptive's regret: its best run (sampling and trials included, as every run of it) over the
+/// best run of the fastest other kernel, the rounds taking turns; and that kernel. `None`
+/// without adaptive or another kernel.
+pub fn adaptive_regret(groupby: &GroupBy) -> Option<(f64, &str)> {
+    let adaptive = groupby.runs.iter().find(|r| r.kernel == Kernel::Adaptive.name())?;
+    let best = groupby
+        .runs
+        .iter()
+        .filter(|r| r.kernel != Kernel::Adaptive.name())
+        .min_by(|a, b| a.seconds.min.total_cmp(&b.seconds.min))?;
+    (best.seconds.min > 0.0).then(|| (adaptive.seconds.min / best.seconds.min, best.kernel.as_str()))
+}
+
+/// "adaptive's regret: 1.03 (its best run over tuned's)", for the race's summary.
+pub fn regret_line(groupby: &GroupBy) -> Option<String> {
+    let (regret, best) = adaptive_regret(groupby)?;
+    Some(format!(
+        "adaptive's regret: {regret:.3} (its best run, sampling and trials included, over {best}'s, the fastest other kernel)"
+    ))
+}
+
 /// What the kernels lack when compiled to wasm32: the page and the README say so beside the
 /// kernels' descriptions, which are the native ones.
 pub const WASM_CAVEAT: &str = "in WebAssembly there is no prefetch instruction and no streaming store: prefetch's \
@@ -125,6 +146,7 @@ mod tests {
         GroupByRun {
             phases: None,
             totals: None,
+            predicted_ns_per_row: None,
             kernel: kernel.into(),
             threads: 1,
             partitions: None,
@@ -145,10 +167,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn regret_is_adaptives_best_over_the_best_others() {
+        let groupby =
+            race(vec![run("naive", 4.0, None, &[]), run("tuned", 2.0, None, &[]), run("adaptive", 2.1, None, &[])]);
+        let (regret, best) = adaptive_regret(&groupby).unwrap();
+        assert!((regret - 1.05).abs() < 1e-9 && best == "tuned");
+        assert!(regret_line(&groupby).unwrap().starts_with("adaptive's regret: 1.050"));
+        assert_eq!(adaptive_regret(&race(vec![run("adaptive", 1.0, None, &[])])), None);
+    }
+
     fn race(runs: Vec<GroupByRun>) -> GroupBy {
         let dataset =
             Dataset { rows: 1, distinct_keys: 1, generator: None, input: None, seed: None, max_rows_per_key: None };
-        GroupBy { dataset, runs, sweeps: vec![], query: None }
+        GroupBy { dataset, runs, sweeps: vec![], query: None, model: None }
     }
 
     #[test]

@@ -155,8 +155,13 @@ impl Racer<'_> {
             let all = checks.get_or_insert_with(|| timings.verified_by.clone());
             all.retain(|c| timings.verified_by.contains(c));
             let best = timings.seconds[fastest_run(&timings.seconds)];
-            let point =
-                SweepPoint { x, kernel: timings.kernel.name().into(), ns_per_row: best * 1e9 / rows, seconds: best };
+            let point = SweepPoint {
+                x,
+                kernel: timings.kernel.name().into(),
+                ns_per_row: best * 1e9 / rows,
+                seconds: best,
+                predicted_ns_per_row: None,
+            };
             flow(on_event(SweepEvent::Measured { x, kernel: timings.kernel, ns_per_row: point.ns_per_row }))?;
             points.push(point);
         }
@@ -251,7 +256,7 @@ mod tests {
     use crate::groupby::{HeapChunks, MemoryPolicy};
 
     fn point(x: u64, kernel: Kernel, ns: f64) -> SweepPoint {
-        SweepPoint { x, kernel: kernel.name().into(), ns_per_row: ns, seconds: ns }
+        SweepPoint { x, kernel: kernel.name().into(), ns_per_row: ns, seconds: ns, predicted_ns_per_row: None }
     }
 
     #[test]

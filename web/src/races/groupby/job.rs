@@ -128,7 +128,7 @@ pub fn run(job: &GroupByJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), St
     let dataset = Dataset {
         rows: spec.rows,
         distinct_keys: spec.keys,
-        generator: Some(Generator { preset: job.data.preset.clone(), skew: spec.skew.name() }),
+        generator: Some(Generator { preset: job.data.preset.clone(), skew: spec.skew.name(), shape: None }),
         input: None,
         seed: Some(spec.seed),
         max_rows_per_key: None,
@@ -160,6 +160,7 @@ pub fn run(job: &GroupByJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), St
                             kernel: kernel.name().into(),
                             ns_per_row,
                             seconds: ns_per_row * spec.rows as f64 / 1e9,
+                            predicted_ns_per_row: None,
                         })),
                         SweepEvent::Generating { .. } => {}
                     }

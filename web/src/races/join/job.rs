@@ -89,7 +89,7 @@ pub fn run(job: &JoinJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), Strin
         probe_rows: spec.data.rows,
         miss_rate: spec.miss_rate,
         misses: generated.misses,
-        generator: Some(Generator { preset: None, skew: spec.data.skew.name() }),
+        generator: Some(Generator { preset: None, skew: spec.data.skew.name(), shape: None }),
         seed: Some(spec.data.seed),
     };
     // The native default's rules: one warm heap pool for every kernel, every run checked

@@ -60,7 +60,7 @@ use crate::scratch::{Scratch, ScratchAlloc};
 use allocator_api2::vec::Vec as ScratchVec;
 
 /// Partition bits of the scatter over DRAM; more are split in cache (see the module docs).
-const SCATTER_BITS: u32 = 12;
+pub(crate) const SCATTER_BITS: u32 = 12;
 
 /// Lines of write-combining buffer per partition (see the module docs).
 const WC_LINES: usize = 4;
@@ -94,7 +94,7 @@ pub const WC_BYTES_PER_PARTITION: u64 = (WC_LINES * size_of::<Line>()) as u64;
 
 /// The smallest table: 16 KiB, so that a partition of few groups still checks the load only
 /// every few hundred rows.
-const MIN_TABLE_SLOTS: usize = 1024;
+pub(crate) const MIN_TABLE_SLOTS: usize = 1024;
 
 type Scratched<'a, 's, T> = ScratchVec<T, ScratchAlloc<'a, 's>>;
 
