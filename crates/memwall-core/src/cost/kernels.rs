@@ -1,6 +1,6 @@
 //! Each kernel's working sets and streamed bytes, its fixed costs, and its predicted ns per row.
 
-use super::Machine;
+use super::machine::Machine;
 use crate::groupby::adaptive::{partitions_for, sample_size, thresholds_sharing};
 use crate::groupby::prefetch::{DISTANCE, initial_capacity, stretched_limit};
 use crate::groupby::tuned::{MIN_TABLE_SLOTS, SCATTER_BITS, WC_BYTES_PER_PARTITION, table_bytes_per_group};
@@ -15,20 +15,6 @@ pub struct Costs {
     /// waits, less where the core overlaps rows' misses (out-of-order execution, prefetches).
     pub exposure: f64,
 }
-
-/// The host the fixed costs were fitted on, and what its ladder measured that another host's
-/// ladder may lack (it stands in, named, where it does).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FitHost {
-    pub cpu: &'static str,
-    pub ghz: f64,
-    pub knee: f64,
-    pub read_gb_per_s: f64,
-}
-
-/// See `docs/results/cost-fit-epyc-2vcpu-kvm.md` for the data, the command and the fit.
-pub const FIT_HOST: FitHost =
-    FitHost { cpu: "AMD EPYC 2-vCPU KVM guest (the dev VM)", ghz: 3.69, knee: 32.0, read_gb_per_s: 21.0 };
 
 /// What has fixed costs of its own: the kernels but adaptive (priced as what it runs), and the
 /// flat table adaptive's first try may keep (`groupby/split.rs`), which no kernel runs alone.

@@ -3,7 +3,8 @@
 
 use memwall_report::{CostModel, GroupBy, Sweep};
 
-use super::{FIT_HOST, Machine, Work, predict};
+use super::kernels::{Work, predict};
+use super::machine::{FIT_HOST, Machine};
 use crate::groupby::{GroupByConfig, Kernel, estimate_groups};
 
 /// Fills in each run's `predicted_ns_per_row` and the race's `model`, for the keys it raced: the

@@ -4,8 +4,9 @@
 //! work a row takes (turned into cycles by the fit host's clock), its slope the share of latency
 //! the kernel waits out. The data and the command are kept: `docs/results/cost-fit-*.md`.
 
+use super::kernels::Work;
 use super::kernels::{self, Costs, Priced};
-use super::{Machine, Work};
+use super::machine::Machine;
 
 /// One measured point: ns per row of `what` on `work`.
 #[derive(Debug, Clone, Copy, PartialEq)]
