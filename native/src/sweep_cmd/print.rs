@@ -57,7 +57,8 @@ pub(super) fn finish(
             [one] => one.query.clone().filter(|q| q.value_type != "none"),
             _ => None,
         };
-        let groupby = GroupBy { dataset: dataset.clone(), runs: Vec::new(), sweeps: sweeps.clone(), query, model: None };
+        let groupby =
+            GroupBy { dataset: dataset.clone(), runs: Vec::new(), sweeps: sweeps.clone(), query, model: None };
         memwall_report::Report { groupby: Some(groupby), ..output::new_report(host.clone()) }
     };
     common.export.write(report, || table().csv(), table)
