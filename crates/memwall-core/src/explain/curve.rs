@@ -65,16 +65,16 @@ pub(super) fn undisturb(ns: &mut [f64]) -> Vec<(usize, f64)> {
 /// Each curve is measured at another moment, and on a shared host the cache a guest gets moves
 /// between them: in five back-to-back `memwall run`s on the 2-vCPU EPYC dev guest (2026-12-06,
 /// `docs/results/stability-epyc-2vcpu-kvm.md`), the page-local curve held cache speed to 2, 3 or
-/// 6 MiB while the random curve on huge pages, minutes later, held it to 8 MiB. A neighbour's
+/// 6 MiB while the random curve on huge pages, measured after it, held it to 8 MiB. A neighbour's
 /// traffic can only evict, never add cache, so the fastest reading of each size is the nearest
 /// to what the host gives.
 pub(super) fn cache_curve(evidence: &Evidence<'_>) -> Result<CacheCurve, String> {
     let main = evidence.curves.first().ok_or("the ladder has no curve")?;
     let same: Vec<&CurveView<'_>> = evidence.curves.iter().filter(|c| c.same_sizes(main)).collect();
-    let local: Vec<&CurveView<'_>> = same.iter().copied().filter(|c| c.pattern == Pattern::PageLocal).collect();
-    let huge_random = same.iter().copied().filter(|c| c.pattern == Pattern::Random && c.huge);
+    let has_local = same.iter().any(|c| c.pattern == Pattern::PageLocal);
+    let friendly = |c: &&CurveView<'_>| c.pattern == Pattern::PageLocal || (c.pattern == Pattern::Random && c.huge);
     let local: Vec<&CurveView<'_>> =
-        if local.is_empty() { local } else { local.iter().copied().chain(huge_random).collect() };
+        if has_local { same.iter().copied().filter(friendly).collect() } else { Vec::new() };
     let fastest = |curves: &[&CurveView<'_>]| -> Vec<f64> {
         (0..main.points.len())
             .map(|i| curves.iter().map(|c| c.points[i].ns_per_load.min).fold(f64::INFINITY, f64::min))
