@@ -166,6 +166,7 @@ pub fn truth(rules: &RuleArgs, dataset: &Dataset) -> Truth {
 pub fn default_race(
     host: &Host,
     levels: &[memwall_report::Level],
+    measured: Measured,
     clock: &(dyn Clock + Sync),
 ) -> CliResult<(GroupBy, String)> {
     let args = GroupByArgs {
@@ -181,7 +182,7 @@ pub fn default_race(
     let (threads, config, mut data) = prepare(&args, host, |declared| Ok(declared.measured(levels)))?;
     let setup = Race::for_args(&args, config, &threads, &data.dataset);
     let mut result = race(&setup, &mut data, clock)?;
-    if let Some(machine) = Machine::from_ladder(levels, Measured::default()) {
+    if let Some(machine) = Machine::from_ladder(levels, measured) {
         cost::annotate(&mut result, &data.keys, &machine, &config);
     }
     Ok((result, data.label))

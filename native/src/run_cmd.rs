@@ -146,7 +146,9 @@ pub fn run(args: RunArgs) -> CliResult {
     } else {
         writeln!(out).ok();
         let levels = report.ladder.as_ref().map_or(&[][..], |l| &l.levels[..]);
-        crate::groupby_race::default_race(&report.host, levels, &clock).and_then(|(groupby, label)| {
+        // The model gets all the run measured: the ladder's knee and clock, the bandwidth run.
+        let measured = memwall_core::cost::Measured::of(report.ladder.as_ref(), report.bandwidth.as_ref());
+        crate::groupby_race::default_race(&report.host, levels, measured, &clock).and_then(|(groupby, label)| {
             crate::print::groupby::print_race(&mut out, &groupby, &label)
                 .map_err(|e| CliError::runtime(e.to_string()))?;
             report.groupby = Some(groupby);
