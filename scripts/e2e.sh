@@ -44,6 +44,15 @@ trunk build --release
 at "building the native memwall"
 cargo build --release --locked --quiet -p memwall
 export MEMWALL_BIN="$TARGET_DIR/release/memwall" MEMWALL_DIST="$ROOT/dist"
+# A panic in the parquet crate must reach the user as one line and exit 2 in the release build
+# too, whose panic strategy differs from the tests' (Cargo.toml, native/src/input/contain.rs).
+at "the release binary on a malformed Parquet file"
+bad=native/tests/corpus/dictionary-encoding-without-dictionary.parquet
+rc=0; err=$("$MEMWALL_BIN" groupby --input "$bad" 2>&1 >/dev/null) || rc=$?
+if [ "$rc" -ne 2 ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] || ! grep -q "not a readable Parquet file" <<<"$err"; then
+    echo "e2e: memwall groupby --input $bad: want exit 2 and one line, got exit $rc: $err" >&2
+    exit 1
+fi
 at "e2e/run.mjs"
 node e2e/run.mjs
 # What the server sends: the compressed wasm's bytes on the wire, and 304s on a second load.

@@ -22,6 +22,7 @@
 //! unknown extension without it, is an error rather than a guess.
 
 mod column;
+mod contain;
 mod read;
 mod write;
 
