@@ -50,23 +50,9 @@ pub fn keep_fastest(curve: &mut Curve, again: Vec<LadderPoint>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{ladder, point};
-    use memwall_report::Level;
+    use crate::fixtures::{ladder, level, point};
 
     const MIB: u64 = 1 << 20;
-
-    fn level(name: &str, size_bytes: u64, cause: Cause) -> Level {
-        Level {
-            name: name.into(),
-            size_bytes,
-            ns_per_load: 1.0,
-            cycles_per_load: None,
-            cause,
-            declared_bytes: None,
-            capacity_bytes: None,
-            evidence: Vec::new(),
-        }
-    }
 
     fn curve(pattern: &str, huge_pages: &str, chains: u32, points: Vec<LadderPoint>) -> Curve {
         Curve { pattern: pattern.into(), huge_pages: huge_pages.into(), chains, points }
