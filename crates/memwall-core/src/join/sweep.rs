@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{BuildSizeCrossover, BuildSizeFastest, JoinSweep, JoinSweepPoint};
+use memwall_report::{BuildSizeCrossover, BuildSizeFastest, JoinSweep, JoinSweepFigures, JoinSweepPoint};
 
 use super::Kernel;
 use super::data::{self, JoinDataError, JoinSpec};
@@ -74,16 +74,18 @@ impl Racer<'_> {
         }
         let mut sweep = JoinSweep {
             kind: "build-size".into(),
-            probe_rows,
-            partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
-            partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
-            points,
             memory: Some(self.policy.name().into()),
             verified_by,
-            fastest: Vec::new(),
-            prefetch_tolerance_share: None,
-            prefetch_falls_behind_from: None,
-            crossovers: Vec::new(),
+            own: JoinSweepFigures {
+                probe_rows,
+                partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
+                partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
+                fastest: Vec::new(),
+                prefetch_tolerance_share: None,
+                prefetch_falls_behind_from: None,
+                crossovers: Vec::new(),
+            },
+            points,
         };
         judge(&mut sweep, DEFAULT_PREFETCH_TOLERANCE);
         Ok(sweep)
@@ -169,16 +171,18 @@ mod tests {
     fn sweep(points: Vec<JoinSweepPoint>) -> JoinSweep {
         JoinSweep {
             kind: "build-size".into(),
-            probe_rows: 100,
-            partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
-            partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
-            points,
             memory: None,
             verified_by: Vec::new(),
-            fastest: Vec::new(),
-            prefetch_tolerance_share: None,
-            prefetch_falls_behind_from: None,
-            crossovers: Vec::new(),
+            own: JoinSweepFigures {
+                probe_rows: 100,
+                partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
+                partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
+                fastest: Vec::new(),
+                prefetch_tolerance_share: None,
+                prefetch_falls_behind_from: None,
+                crossovers: Vec::new(),
+            },
+            points,
         }
     }
 

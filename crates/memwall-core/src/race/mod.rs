@@ -8,8 +8,13 @@ use core::ops::ControlFlow;
 
 use crate::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 
+mod report;
+mod rules;
 pub mod sweep;
 mod turns;
+
+pub use report::Ran;
+pub use rules::rules;
 
 pub use turns::RaceEvent;
 pub(crate) use turns::go_on;
@@ -153,6 +158,8 @@ pub trait Workload {
     type Error;
 
     fn result(outcome: &Self::Outcome) -> &Self::Result;
+    /// What an outcome says that every race's report keeps.
+    fn ran(outcome: &Self::Outcome) -> Ran;
     /// Refuses an input no kernel could run on, before anything else.
     fn check_input(&self, _input: Self::Input<'_>) -> Result<(), RaceError<Self::Error>> {
         Ok(())
@@ -308,6 +315,9 @@ impl<W: Workload> Workload for Spoiled<W> {
 
     fn result(outcome: &Self::Outcome) -> &Self::Result {
         W::result(outcome)
+    }
+    fn ran(outcome: &Self::Outcome) -> Ran {
+        W::ran(outcome)
     }
     fn check_input(&self, input: Self::Input<'_>) -> Result<(), RaceError<Self::Error>> {
         self.work.check_input(input)
