@@ -7,7 +7,6 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use memwall_core::explain;
 use memwall_core::ladder;
 use memwall_core::size::format_bytes;
 use memwall_core::stability::{self, parse_duration};
@@ -58,19 +57,9 @@ pub fn watch(args: WatchArgs) -> CliResult {
     let listening = args.exporter.listen.map(exporter::Listening::bind).transpose()?;
     let clock = NativeClock::new();
     let mut out = args.export.human();
-    let (levels, host) = match &args.report {
-        Some(path) => {
-            let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
-            explain::reread(&mut report);
-            let levels = report.ladder.map(|l| l.levels).unwrap_or_default();
-            (levels, crate::host::measured(&clock))
-        }
-        None => {
-            let host = crate::host::measured(&clock);
-            writeln!(out, "measuring a quick ladder to place the points (a few seconds)...").ok();
-            (crate::cache_probe::cache_probe_to_dram(&host, &clock)?.levels, host)
-        }
-    };
+    let host = crate::host::measured(&clock);
+    let why = "to place the points (a few seconds)";
+    let levels = crate::cache_probe::levels(args.report.as_deref(), &host, &clock, true, &mut *out, why)?;
     let (points, missing) = stability::watch_points(&levels);
     if points.is_empty() {
         return Err(CliError::runtime(format!("nothing to watch: {}", missing.join("; "))));

@@ -166,14 +166,6 @@ pub struct KeyCount {
     pub count: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AdaptiveChoice {
-    pub kernel: String,
-    pub estimated_groups: u64,
-    pub sampled_rows: u64,
-    pub reason: String,
-}
-
 /// Hardware counters for one run. When the host offers none (most VMs), `available` is false and
 /// `unavailable` says why; no figure is ever filled in by guess. A counter the PMU lacks is `None`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

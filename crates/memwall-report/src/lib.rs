@@ -35,8 +35,8 @@ pub use engines::{ADAPTIVE, EngineSweep, EngineSweepPoint, FIRST_WITHIN, MEMWALL
 pub use explain::{Cause, ChainsPoint, ClockCheck, ClockEstimate, Level, Parallelism};
 
 pub use groupby::{
-    AdaptiveChoice, BestPartitions, CostModel, Counters, Crossover, Dataset, Generator, GroupBy, GroupByFigures,
-    GroupByRun, GroupBySweepFigures, Input, KeyCount, PhaseTime, Query, Sweep, SweepPoint, Totals,
+    BestPartitions, CostModel, Counters, Crossover, Dataset, Generator, GroupBy, GroupByFigures, GroupByRun,
+    GroupBySweepFigures, Input, KeyCount, PhaseTime, Query, Sweep, SweepPoint, Totals,
 };
 pub use host::{Cache, Host};
 pub use join::{
@@ -44,7 +44,7 @@ pub use join::{
     JoinSweepPoint,
 };
 pub use ladder::{Curve, Ladder, LadderPoint, Step, Summary, quantile};
-pub use race::{Figures, RaceSweep, Run, speedup_over};
+pub use race::{AdaptiveChoice, Figures, RaceSweep, Run, speedup_over};
 pub use sensitivity::{PressureLevel, Sensitivity, SensitivityReading, ServerProbe};
 pub use watch::{PointStability, Stability, Watch, WatchPoint, WatchSample};
 

@@ -6,7 +6,6 @@ use core::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Serialize};
 
-use crate::groupby::AdaptiveChoice;
 use crate::ladder::Summary;
 
 /// One kernel's runs in a race. `A` holds what only its workload measures (a GROUP BY's groups
@@ -63,6 +62,16 @@ pub struct Run<A> {
     /// What only this workload's runs have.
     #[serde(flatten)]
     pub own: A,
+}
+
+/// What adaptive picked, GROUP BY or join: the kernel it ran and why (`estimated_groups` is a
+/// join's build size).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveChoice {
+    pub kernel: String,
+    pub estimated_groups: u64,
+    pub sampled_rows: u64,
+    pub reason: String,
 }
 
 /// What a workload's own figures tell the logic shared between races.

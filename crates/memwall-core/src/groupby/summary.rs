@@ -39,7 +39,7 @@ pub const WASM_CAVEAT: &str = "in WebAssembly there is no prefetch instruction a
 /// Sentences on the rules of the race and the checks its results passed, each true of the
 /// report (see [`crate::race::rules`]), and in the browser what its kernels lack there.
 pub fn rules(groupby: &GroupBy, in_browser: bool) -> Vec<String> {
-    let mut lines = crate::race::rules(&groupby.runs, &super::race::CHECKS);
+    let mut lines = crate::race::rules::rules(&groupby.runs, &super::race::CHECKS);
     if in_browser {
         lines.push(WASM_CAVEAT.to_string());
     }

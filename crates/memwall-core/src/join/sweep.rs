@@ -72,24 +72,30 @@ impl Racer<'_> {
                 points.push(point);
             }
         }
-        let mut sweep = JoinSweep {
-            kind: "build-size".into(),
-            memory: Some(self.policy.name().into()),
-            verified_by,
-            own: JoinSweepFigures {
-                probe_rows,
-                partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
-                partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
-                fastest: Vec::new(),
-                prefetch_tolerance_share: None,
-                prefetch_falls_behind_from: None,
-                crossovers: Vec::new(),
-            },
-            points,
-        };
+        let mut sweep = unjudged(probe_rows, points, Some(self.policy.name().into()), verified_by);
         judge(&mut sweep, DEFAULT_PREFETCH_TOLERANCE);
         Ok(sweep)
     }
+}
+
+/// A build-size sweep of `points` before [`judge`]: partitioned's crossovers filled in, the
+/// other verdicts empty.
+fn unjudged(
+    probe_rows: u64,
+    points: Vec<JoinSweepPoint>,
+    memory: Option<String>,
+    verified_by: Vec<String>,
+) -> JoinSweep {
+    let own = JoinSweepFigures {
+        probe_rows,
+        partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
+        partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
+        fastest: Vec::new(),
+        prefetch_tolerance_share: None,
+        prefetch_falls_behind_from: None,
+        crossovers: Vec::new(),
+    };
+    JoinSweep { kind: "build-size".into(), points, memory, verified_by, own }
 }
 
 /// How much slower than the fastest kernel prefetch may be and still "suffice" by default: a
@@ -169,21 +175,7 @@ mod tests {
     }
 
     fn sweep(points: Vec<JoinSweepPoint>) -> JoinSweep {
-        JoinSweep {
-            kind: "build-size".into(),
-            memory: None,
-            verified_by: Vec::new(),
-            own: JoinSweepFigures {
-                probe_rows: 100,
-                partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
-                partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
-                fastest: Vec::new(),
-                prefetch_tolerance_share: None,
-                prefetch_falls_behind_from: None,
-                crossovers: Vec::new(),
-            },
-            points,
-        }
+        unjudged(100, points, None, Vec::new())
     }
 
     #[test]

@@ -6,15 +6,14 @@
 
 use core::ops::ControlFlow;
 
+use memwall_report::AdaptiveChoice;
+
 use crate::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 
 mod report;
-mod rules;
+pub mod rules;
 pub mod sweep;
 mod turns;
-
-pub use report::Ran;
-pub use rules::rules;
 
 pub use turns::RaceEvent;
 pub(crate) use turns::go_on;
@@ -144,6 +143,19 @@ pub enum RaceError<E> {
     Unmeasurable { kernel: &'static str },
     #[error("cancelled")]
     Cancelled,
+}
+
+/// What a run's outcome says that every race's report keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    /// Threads the run spread its work over.
+    pub threads: usize,
+    /// The partition count, for the kernels that partitioned.
+    pub partitions: Option<u32>,
+    /// The answer's order-independent checksum.
+    pub checksum: u64,
+    /// Adaptive only: the kernel it ran and why.
+    pub choice: Option<AdaptiveChoice>,
 }
 
 /// A kind of race: what its kernels run on, how one run is made, and how a result is checked.

@@ -1,23 +1,10 @@
 //! A kernel's timed runs as a report keeps them: the fields every race's runs share
 //! ([`memwall_report::Run`]) filled in once here, the workload's own figures beside them.
 
-use memwall_report::{AdaptiveChoice, Run, Summary};
+use memwall_report::{Run, Summary};
 
 use super::{Named, RaceError, Timings, Workload};
 use crate::scratch::MemoryPolicy;
-
-/// What a run's outcome says that every race's report keeps.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Ran {
-    /// Threads the run spread its work over.
-    pub threads: usize,
-    /// The partition count, for the kernels that partitioned.
-    pub partitions: Option<u32>,
-    /// The answer's order-independent checksum.
-    pub checksum: u64,
-    /// Adaptive only: the kernel it ran and why.
-    pub choice: Option<AdaptiveChoice>,
-}
 
 impl<W: Workload> Timings<W> {
     /// These runs as a report keeps them, timed under `policy`: the shared fields from the
