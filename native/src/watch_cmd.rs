@@ -109,15 +109,7 @@ pub fn watch(args: WatchArgs) -> CliResult {
 /// The plain watch: `points` every `every_s` for `window_s`, a line per interval, until done or
 /// Ctrl-C.
 fn timeline(points: Vec<WatchPoint>, mut prober: Prober, every_s: f64, window_s: f64, out: &mut dyn Write) -> Watch {
-    let mut watch = Watch {
-        every_s,
-        window_s,
-        points,
-        samples: Vec::new(),
-        steal_unavailable: None,
-        interrupted: false,
-        stability: None,
-    };
+    let mut watch = Watch::new(every_s, window_s, points, Vec::new());
     let heading: Vec<String> = watch.points.iter().map(|p| format!("{} {}", p.level, format_bytes(p.bytes))).collect();
     writeln!(out, "watching {} every {every_s}s for {window_s}s; Ctrl-C stops and summarises", heading.join(", ")).ok();
     let intervals = (window_s / every_s).floor() as u64;
