@@ -133,7 +133,7 @@ fn timeline(points: Vec<WatchPoint>, mut prober: Prober, every_s: f64, window_s:
 #[cfg(test)]
 fn levels_of(report: &Report) -> Vec<memwall_report::Level> {
     let mut report = report.clone();
-    explain::reread(&mut report);
+    memwall_core::explain::reread(&mut report);
     report.ladder.map(|l| l.levels).unwrap_or_default()
 }
 
