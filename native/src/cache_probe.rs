@@ -1,12 +1,15 @@
 //! The short ladder adaptive kernels and `watch` read the host's cache levels from.
 
+use std::io::Write;
+use std::path::Path;
+
 use memwall_core::ladder;
-use memwall_report::{Host, Ladder};
+use memwall_report::{Host, Ladder, Level};
 
 use crate::arena::HugePages;
 use crate::error::CliResult;
 use crate::ladder_measure::{LadderArgs, PatternArg, measure};
-use crate::output::ExportArgs;
+use crate::output::{self, ExportArgs};
 use crate::platform::{self, NativeClock};
 
 /// The short ladder adaptive kernels size their caches by: page-local (the caches without TLB
@@ -23,6 +26,27 @@ pub fn cache_probe(host: &Host, clock: &NativeClock) -> CliResult<Ladder> {
     ladder.levels = reading.levels;
     ladder.verdict = reading.verdict;
     Ok(ladder)
+}
+
+/// The cache levels a saved report's ladder read (read again by today's rules), or else, with no
+/// report, those of a quick ladder measured now ([`cache_probe_to_dram`] where `to_dram`), after
+/// a line on `out` saying what it is measured for (`why`), since it takes seconds.
+pub fn levels(
+    report: Option<&Path>,
+    host: &Host,
+    clock: &NativeClock,
+    to_dram: bool,
+    out: &mut dyn Write,
+    why: &str,
+) -> CliResult<Vec<Level>> {
+    if let Some(path) = report {
+        let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
+        memwall_core::explain::reread(&mut report);
+        return Ok(report.ladder.map(|l| l.levels).unwrap_or_default());
+    }
+    writeln!(out, "measuring a quick ladder {why}...").ok();
+    let ladder = if to_dram { cache_probe_to_dram(host, clock)? } else { cache_probe(host, clock)? };
+    Ok(ladder.levels)
 }
 
 /// Where the quick ladder stops unless it must reach DRAM.

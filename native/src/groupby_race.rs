@@ -7,18 +7,16 @@ use clap::Args;
 use memwall_core::budget::CacheBudget;
 use memwall_core::clock::Clock;
 use memwall_core::cost::{self, Machine, Measured};
-use memwall_core::groupby::race::{RaceEvent, Racer, Truth, median_sample};
+use memwall_core::groupby::race::{RaceEvent, Truth, median_sample};
 use memwall_core::groupby::{self, Aggregates, GroupByConfig, Kernel, ValueColumn, Values};
-use memwall_core::scratch::MemoryPolicy;
 use memwall_report::{Counters, Dataset, GroupBy, Host};
 
-use crate::arena::SCRATCH;
 use crate::cache_budget::groupby_config;
 use crate::counters::CounterSession;
 use crate::dataset::{Data, DataArgs, load};
 use crate::error::{CliError, CliResult};
 use crate::output::ExportArgs;
-use crate::race_args::{self, KernelList, RaceArgs, RuleArgs, parse_kernels};
+use crate::race_args::{self, KernelList, RaceArgs, RaceSetup, RuleArgs, parse_kernels};
 use crate::threads::Threads;
 
 #[derive(Debug, Clone, Args)]
@@ -52,14 +50,10 @@ pub struct GroupByArgs {
     pub export: ExportArgs,
 }
 
-/// Everything a race needs besides the data.
+/// Everything a GROUP BY race needs besides the data: what every race needs, and whether to
+/// count and to time phases.
 pub struct Race<'a> {
-    pub kernels: &'a [Kernel],
-    pub config: GroupByConfig,
-    pub threads: &'a Threads,
-    pub policy: MemoryPolicy,
-    pub truth: Truth,
-    pub runs: u32,
+    pub setup: RaceSetup<'a, Kernel, GroupByConfig>,
     pub counters: bool,
     pub phases: bool,
 }
@@ -67,47 +61,34 @@ pub struct Race<'a> {
 impl<'a> Race<'a> {
     /// The race the command line asks for, over data described by `dataset`.
     pub fn for_args(args: &'a GroupByArgs, config: GroupByConfig, threads: &'a Threads, dataset: &Dataset) -> Self {
-        Race {
-            kernels: &args.kernel.0,
-            config,
-            threads,
-            policy: args.race.rules.memory,
-            truth: truth(&args.race.rules, dataset),
-            runs: args.race.runs,
-            counters: args.counters,
-            phases: args.phases,
-        }
+        let truth = truth(&args.race.rules, dataset);
+        let setup = RaceSetup::new(&args.kernel.0, &args.race, config, threads, truth);
+        Race { setup, counters: args.counters, phases: args.phases }
     }
 }
 
 /// Times every kernel over `data` (the core's race: kernels take turns and must agree), with a
 /// progress bar and, if asked, hardware counters around each timed run.
 pub fn race(race: &Race<'_>, data: &mut Data, clock: &(dyn Clock + Sync)) -> CliResult<GroupBy> {
-    let runs = race.runs.max(1);
-    let bar = race_args::race_bar("group by", u64::from(runs) * race.kernels.len() as u64);
-    let racer = Racer {
-        kernels: race.kernels,
-        memory: &SCRATCH,
-        policy: race.policy,
-        runs,
-        work: groupby::race::GroupByWork {
-            config: race.config,
-            exec: race.threads,
-            clock,
-            truth: race.truth,
-            phases: race.phases.then_some(clock),
-            values: data.values.as_ref().map_or(Values::None, ValueColumn::values),
-        },
+    let setup = &race.setup;
+    let work = groupby::race::GroupByWork {
+        config: setup.config,
+        exec: setup.threads,
+        clock,
+        truth: setup.truth,
+        phases: race.phases.then_some(clock),
+        values: data.values.as_ref().map_or(Values::None, ValueColumn::values),
     };
+    let (racer, bar) = setup.racer("group by", work);
     // Counters per kernel, one entry per run, in run order (the order of `samples_seconds`).
-    let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); race.kernels.len()];
+    let mut counters: Vec<Vec<Counters>> = vec![Vec::new(); setup.kernels.len()];
     let mut session: Option<CounterSession> = None;
     let on_event = &mut |event: RaceEvent| {
         race_args::show(&bar, &event);
         match event {
             RaceEvent::Running { .. } => session = race.counters.then(CounterSession::start),
             RaceEvent::Timed { kernel, .. } => {
-                if let (Some(session), Some(k)) = (session.take(), race.kernels.iter().position(|&k| k == kernel)) {
+                if let (Some(session), Some(k)) = (session.take(), setup.kernels.iter().position(|&k| k == kernel)) {
                     counters[k].push(session.stop());
                 }
             }

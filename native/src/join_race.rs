@@ -8,18 +8,16 @@ use memwall_core::budget::{self, CacheBudget};
 use memwall_core::clock::Clock;
 use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::join::data::{self, JoinData, JoinSpec};
-use memwall_core::join::race::{RaceEvent, Racer, Truth};
+use memwall_core::join::race::{JoinWork, RaceEvent};
 use memwall_core::join::{self, JoinConfig, Kernel};
-use memwall_core::scratch::MemoryPolicy;
 use memwall_core::size::parse_count;
 use memwall_report::{Generator, Host, Join, JoinDataset};
 
-use crate::arena::SCRATCH;
 use crate::dataset::{parse_preset, spinner};
 use crate::error::{CliError, CliResult};
 use crate::output::ExportArgs;
 use crate::platform;
-use crate::race_args::{self, KernelList, RaceArgs, parse_kernels};
+use crate::race_args::{self, KernelList, RaceArgs, RaceSetup, parse_kernels};
 use crate::threads::Threads;
 
 /// The two sides: a preset, or sizes.
@@ -116,46 +114,21 @@ pub fn generate(
     Ok((data, dataset))
 }
 
-/// Everything a race needs besides the data.
-pub struct JoinRace<'a> {
-    pub kernels: &'a [Kernel],
-    pub config: JoinConfig,
-    pub threads: &'a Threads,
-    pub policy: MemoryPolicy,
-    pub truth: Truth,
-    pub runs: u32,
-}
+/// Everything a join race needs besides the data.
+pub type JoinRace<'a> = RaceSetup<'a, Kernel, JoinConfig>;
 
 impl<'a> JoinRace<'a> {
     /// The race the command line asks for, over the sides `dataset` describes.
     pub fn for_args(args: &'a JoinArgs, config: JoinConfig, threads: &'a Threads, dataset: &JoinDataset) -> Self {
-        JoinRace {
-            kernels: &args.kernel.0,
-            config,
-            threads,
-            policy: args.race.rules.memory,
-            truth: args.race.rules.truth(dataset.probe_rows, Some(dataset.probe_rows - dataset.misses)),
-            runs: args.race.runs,
-        }
+        let truth = args.race.rules.truth(dataset.probe_rows, Some(dataset.probe_rows - dataset.misses));
+        RaceSetup::new(&args.kernel.0, &args.race, config, threads, truth)
     }
 }
 
 /// Times every kernel (the core's race: kernels take turns and must agree), with a progress bar.
 pub fn race(setup: &JoinRace<'_>, data: &JoinData, dataset: JoinDataset, clock: &dyn Clock) -> CliResult<Join> {
-    let runs = setup.runs.max(1);
-    let bar = race_args::race_bar("join", u64::from(runs) * setup.kernels.len() as u64);
-    let racer = Racer {
-        kernels: setup.kernels,
-        memory: &SCRATCH,
-        policy: setup.policy,
-        runs,
-        work: memwall_core::join::race::JoinWork {
-            config: setup.config,
-            exec: setup.threads,
-            clock,
-            truth: setup.truth,
-        },
-    };
+    let work = JoinWork { config: setup.config, exec: setup.threads, clock, truth: setup.truth };
+    let (racer, bar) = setup.racer("join", work);
     let on_event = &mut |event: RaceEvent| {
         race_args::show(&bar, &event);
         ControlFlow::Continue(())

@@ -110,11 +110,6 @@ impl Table {
     }
 }
 
-/// The cells every race table opens a kernel's row with: the kernel, its threads, its partitions.
-pub fn kernel_cells(kernel: &str, threads: u32, partitions: Option<u32>) -> Vec<String> {
-    vec![kernel.to_owned(), threads.to_string(), partitions.map_or("-".into(), |p| p.to_string())]
-}
-
 /// Human-readable output: stdout, or stderr when stdout is taken by JSON.
 pub fn human(json_on_stdout: bool) -> Box<dyn Write> {
     if json_on_stdout { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) }

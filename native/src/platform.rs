@@ -40,56 +40,42 @@ pub fn pin_current_thread(cpu: u32) -> Result<(), CliError> {
     }
 }
 
-/// Runs `steps` dependent one-cycle adds: the chain `cycles::ClockProbe` times.
-///
-/// The addend is a register whose value the core cannot know ahead: on a 16-vCPU Intel Xeon
-/// guest a chain of `add reg, imm` read as an 8.6-11.5 GHz clock, several adds a cycle, which
-/// points at recent Intel cores folding immediate adds early. Whether the register form reads
-/// true there is not yet measured (the L1 cross-check withholds cycles if it does not); on a
-/// Zen 4 guest both forms read 3.69 GHz.
-#[cfg(target_arch = "x86_64")]
-pub fn add_chain(steps: u64) {
-    let iterations = steps.div_ceil(8).max(1);
-    let one: u64 = core::hint::black_box(1);
-    let mut x: u64 = 0;
-    // SAFETY: pure register arithmetic; touches no memory and no other state than the flags.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
-            "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
-            "dec {n}",
-            "jnz 2b",
-            x = inout(reg) x,
-            n = inout(reg) iterations => _,
-            one = in(reg) one,
-            options(nomem, nostack),
-        );
-    }
-    core::hint::black_box(x);
+/// `add_chain` for one architecture: eight dependent adds (`$add`, spelled for it) a loop, the
+/// loop counted down by `$count` and closed by `$branch`.
+macro_rules! add_chain {
+    ($arch:literal, $add:literal, $count:literal, $branch:literal) => {
+        #[cfg(target_arch = $arch)]
+        pub fn add_chain(steps: u64) {
+            let iterations = steps.div_ceil(8).max(1);
+            let one: u64 = core::hint::black_box(1);
+            let mut x: u64 = 0;
+            // SAFETY: pure register arithmetic; touches no memory and no other state than the flags.
+            unsafe {
+                core::arch::asm!(
+                    "2:",
+                    $add, $add, $add, $add, $add, $add, $add, $add,
+                    $count,
+                    $branch,
+                    x = inout(reg) x,
+                    n = inout(reg) iterations => _,
+                    one = in(reg) one,
+                    options(nomem, nostack),
+                );
+            }
+            core::hint::black_box(x);
+        }
+    };
 }
 
-#[cfg(target_arch = "aarch64")]
-pub fn add_chain(steps: u64) {
-    let iterations = steps.div_ceil(8).max(1);
-    let one: u64 = core::hint::black_box(1);
-    let mut x: u64 = 0;
-    // SAFETY: pure register arithmetic; touches no memory and no other state than the flags.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
-            "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
-            "subs {n}, {n}, 1",
-            "b.ne 2b",
-            x = inout(reg) x,
-            n = inout(reg) iterations => _,
-            one = in(reg) one,
-            options(nomem, nostack),
-        );
-    }
-    core::hint::black_box(x);
-}
+// Runs `steps` dependent one-cycle adds: the chain `cycles::ClockProbe` times.
+//
+// The addend is a register whose value the core cannot know ahead: on a 16-vCPU Intel Xeon
+// guest a chain of `add reg, imm` read as an 8.6-11.5 GHz clock, several adds a cycle, which
+// points at recent Intel cores folding immediate adds early. Whether the register form reads
+// true there is not yet measured (the L1 cross-check withholds cycles if it does not); on a
+// Zen 4 guest both forms read 3.69 GHz.
+add_chain!("x86_64", "add {x}, {one}", "dec {n}", "jnz 2b");
+add_chain!("aarch64", "add {x}, {x}, {one}", "subs {n}, {n}, 1", "b.ne 2b");
 
 /// The add chain as the core's clock probe, its runs about `target_ns` long, or why there is none.
 pub fn clock_probe(clock: &dyn Clock, target_ns: f64, repetitions: u32) -> Result<ClockProbe<'static>, String> {

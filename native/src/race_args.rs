@@ -5,8 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use memwall_core::race::{self, Named, RaceEvent, Truth};
+use memwall_core::race::{self, Named, RaceEvent, Racer, Truth, Workload};
 use memwall_core::scratch::MemoryPolicy;
+
+use crate::arena::SCRATCH;
+use crate::threads::Threads;
 
 /// Kernels in the order given, without repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +89,32 @@ impl RaceArgs {
     /// its ladder read.
     pub fn defaults(runs: u32) -> Self {
         Self { threads: 1, pin: None, runs, rules: RuleArgs::defaults(), declared_caches: true, caches_from: None }
+    }
+}
+
+/// Everything a race needs besides its data and its workload's own switches: the kernels, the
+/// workload's config, the threads, and the rules, checks and runs the command line asked for.
+pub struct RaceSetup<'a, K, C> {
+    pub kernels: &'a [K],
+    pub config: C,
+    pub threads: &'a Threads,
+    pub policy: MemoryPolicy,
+    pub truth: Truth,
+    pub runs: u32,
+}
+
+impl<'a, K: Named, C> RaceSetup<'a, K, C> {
+    /// The race `race` asks for over `kernels`, held to `truth`.
+    pub fn new(kernels: &'a [K], race: &RaceArgs, config: C, threads: &'a Threads, truth: Truth) -> Self {
+        Self { kernels, config, threads, policy: race.rules.memory, truth, runs: race.runs }
+    }
+
+    /// The core's racer of this setup over `work`, its scratch from the native pool, and a
+    /// progress bar (`what`: "group by", "join") a step per timed run.
+    pub fn racer<W: Workload<Kernel = K>>(&self, what: &str, work: W) -> (Racer<'a, W>, ProgressBar) {
+        let runs = self.runs.max(1);
+        let bar = race_bar(what, u64::from(runs) * self.kernels.len() as u64);
+        (Racer { kernels: self.kernels, memory: &SCRATCH, policy: self.policy, runs, work }, bar)
     }
 }
 

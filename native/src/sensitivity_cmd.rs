@@ -113,18 +113,10 @@ pub fn sensitivity(args: SensitivityArgs) -> CliResult {
     let (cpu, pressure_cpu) = choose_cpus(&allowed_cpus(), args.cpu, args.pressure_cpu)?;
     let clock = NativeClock::new();
     let mut out = args.export.human();
-    let (levels, host) = match &args.report {
-        Some(path) => {
-            let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
-            explain::reread(&mut report);
-            (report.ladder.map(|l| l.levels).unwrap_or_default(), crate::host::describe())
-        }
-        None => {
-            let host = crate::host::measured(&clock);
-            writeln!(out, "measuring a quick ladder to size the pressure (about two seconds)...").ok();
-            (crate::cache_probe::cache_probe(&host, &clock)?.levels, host)
-        }
-    };
+    // A saved report's levels need no measured host.
+    let host = if args.report.is_some() { crate::host::describe() } else { crate::host::measured(&clock) };
+    let why = "to size the pressure (about two seconds)";
+    let levels = crate::cache_probe::levels(args.report.as_deref(), &host, &clock, false, &mut *out, why)?;
     let budget = CacheBudget::declared(&host.caches, 1).measured(&levels);
     let llc_bytes = budget.last_level_bytes;
     let declared_llc = explain::data_caches(&host.caches).last().map(|c| c.size_bytes);

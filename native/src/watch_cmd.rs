@@ -7,7 +7,6 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use memwall_core::explain;
 use memwall_core::ladder;
 use memwall_core::size::format_bytes;
 use memwall_core::stability::{self, parse_duration};
@@ -58,19 +57,9 @@ pub fn watch(args: WatchArgs) -> CliResult {
     let listening = args.exporter.listen.map(exporter::Listening::bind).transpose()?;
     let clock = NativeClock::new();
     let mut out = args.export.human();
-    let (levels, host) = match &args.report {
-        Some(path) => {
-            let mut report = output::read_report(path).map_err(|e| e.context(&path.display().to_string()))?;
-            explain::reread(&mut report);
-            let levels = report.ladder.map(|l| l.levels).unwrap_or_default();
-            (levels, crate::host::measured(&clock))
-        }
-        None => {
-            let host = crate::host::measured(&clock);
-            writeln!(out, "measuring a quick ladder to place the points (a few seconds)...").ok();
-            (crate::cache_probe::cache_probe_to_dram(&host, &clock)?.levels, host)
-        }
-    };
+    let host = crate::host::measured(&clock);
+    let why = "to place the points (a few seconds)";
+    let levels = crate::cache_probe::levels(args.report.as_deref(), &host, &clock, true, &mut *out, why)?;
     let (points, missing) = stability::watch_points(&levels);
     if points.is_empty() {
         return Err(CliError::runtime(format!("nothing to watch: {}", missing.join("; "))));
@@ -120,15 +109,7 @@ pub fn watch(args: WatchArgs) -> CliResult {
 /// The plain watch: `points` every `every_s` for `window_s`, a line per interval, until done or
 /// Ctrl-C.
 fn timeline(points: Vec<WatchPoint>, mut prober: Prober, every_s: f64, window_s: f64, out: &mut dyn Write) -> Watch {
-    let mut watch = Watch {
-        every_s,
-        window_s,
-        points,
-        samples: Vec::new(),
-        steal_unavailable: None,
-        interrupted: false,
-        stability: None,
-    };
+    let mut watch = Watch::new(every_s, window_s, points, Vec::new());
     let heading: Vec<String> = watch.points.iter().map(|p| format!("{} {}", p.level, format_bytes(p.bytes))).collect();
     writeln!(out, "watching {} every {every_s}s for {window_s}s; Ctrl-C stops and summarises", heading.join(", ")).ok();
     let intervals = (window_s / every_s).floor() as u64;
@@ -152,7 +133,7 @@ fn timeline(points: Vec<WatchPoint>, mut prober: Prober, every_s: f64, window_s:
 #[cfg(test)]
 fn levels_of(report: &Report) -> Vec<memwall_report::Level> {
     let mut report = report.clone();
-    explain::reread(&mut report);
+    memwall_core::explain::reread(&mut report);
     report.ladder.map(|l| l.levels).unwrap_or_default()
 }
 

@@ -23,26 +23,7 @@ pub fn point(bytes: u64, ns: f64) -> LadderPoint {
 /// A ladder whose main curve is `pattern` on `pages` (`points`), with `curves` beside it and
 /// nothing read from them yet.
 pub fn ladder(pattern: &str, pages: &str, points: Vec<LadderPoint>, curves: Vec<Curve>) -> Ladder {
-    Ladder {
-        pattern: pattern.into(),
-        huge_pages: pages.into(),
-        pinned_cpu: None,
-        line_bytes: 64,
-        seed: 1,
-        ghz: None,
-        cycles_unavailable: None,
-        target_sample_ns: 5e6,
-        timer_resolution_ns: None,
-        duration_s: None,
-        points,
-        steps: vec![],
-        clock: None,
-        clock_check: None,
-        levels: vec![],
-        verdict: vec![],
-        parallelism: None,
-        curves,
-    }
+    Ladder { curves, ..Ladder::new(pattern, pages, 64, 1, 5e6, points) }
 }
 
 /// A level as a reading names it, at 1 ns, with nothing declared beside it and no evidence.

@@ -187,16 +187,7 @@ mod tests {
         pressure_levels(LLC, dram_stream_bytes(LLC, Some(32 << 20)))
             .into_iter()
             .zip(runs)
-            .map(|((name, bytes), secs)| PressureLevel {
-                name,
-                pressure_bytes: bytes,
-                samples_seconds: secs.to_vec(),
-                seconds: Summary::of(secs).unwrap(),
-                samples_cpu_seconds: vec![],
-                cpu_seconds: None,
-                pressure_passes: None,
-                counters: None,
-            })
+            .map(|((name, bytes), secs)| PressureLevel::timed(name, bytes, secs.to_vec()).unwrap())
             .collect()
     }
 

@@ -306,19 +306,12 @@ mod tests {
     use memwall_report::Cause;
 
     fn watch(samples: Vec<WatchSample>) -> Watch {
-        Watch {
-            every_s: 10.0,
-            window_s: 600.0,
-            points: vec![
-                WatchPoint { level: "L2".into(), bytes: 512 << 10 },
-                WatchPoint { level: "L3".into(), bytes: 2 << 20 },
-                WatchPoint { level: "DRAM".into(), bytes: 12 << 20 },
-            ],
-            samples,
-            steal_unavailable: None,
-            interrupted: false,
-            stability: None,
-        }
+        let points = vec![
+            WatchPoint { level: "L2".into(), bytes: 512 << 10 },
+            WatchPoint { level: "L3".into(), bytes: 2 << 20 },
+            WatchPoint { level: "DRAM".into(), bytes: 12 << 20 },
+        ];
+        Watch::new(10.0, 600.0, points, samples)
     }
 
     /// 60 intervals of 10 s; `slow(i)` multiplies interval i's latencies, `steal(i)` its steal

@@ -5,6 +5,7 @@
 //! shows figures first asks [`Report::check`], and refuses (or marks) a report that fails.
 
 use crate::ladder::Summary;
+use crate::race::{RaceSweep, Run};
 use crate::report::Report;
 use crate::report::ReportError;
 
@@ -164,14 +165,12 @@ fn check_groupby(groupby: &crate::groupby::GroupBy) -> Result<(), Implausible> {
     count_at_most("GROUP BY runs", groupby.runs.len())?;
     count_at_most("sweeps", groupby.sweeps.len())?;
     for run in &groupby.runs {
-        let what = format!("GROUP BY run {}", run.kernel);
-        summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
+        let what = check_run("GROUP BY run", run)?;
         finite_in(&format!("{what} ns_per_row"), run.ns_per_row, MAX_NS_PER_LOAD)?;
-        samples_in(&what, &run.samples_seconds, MAX_SECONDS)?;
         count_at_most("top keys", run.top.len())?;
     }
     for sweep in &groupby.sweeps {
-        count_at_most("sweep points", sweep.points.len())?;
+        check_sweep("sweep points", sweep)?;
         for point in &sweep.points {
             finite_in("sweep point ns_per_row", point.ns_per_row, MAX_NS_PER_LOAD)?;
             finite_in("sweep point seconds", point.seconds, MAX_SECONDS)?;
@@ -195,13 +194,28 @@ fn check_join(join: &crate::join::Join) -> Result<(), Implausible> {
     join.sweeps.iter().try_for_each(check_join_sweep)
 }
 
-fn check_join_run(run: &crate::join::JoinRun, probe_rows: u64) -> Result<(), Implausible> {
-    let what = format!("join run {}", run.kernel);
+/// The fields every race's runs share; `Ok` gives the run's name for the workload's own checks.
+fn check_run<A>(race: &str, run: &Run<A>) -> Result<String, Implausible> {
+    let what = format!("{race} {}", run.kernel);
     summary_in(&format!("{what} seconds"), &run.seconds, MAX_SECONDS)?;
+    samples_in(&what, &run.samples_seconds, MAX_SECONDS)?;
+    if let Some(share) = run.huge_page_share {
+        finite_in(&format!("{what} huge_page_share"), share, 1.0)?;
+    }
+    Ok(what)
+}
+
+/// The fields every race's sweeps share.
+fn check_sweep<P, A>(points: &str, sweep: &RaceSweep<P, A>) -> Result<(), Implausible> {
+    count_at_most(points, sweep.points.len())?;
+    count_at_most("sweep checks", sweep.verified_by.len())
+}
+
+fn check_join_run(run: &crate::join::JoinRun, probe_rows: u64) -> Result<(), Implausible> {
+    let what = check_run("join run", run)?;
     summary_in(&format!("{what} build_seconds"), &run.build_seconds, MAX_SECONDS)?;
     summary_in(&format!("{what} probe_seconds"), &run.probe_seconds, MAX_SECONDS)?;
     finite_in(&format!("{what} ns_per_probe"), run.ns_per_probe, MAX_NS_PER_LOAD)?;
-    samples_in(&what, &run.samples_seconds, MAX_SECONDS)?;
     // Sums of at most 2^64 matched 64-bit values: a decimal integer within 128 bits.
     if let Some(sum) = &run.key_sum
         && sum.parse::<i128>().is_err()
@@ -223,7 +237,7 @@ fn check_join_run(run: &crate::join::JoinRun, probe_rows: u64) -> Result<(), Imp
 }
 
 fn check_join_sweep(sweep: &crate::join::JoinSweep) -> Result<(), Implausible> {
-    count_at_most("join sweep points", sweep.points.len())?;
+    check_sweep("join sweep points", sweep)?;
     for point in &sweep.points {
         finite_in("join sweep point ns_per_probe", point.ns_per_probe, MAX_NS_PER_LOAD)?;
         for (name, value) in

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ladder::Summary;
+use crate::race::{Figures, RaceSweep, Run};
 
 /// The GROUP BY race: `SELECT key, count(*) FROM t GROUP BY key` by several kernels.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,56 +90,20 @@ pub struct Input {
     pub column: Option<String>,
 }
 
+/// One GROUP BY kernel's runs: the shared fields of every race's runs, and [`GroupByFigures`].
+pub type GroupByRun = Run<GroupByFigures>;
+
+/// What only a GROUP BY's runs have, beside the fields every race's runs share ([`Run`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GroupByRun {
-    /// "naive", "radix", "tuned", "prefetch", or "adaptive".
-    pub kernel: String,
-    pub threads: u32,
-    #[serde(default)]
-    pub partitions: Option<u32>,
-    pub seconds: Summary,
+pub struct GroupByFigures {
     /// Median seconds divided by rows.
     pub ns_per_row: f64,
-    #[serde(default)]
-    pub samples_seconds: Vec<f64>,
     pub groups: u64,
-    /// Order-independent checksum over (key, count), as 16 hex digits: equal across kernels.
-    pub checksum: String,
     /// The ten most frequent keys, count descending, ties by key ascending.
     #[serde(default)]
     pub top: Vec<KeyCount>,
-    /// Adaptive only: which kernel it picked and why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub choice: Option<AdaptiveChoice>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<Counters>,
-    /// The memory policy the run was timed under: "warm" (scratch reused from run to run,
-    /// already faulted in) or "cold" (every run maps and faults its scratch inside the timer).
-    /// Absent in reports from before the policy existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<String>,
-    /// The kernel's very first run: under "warm" the untimed warm-up that faulted its scratch
-    /// in, under "cold" the first of `samples_seconds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_run_seconds: Option<f64>,
-    /// The most scratch memory a timed run took (blocks as handed out): an upper bound of what
-    /// it touched beyond the keys.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scratch_bytes: Option<u64>,
-    /// The most scratch a timed run had to map (and fault) inside its timer: all of it under
-    /// "cold", none under "warm" unless a run needed more than the warm-up did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mapped_in_run_bytes: Option<u64>,
-    /// Share of the scratch pool backed by huge pages, 0 to 1, where the host can tell.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub huge_page_share: Option<f64>,
-    /// How every run's result was checked: "reference" (equal to a sort-and-count reference),
-    /// "known-groups" (as many groups as keys generated), "row-total" (counts summing to the
-    /// rows read), "cross-kernel" (equal to the other kernels'), "repeatable" (equal across its
-    /// runs). Empty only when nothing could be checked (and in reports from before checks were
-    /// recorded).
-    #[serde(default)]
-    pub verified_by: Vec<String>,
     /// With `--phases`: where the run's time went, phase by phase, from timers in the kernel
     /// (the run nearest the median). Phases are "sample", "scatter", "split", "aggregate",
     /// "emit", "merge" and "given-up" (adaptive's abandoned attempts); a kernel reports those it
@@ -156,6 +120,17 @@ pub struct GroupByRun {
     /// [`GroupBy::model`]), beside the measured `ns_per_row`. Absent without a ladder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_ns_per_row: Option<f64>,
+}
+
+impl Figures for GroupByFigures {
+    const ANSWER: &'static str = "groups";
+    const PER_ROW: &'static str = "ns/row";
+    fn median_ns_per_row(&self) -> f64 {
+        self.ns_per_row
+    }
+    fn answer(&self) -> u64 {
+        self.groups
+    }
 }
 
 /// The totals of a run's aggregates over all groups. `count` is the rows counted; the others
@@ -189,14 +164,6 @@ pub struct PhaseTime {
 pub struct KeyCount {
     pub key: i64,
     pub count: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AdaptiveChoice {
-    pub kernel: String,
-    pub estimated_groups: u64,
-    pub sampled_rows: u64,
-    pub reason: String,
 }
 
 /// Hardware counters for one run. When the host offers none (most VMs), `available` is false and
@@ -244,12 +211,14 @@ impl Counters {
     }
 }
 
+/// A GROUP BY sweep: the fields every race's sweeps share, and [`GroupBySweepFigures`].
+pub type Sweep = RaceSweep<SweepPoint, GroupBySweepFigures>;
+
+/// What only a GROUP BY's sweeps have, beside the fields every race's sweeps share
+/// ([`RaceSweep`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sweep {
-    /// "cardinality" (x = distinct keys) or "partitions" (x = partition count).
-    pub kind: String,
+pub struct GroupBySweepFigures {
     pub rows: u64,
-    pub points: Vec<SweepPoint>,
     /// Cardinality sweep: the smallest distinct-key count from which radix beat naive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crossover_distinct_keys: Option<u64>,
@@ -257,13 +226,6 @@ pub struct Sweep {
     /// other kernel's (1.1 = adaptive was at worst 10% slower than the best choice).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adaptive_max_slowdown: Option<f64>,
-    /// The memory policy every point was timed under ("warm" or "cold", see
-    /// [`GroupByRun::memory`]); absent in reports from before the policy existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<String>,
-    /// The checks every run at every point passed (see [`GroupByRun::verified_by`]).
-    #[serde(default)]
-    pub verified_by: Vec<String>,
     /// What each group computed ("count" alone included, with `value_type` "none"); absent in
     /// reports from before sweeps took `--agg`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

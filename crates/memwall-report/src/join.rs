@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::groupby::AdaptiveChoice;
 use crate::groupby::Generator;
 use crate::ladder::Summary;
+use crate::race::{Figures, RaceSweep, Run};
 
 /// The hash-join race: `SELECT count(*), sum(mix(key, payload)) FROM probe JOIN build USING (key)`
 /// by several kernels, the build side's keys distinct.
@@ -32,18 +32,14 @@ pub struct JoinDataset {
     pub seed: Option<u64>,
 }
 
+/// One join kernel's runs: the shared fields of every race's runs, and [`JoinFigures`].
+pub type JoinRun = Run<JoinFigures>;
+
+/// What only a join's runs have, beside the fields every race's runs share ([`Run`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JoinRun {
-    /// "naive", "partitioned", "prefetch", "tuned" or "adaptive".
-    pub kernel: String,
-    pub threads: u32,
-    /// The partition count, for the kernels that partition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub partitions: Option<u32>,
+pub struct JoinFigures {
     /// Probe rows that found their key.
     pub matches: u64,
-    /// Order-independent checksum over (key, payload) of every match, as 16 hex digits.
-    pub checksum: String,
     /// Exact sum of the matched probe rows' keys, as a decimal integer (it needs up to 128
     /// bits): what `SELECT sum(key)` over the join gives, so SQL engines, which cannot compute
     /// the checksum, can be checked against memwall. Absent in older reports.
@@ -58,36 +54,27 @@ pub struct JoinRun {
     pub build_seconds: Summary,
     /// Probing: everything after the build.
     pub probe_seconds: Summary,
-    /// Build and probe together, per run.
-    pub seconds: Summary,
-    #[serde(default)]
-    pub samples_seconds: Vec<f64>,
-    /// Adaptive only: which kernel it picked and why (`estimated_groups` is the build size).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub choice: Option<AdaptiveChoice>,
-    /// "warm" or "cold", as for [`GroupByRun::memory`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_run_seconds: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scratch_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mapped_in_run_bytes: Option<u64>,
-    /// How every run's result was checked: "reference" (equal to a sort-and-merge
-    /// reference), "known-matches" (as many matches as the generator made matching rows),
-    /// "cross-kernel", "repeatable".
-    #[serde(default)]
-    pub verified_by: Vec<String>,
 }
 
-/// A build-size sweep: ns per probe row as the build side doubles, the probe side fixed.
+impl Figures for JoinFigures {
+    const ANSWER: &'static str = "matches";
+    const PER_ROW: &'static str = "ns/probe";
+    fn median_ns_per_row(&self) -> f64 {
+        self.ns_per_probe
+    }
+    fn answer(&self) -> u64 {
+        self.matches
+    }
+}
+
+/// A build-size sweep: ns per probe row as the build side doubles, the probe side fixed; the
+/// fields every race's sweeps share, and [`JoinSweepFigures`].
+pub type JoinSweep = RaceSweep<JoinSweepPoint, JoinSweepFigures>;
+
+/// What only a join's sweeps have, beside the fields every race's sweeps share ([`RaceSweep`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JoinSweep {
-    /// "build-size" (x = build keys).
-    pub kind: String,
+pub struct JoinSweepFigures {
     pub probe_rows: u64,
-    pub points: Vec<JoinSweepPoint>,
     /// The smallest build size from which partitioned beat naive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitioned_beats_naive_from: Option<u64>,
@@ -95,10 +82,6 @@ pub struct JoinSweep {
     /// suffices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitioned_beats_prefetch_from: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<String>,
-    #[serde(default)]
-    pub verified_by: Vec<String>,
     /// Per build size, the fastest kernel (adaptive aside: it runs one of the others) and how
     /// prefetch fared against it; absent in reports from before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

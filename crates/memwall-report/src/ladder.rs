@@ -96,6 +96,41 @@ pub struct Ladder {
     pub curves: Vec<Curve>,
 }
 
+impl Ladder {
+    /// A `pattern` ladder on `huge_pages` of `points`, its lines `line_bytes` apart, from
+    /// generator `seed`, samples aimed at `target_sample_ns`: not pinned, no clock, nothing read
+    /// from its points yet, no other curve.
+    pub fn new(
+        pattern: impl Into<String>,
+        huge_pages: impl Into<String>,
+        line_bytes: u32,
+        seed: u64,
+        target_sample_ns: f64,
+        points: Vec<LadderPoint>,
+    ) -> Self {
+        Self {
+            pattern: pattern.into(),
+            huge_pages: huge_pages.into(),
+            pinned_cpu: None,
+            line_bytes,
+            seed,
+            ghz: None,
+            cycles_unavailable: None,
+            target_sample_ns,
+            timer_resolution_ns: None,
+            duration_s: None,
+            points,
+            steps: Vec::new(),
+            clock: None,
+            clock_check: None,
+            levels: Vec::new(),
+            verdict: Vec::new(),
+            parallelism: None,
+            curves: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LadderPoint {
     pub bytes: u64,

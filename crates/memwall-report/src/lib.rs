@@ -20,6 +20,7 @@ mod host;
 pub mod index;
 mod join;
 mod ladder;
+mod race;
 mod report;
 mod sensitivity;
 pub mod shelf;
@@ -34,12 +35,16 @@ pub use engines::{ADAPTIVE, EngineSweep, EngineSweepPoint, FIRST_WITHIN, MEMWALL
 pub use explain::{Cause, ChainsPoint, ClockCheck, ClockEstimate, Level, Parallelism};
 
 pub use groupby::{
-    AdaptiveChoice, BestPartitions, CostModel, Counters, Crossover, Dataset, Generator, GroupBy, GroupByRun, Input,
-    KeyCount, PhaseTime, Query, Sweep, SweepPoint, Totals,
+    BestPartitions, CostModel, Counters, Crossover, Dataset, Generator, GroupBy, GroupByFigures, GroupByRun,
+    GroupBySweepFigures, Input, KeyCount, PhaseTime, Query, Sweep, SweepPoint, Totals,
 };
 pub use host::{Cache, Host};
-pub use join::{BuildSizeCrossover, BuildSizeFastest, Join, JoinDataset, JoinRun, JoinSweep, JoinSweepPoint};
+pub use join::{
+    BuildSizeCrossover, BuildSizeFastest, Join, JoinDataset, JoinFigures, JoinRun, JoinSweep, JoinSweepFigures,
+    JoinSweepPoint,
+};
 pub use ladder::{Curve, Ladder, LadderPoint, Step, Summary, quantile};
+pub use race::{AdaptiveChoice, Figures, RaceSweep, Run, speedup_over};
 pub use sensitivity::{PressureLevel, Sensitivity, SensitivityReading, ServerProbe};
 pub use watch::{PointStability, Stability, Watch, WatchPoint, WatchSample};
 

@@ -65,6 +65,22 @@ pub struct PressureLevel {
     pub counters: Option<Counters>,
 }
 
+impl PressureLevel {
+    /// A level of wall times alone (no CPU times, passes or counters); `None` without a run.
+    pub fn timed(name: impl Into<String>, pressure_bytes: u64, samples_seconds: Vec<f64>) -> Option<Self> {
+        Some(Self {
+            name: name.into(),
+            pressure_bytes,
+            seconds: Summary::of(&samples_seconds)?,
+            samples_seconds,
+            samples_cpu_seconds: Vec::new(),
+            cpu_seconds: None,
+            pressure_passes: None,
+            counters: None,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SensitivityReading {
     /// What the slowdowns are of: "cpu" (the command's CPU time, when every level has it) or

@@ -24,6 +24,14 @@ pub struct Watch {
     pub stability: Option<Stability>,
 }
 
+impl Watch {
+    /// A watch of `points` every `every_s` for `window_s`, its intervals `samples`: not
+    /// interrupted, steal time read, nothing read from it yet.
+    pub fn new(every_s: f64, window_s: f64, points: Vec<WatchPoint>, samples: Vec<WatchSample>) -> Self {
+        Self { every_s, window_s, points, samples, steal_unavailable: None, interrupted: false, stability: None }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WatchPoint {
     /// "L2", "L3", "DRAM": the level of the ladder this working set was chosen inside.

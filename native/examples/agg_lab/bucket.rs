@@ -48,16 +48,9 @@ pub fn bucketed_table(partitions: &mut Partitions, keys: &[u64], bits: u32, load
     let table_keys = huge(lanes, VACANT);
     let counts = huge(lanes, 0u64);
     let filled = huge(most, 0u32);
-    let mut samples = [Vec::new(), Vec::new()];
-    let mut totals = [Total::default(), Total::default()];
-    for _ in 0..3 {
-        let (ns_per_row, total) = baseline.time(partitions, bits);
-        samples[0].push(ns_per_row);
-        totals[0] = total;
-
+    let (samples, totals) = baseline.against(partitions, bits, rows, |partitions| {
         let mut total = Total::default();
         let mut vacant_rows = 0;
-        let start = cpu_ns();
         for p in 0..1 << bits {
             let fresh = bucketed(table_keys, counts, partitions.rows(p), filled, &mut vacant_rows);
             for &i in &filled[..fresh] {
@@ -68,9 +61,8 @@ pub fn bucketed_table(partitions: &mut Partitions, keys: &[u64], bits: u32, load
         if vacant_rows > 0 {
             total.add((VACANT, vacant_rows));
         }
-        samples[1].push((cpu_ns() - start) / rows);
-        totals[1] = total;
-    }
+        total
+    });
     let mut lined_samples = Vec::new();
     let lines = huge(lanes / LANES, [VACANT, VACANT, VACANT, VACANT, 0, 0, 0, 0]);
     for _ in 0..3 {

@@ -171,6 +171,28 @@ impl Baseline {
         }
         ((cpu_ns() - start) / rows as f64, total)
     }
+
+    /// Three rounds, the baseline and `candidate` taking turns: each one's CPU ns per row over
+    /// `rows`, and what each found in its last round.
+    fn against(
+        &mut self,
+        partitions: &Partitions,
+        bits: u32,
+        rows: f64,
+        mut candidate: impl FnMut(&Partitions) -> Total,
+    ) -> ([Vec<f64>; 2], [Total; 2]) {
+        let mut samples = [Vec::new(), Vec::new()];
+        let mut totals = [Total::default(), Total::default()];
+        for _ in 0..3 {
+            let (ns_per_row, total) = self.time(partitions, bits);
+            samples[0].push(ns_per_row);
+            totals[0] = total;
+            let start = cpu_ns();
+            totals[1] = candidate(partitions);
+            samples[1].push((cpu_ns() - start) / rows);
+        }
+        (samples, totals)
+    }
 }
 
 /// The linear probe with the home slot tried first, its store at an address known as soon as

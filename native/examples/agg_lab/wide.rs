@@ -197,15 +197,8 @@ pub fn hashed_sort(partitions: &mut Partitions, keys: &[u64], bits: u32) {
     let mut starts = vec![0u32; (1 << sort_bits) + 1];
     let sorted = huge(most, 0u64);
     let mut found: Vec<(u64, u64)> = Vec::new();
-    let mut samples = [Vec::new(), Vec::new()];
-    let mut totals = [Total::default(), Total::default()];
-    for _ in 0..3 {
-        let (ns_per_row, total) = baseline.time(partitions, bits);
-        samples[0].push(ns_per_row);
-        totals[0] = total;
-
+    let (samples, totals) = baseline.against(partitions, bits, rows, |partitions| {
         let mut total = Total::default();
-        let start = cpu_ns();
         let bucket_of = |key: u64| (hash(key) << bits >> (64 - sort_bits)) as usize;
         for p in 0..1 << bits {
             let rows = partitions.rows(p);
@@ -231,9 +224,8 @@ pub fn hashed_sort(partitions: &mut Partitions, keys: &[u64], bits: u32) {
                 found.iter().for_each(|&group| total.add(group));
             }
         }
-        samples[1].push((cpu_ns() - start) / rows);
-        totals[1] = total;
-    }
+        total
+    });
     let [linear, sorted] = samples.map(median);
     let agrees = if totals[1] == totals[0] { "agrees" } else { "DIFFERS from the linear probe" };
     println!("2^{bits} partitions, count and emit:");

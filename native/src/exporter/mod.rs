@@ -269,15 +269,7 @@ impl<'a, F: FnMut() -> CliResult<Vec<Level>>> Exporter<'a, F> {
 }
 
 fn empty_window(every_s: f64, points: &[WatchPoint]) -> Watch {
-    Watch {
-        every_s,
-        window_s: 0.0,
-        points: points.to_vec(),
-        samples: Vec::new(),
-        steal_unavailable: None,
-        interrupted: false,
-        stability: None,
-    }
+    Watch::new(every_s, 0.0, points.to_vec(), Vec::new())
 }
 
 /// The CPU probing may take: `share` of one CPU, averaged since the first interval.

@@ -3,49 +3,14 @@
 use std::io::Write;
 
 use memwall_core::groupby::summary;
-use memwall_core::size::format_bytes;
 use memwall_report::{Counters, GroupBy};
 
-use crate::output::{self, Table};
+use super::race;
+use crate::output::Table;
 
-/// One row per kernel: its times, speedup over naive, scratch, groups and checksum.
+/// One row per kernel (see [`race::table`]), the rules below it.
 pub fn table(groupby: &GroupBy) -> Table {
-    let rows = groupby
-        .runs
-        .iter()
-        .map(|r| {
-            let mut cells = output::kernel_cells(&r.kernel, r.threads, r.partitions);
-            cells.extend([
-                r.first_run_seconds.map_or("-".into(), |s| format!("{s:.3}")),
-                format!("{:.3}", r.seconds.min),
-                format!("{:.3}", r.seconds.median),
-                format!("{:.3}", r.seconds.max),
-                format!("{:.2}", r.ns_per_row),
-                r.predicted_ns_per_row.map_or("-".into(), |ns| format!("{ns:.2}")),
-                summary::speedup_over_naive(groupby, r).map_or("-".into(), |x| format!("{x:.2}x")),
-                r.scratch_bytes.map_or("-".into(), format_bytes),
-                r.groups.to_string(),
-                r.checksum.clone(),
-            ]);
-            cells
-        })
-        .collect();
-    let header = vec![
-        "kernel",
-        "threads",
-        "P",
-        "first s",
-        "min s",
-        "median s",
-        "max s",
-        "ns/row",
-        "predicted",
-        "vs naive",
-        "scratch",
-        "groups",
-        "checksum",
-    ];
-    Table { header, rows, notes: summary::rules(groupby, false) }
+    race::table(&groupby.runs, summary::rules(groupby, false))
 }
 
 /// The race as a table, with each kernel's speedup over naive, the rules it was measured
@@ -59,20 +24,15 @@ pub fn print_race(out: &mut dyn Write, groupby: &GroupBy, label: &str) -> std::i
         d.distinct_keys,
         d.max_rows_per_key.map_or(String::new(), |m| format!(", most frequent key {m} rows"))
     )?;
-    write!(out, "{}", table(groupby).text())?;
-    for line in summary::rules(groupby, false) {
-        writeln!(out, "{line}")?;
-    }
+    race::write_table(out, &table(groupby))?;
     if let Some(line) = summary::regret_line(groupby) {
         writeln!(out, "{line}")?;
     }
     for line in memwall_core::cost::describe(groupby) {
         writeln!(out, "{line}")?;
     }
+    race::choices(out, &groupby.runs)?;
     for run in &groupby.runs {
-        if let Some(choice) = &run.choice {
-            writeln!(out, "{} chose {}: {}", run.kernel, choice.kernel, choice.reason)?;
-        }
         if let Some(counters) = &run.counters {
             writeln!(out, "{} counters: {}", run.kernel, counters_line(counters))?;
         }

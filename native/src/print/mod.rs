@@ -7,5 +7,6 @@ pub mod groupby;
 pub mod host;
 pub mod join;
 pub mod ladder;
+pub mod race;
 pub mod sensitivity;
 pub mod watch;

@@ -51,23 +51,20 @@ mod tests {
                 predicted_ns_per_row: None,
             })
             .collect();
-        Sweep {
-            kind: kind.into(),
+        let own = memwall_report::GroupBySweepFigures {
             rows: 100,
             best_partitions: if kind == "partitions" { sweep::best_partitions(&points) } else { Vec::new() },
             crossovers: if kind == "cardinality" { sweep::crossovers(&points, Kernel::Naive) } else { Vec::new() },
-            points,
             crossover_distinct_keys: None,
             adaptive_max_slowdown: None,
-            memory: None,
-            verified_by: Vec::new(),
             query: Some(memwall_report::Query {
                 aggregates: aggregates.split(',').map(str::to_string).collect(),
                 value_type: if aggregates == "count" { "none" } else { "i64" }.into(),
                 value_column: None,
             }),
             state_bytes_per_group: Some(state),
-        }
+        };
+        Sweep { kind: kind.into(), points, memory: None, verified_by: Vec::new(), own }
     }
 
     fn printed(sweeps: &[Sweep], x_name: &str) -> String {

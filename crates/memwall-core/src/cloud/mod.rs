@@ -142,25 +142,11 @@ fn report(entry: &ShelfEntry) -> Report {
     };
     let mut report = Report::new(Source::Native, entry.measured_unix_s().unwrap_or(0), host);
     report.tool = Tool { name: "sc-membench".into(), version: entry.tool.trim_start_matches("sc-membench ").into() };
+    let points = entry.latency.iter().map(|&(bytes, ns)| point(bytes, ns)).collect();
     report.ladder = Some(Ladder {
-        pattern: Pattern::Random.name().into(),
-        huge_pages: "thp".into(),
         pinned_cpu: Some(0),
-        line_bytes: 16,
-        seed: 0,
-        ghz: None,
         cycles_unavailable: Some(format!("{} measured no core clock", entry.tool)),
-        target_sample_ns: 1e8,
-        timer_resolution_ns: None,
-        duration_s: None,
-        points: entry.latency.iter().map(|&(bytes, ns)| point(bytes, ns)).collect(),
-        steps: vec![],
-        clock: None,
-        clock_check: None,
-        levels: vec![],
-        verdict: vec![],
-        parallelism: None,
-        curves: vec![],
+        ..Ladder::new(Pattern::Random.name(), "thp", 16, 0, 1e8, points)
     });
     report.bandwidth = bandwidth(entry);
     report

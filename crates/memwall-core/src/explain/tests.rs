@@ -253,19 +253,10 @@ fn xeon_caches() -> [Cache; 3] {
 }
 
 /// A short ladder of that guest, as `memwall groupby` reads one before sizing adaptive's tables
-/// (page-local on THP, one size an octave): (bytes, ns) points.
-fn xeon_probe(measured: &[(u64, f64)]) -> Ladder {
-    let points = measured.iter().map(|&(b, ns)| point(b, ns)).collect();
-    crate::fixtures::ladder("page-local", "thp", points, vec![])
-}
-
-#[test]
-fn a_disturbed_l1_point_does_not_turn_dram_into_a_cache() {
-    // A two-pass short ladder on a busy Xeon guest (page-local on THP, one size an octave), as
-    // `memwall groupby` read it before sizing adaptive's tables: 32 KiB disturbed at 3.3 ns.
-    let measured = [
-        (16 * K, 2.2),
-        (32 * K, 3.3),
+/// (page-local on THP, one size an octave): 16 and 32 KiB at `l1` ns, 16, 32 and 64 MiB at
+/// `dram`, and between them the sizes every probe below read alike.
+fn xeon_probe(l1: [f64; 2], dram: [f64; 3]) -> Ladder {
+    let between = [
         (64 * K, 7.1),
         (128 * K, 7.1),
         (256 * K, 7.3),
@@ -274,11 +265,21 @@ fn a_disturbed_l1_point_does_not_turn_dram_into_a_cache() {
         (2 * M, 22.0),
         (4 * M, 25.8),
         (8 * M, 35.9),
-        (16 * M, 63.6),
-        (32 * M, 63.5),
-        (64 * M, 63.1),
     ];
-    let reading = read_with(&xeon_probe(&measured), &xeon_caches(), None);
+    let measured = [(16 * K, l1[0]), (32 * K, l1[1])]
+        .into_iter()
+        .chain(between)
+        .chain([16 * M, 32 * M, 64 * M].into_iter().zip(dram));
+    let points = measured.map(|(b, ns)| point(b, ns)).collect();
+    crate::fixtures::ladder("page-local", "thp", points, vec![])
+}
+
+#[test]
+fn a_disturbed_l1_point_does_not_turn_dram_into_a_cache() {
+    // A two-pass short ladder on a busy Xeon guest (page-local on THP, one size an octave), as
+    // `memwall groupby` read it before sizing adaptive's tables: 32 KiB disturbed at 3.3 ns.
+    let probe = xeon_probe([2.2, 3.3], [63.6, 63.5, 63.1]);
+    let reading = read_with(&probe, &xeon_caches(), None);
     let last = reading.levels.last().expect("levels");
     assert_eq!((last.cause, last.size_bytes), (Cause::Dram, 16 * M), "{:?}", names(&reading));
     assert!(reading.levels.iter().all(|l| l.name != "L4"), "{:?}", names(&reading));
@@ -288,22 +289,7 @@ fn a_disturbed_l1_point_does_not_turn_dram_into_a_cache() {
 fn dram_past_every_declared_cache_is_dram_however_near_l1_it_reads() {
     // The same guest's probe with L1 itself slow in both passes (2.6 ns): DRAM at 60 ns is 23x
     // an L1 hit, under the latency tie-break, but past the L3 tread and every declared level.
-    let measured = [
-        (16 * K, 2.6),
-        (32 * K, 2.7),
-        (64 * K, 7.1),
-        (128 * K, 7.1),
-        (256 * K, 7.3),
-        (512 * K, 7.2),
-        (M, 7.6),
-        (2 * M, 22.0),
-        (4 * M, 25.8),
-        (8 * M, 35.9),
-        (16 * M, 60.1),
-        (32 * M, 60.4),
-        (64 * M, 59.8),
-    ];
-    let probe = xeon_probe(&measured);
+    let probe = xeon_probe([2.6, 2.7], [60.1, 60.4, 59.8]);
     let reading = read_with(&probe, &xeon_caches(), None);
     let last = reading.levels.last().expect("levels");
     assert_eq!((last.cause, last.size_bytes), (Cause::Dram, 16 * M), "{:?}", names(&reading));

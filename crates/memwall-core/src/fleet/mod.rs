@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn cores_watch_and_sensitivity_fill_their_columns_and_the_topology_joins_the_advice() {
-        use memwall_report::{CorePair, Cores, PressureLevel, Sensitivity, Summary, Watch, WatchPoint, WatchSample};
+        use memwall_report::{CorePair, Cores, PressureLevel, Sensitivity, Watch, WatchPoint, WatchSample};
         let mut report = report(include_str!("../../../../examples/reports/zen3-2vcpu-kvm-run.json"));
         report.cores = Some(Cores {
             cpus: vec![0, 1],
@@ -368,25 +368,10 @@ mod tests {
             steal_jiffies: Some(steal),
             total_jiffies: Some(100),
         };
-        report.watch = Some(Watch {
-            every_s: 10.0,
-            window_s: 30.0,
-            points: vec![WatchPoint { level: "DRAM".into(), bytes: 12 << 20 }],
-            samples: vec![sample(0.0, 90.0, 0), sample(10.0, 99.0, 1), sample(20.0, 90.0, 2)],
-            steal_unavailable: None,
-            interrupted: false,
-            stability: None,
-        });
-        let level = |name: &str, bytes: u64, secs: &[f64]| PressureLevel {
-            name: name.into(),
-            pressure_bytes: bytes,
-            samples_seconds: secs.to_vec(),
-            seconds: Summary::of(secs).unwrap(),
-            samples_cpu_seconds: vec![],
-            cpu_seconds: None,
-            pressure_passes: None,
-            counters: None,
-        };
+        let points = vec![WatchPoint { level: "DRAM".into(), bytes: 12 << 20 }];
+        let samples = vec![sample(0.0, 90.0, 0), sample(10.0, 99.0, 1), sample(20.0, 90.0, 2)];
+        report.watch = Some(Watch::new(10.0, 30.0, points, samples));
+        let level = |name: &str, bytes: u64, secs: &[f64]| PressureLevel::timed(name, bytes, secs.to_vec()).unwrap();
         report.sensitivity = vec![Sensitivity {
             command: vec!["awk".into()],
             server_probe: None,

@@ -6,13 +6,13 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{Dataset, GroupBy, GroupByRun, PhaseTime, Summary};
+use memwall_report::{Dataset, GroupBy, GroupByFigures, GroupByRun, PhaseTime};
 
 use super::phases::{Phase, PhaseClock, Phases};
 use super::{GroupByConfig, GroupByError, GroupResult, Kernel, Outcome, Rows, Values, reference_rows, run_timed_in};
 use crate::clock::{Clock, time_ns};
 use crate::exec::Executor;
-use crate::race::{self, Named, Reference, Workload};
+use crate::race::{self, Named, Ran, Reference, Workload};
 pub use crate::race::{Check, REFERENCE_BY_DEFAULT_MAX_ROWS, Truth, median_sample};
 use crate::scratch::Scratch;
 
@@ -24,6 +24,15 @@ pub type RaceEvent = race::RaceEvent<Kernel>;
 pub type Racer<'a> = race::Racer<'a, GroupByWork<'a>>;
 /// Every timed run of one kernel.
 pub type Timings<'a> = race::Timings<GroupByWork<'a>>;
+
+/// The checks a GROUP BY's runs may pass, in the order a summary names them.
+pub const CHECKS: [Check; 5] = [
+    Check::Reference(Reference::SortAndCount),
+    Check::KnownGroups,
+    Check::RowTotal,
+    Check::CrossKernel,
+    Check::Repeatable,
+];
 
 /// What the GROUP BY kernels run with, besides the keys.
 #[derive(Clone, Copy)]
@@ -64,6 +73,11 @@ impl<'a> Workload for GroupByWork<'a> {
 
     fn result(run: &Run) -> &GroupResult {
         &run.outcome.result
+    }
+
+    fn ran(run: &Run) -> Ran {
+        let o = &run.outcome;
+        Ran { threads: o.threads, partitions: o.partitions, checksum: o.result.checksum, choice: o.choice.clone() }
     }
 
     fn check_input(&self, keys: &[i64]) -> Result<(), RaceError> {
@@ -170,41 +184,28 @@ impl Racer<'_> {
 
     /// One kernel's runs as the report keeps them.
     fn report_run(&self, timings: Timings<'_>, rows: f64) -> Result<GroupByRun, RaceError> {
-        let race::Timings { kernel, seconds, first_seconds, outcomes, memory, verified_by } = timings;
-        let summary = Summary::of(&seconds).ok_or(RaceError::Unmeasurable { kernel: kernel.name() })?;
-        let last = memory.last().copied().unwrap_or_default();
-        // The phases of the run that stands for the others, as its counters do.
-        let phases = self.work.phases.and_then(|_| median_sample(&seconds, summary.median)).map(|i| {
-            outcomes[i]
-                .phases
-                .iter()
-                .map(|&(phase, ns)| PhaseTime { phase: phase.name().into(), ns_per_row: ns / rows })
-                .collect()
-        });
-        let outcome = outcomes.into_iter().last().ok_or(RaceError::Unmeasurable { kernel: kernel.name() })?.outcome;
-        let config = &self.work.config;
-        Ok(GroupByRun {
-            kernel: kernel.name().into(),
-            threads: outcome.threads as u32,
-            partitions: outcome.partitions,
-            seconds: summary,
-            ns_per_row: summary.median * 1e9 / rows,
-            samples_seconds: seconds,
-            groups: outcome.result.groups,
-            checksum: memwall_report::checksum_hex(outcome.result.checksum),
-            top: outcome.result.top.clone(),
-            choice: outcome.choice,
-            counters: None,
-            memory: Some(self.policy.name().into()),
-            first_run_seconds: Some(first_seconds),
-            scratch_bytes: memory.iter().map(|m| m.carved_bytes).max(),
-            mapped_in_run_bytes: memory.iter().map(|m| m.mapped_in_run_bytes).max(),
-            huge_page_share: last.huge_page_share(),
-            verified_by: verified_by.iter().map(|c| c.name().to_string()).collect(),
-            phases,
-            totals: (config.aggregates != super::Aggregates::COUNT || self.work.values != Values::None)
-                .then(|| report_totals(&outcome.result.totals)),
-            predicted_ns_per_row: None,
+        let (work, kernel) = (&self.work, timings.kernel.name());
+        timings.report(self.policy, |summary, seconds, outcomes| {
+            // The phases of the run that stands for the others, as its counters do.
+            let phases = work.phases.and_then(|_| median_sample(seconds, summary.median)).map(|i| {
+                outcomes[i]
+                    .phases
+                    .iter()
+                    .map(|&(phase, ns)| PhaseTime { phase: phase.name().into(), ns_per_row: ns / rows })
+                    .collect()
+            });
+            let outcome = outcomes.into_iter().last().ok_or(RaceError::Unmeasurable { kernel })?.outcome;
+            let config = &work.config;
+            Ok(GroupByFigures {
+                ns_per_row: summary.median * 1e9 / rows,
+                groups: outcome.result.groups,
+                top: outcome.result.top.clone(),
+                counters: None,
+                phases,
+                totals: (config.aggregates != super::Aggregates::COUNT || work.values != Values::None)
+                    .then(|| report_totals(&outcome.result.totals)),
+                predicted_ns_per_row: None,
+            })
         })
     }
 }

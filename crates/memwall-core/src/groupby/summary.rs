@@ -4,13 +4,10 @@
 use memwall_report::{GroupBy, GroupByRun, PhaseTime, Totals};
 
 use super::Kernel;
-use super::race::Check;
-use crate::scratch::MemoryPolicy;
 
 /// How many times faster than naive's median `run`'s median was, when naive ran too.
 pub fn speedup_over_naive(groupby: &GroupBy, run: &GroupByRun) -> Option<f64> {
-    let naive = groupby.runs.iter().find(|r| r.kernel == Kernel::Naive.name())?;
-    (run.seconds.median > 0.0).then(|| naive.seconds.median / run.seconds.median)
+    memwall_report::speedup_over(&groupby.runs, run, Kernel::Naive.name())
 }
 
 /// Adaptive's regret: its best run (sampling and trials included, as every run of it) over the
@@ -40,56 +37,9 @@ pub const WASM_CAVEAT: &str = "in WebAssembly there is no prefetch instruction a
     prefetches do nothing and tuned's non-temporal stores are plain stores, so both do less than natively";
 
 /// Sentences on the rules of the race and the checks its results passed, each true of the
-/// report: the memory policy (with the huge-page share where known), what "first" means under
-/// it, and which checks every kernel's runs passed.
+/// report (see [`crate::race::rules`]), and in the browser what its kernels lack there.
 pub fn rules(groupby: &GroupBy, in_browser: bool) -> Vec<String> {
-    let mut lines = Vec::new();
-    let policies: Vec<&str> = groupby.runs.iter().filter_map(|r| r.memory.as_deref()).collect();
-    match policies.first().and_then(|&p| MemoryPolicy::parse(p)) {
-        Some(policy) if policies.iter().all(|&p| p == policy.name()) => {
-            let first = match policy {
-                MemoryPolicy::Warm => "first s is each kernel's untimed warm-up, which faulted its scratch in",
-                MemoryPolicy::Cold => "first s is the first timed run",
-            };
-            let huge: Vec<f64> = groupby.runs.iter().filter_map(|r| r.huge_page_share).collect();
-            let huge = if huge.is_empty() {
-                String::new()
-            } else {
-                let low = huge.iter().copied().fold(f64::INFINITY, f64::min) * 100.0;
-                let high = huge.iter().copied().fold(0.0, f64::max) * 100.0;
-                if high - low < 0.5 {
-                    format!("; {high:.0}% of the scratch pool on huge pages")
-                } else {
-                    format!("; {low:.0}-{high:.0}% of the scratch pool on huge pages")
-                }
-            };
-            lines.push(format!("memory: {} for every kernel: {}; {first}{huge}", policy.name(), policy.description()));
-        }
-        Some(_) => lines.push(format!("memory: the kernels ran under different policies ({})", policies.join(", "))),
-        None if !groupby.runs.is_empty() => {
-            lines.push("memory: this report does not say under which memory policy it was measured".into())
-        }
-        None => {}
-    }
-    let unchecked: Vec<&str> =
-        groupby.runs.iter().filter(|r| r.verified_by.is_empty()).map(|r| r.kernel.as_str()).collect();
-    let all: Vec<Check> = [
-        Check::Reference(crate::race::Reference::SortAndCount),
-        Check::KnownGroups,
-        Check::RowTotal,
-        Check::CrossKernel,
-        Check::Repeatable,
-    ]
-    .into_iter()
-    .filter(|c| !groupby.runs.is_empty() && groupby.runs.iter().all(|r| r.verified_by.iter().any(|v| v == c.name())))
-    .collect();
-    if !all.is_empty() {
-        let what: Vec<&str> = all.iter().map(|c| c.describe()).collect();
-        lines.push(format!("checked: every run of every kernel {}", what.join(", ")));
-    }
-    if !unchecked.is_empty() {
-        lines.push(format!("not checked: nothing could check the result of {}", unchecked.join(", ")));
-    }
+    let mut lines = crate::race::rules::rules(&groupby.runs, &super::race::CHECKS);
     if in_browser {
         lines.push(WASM_CAVEAT.to_string());
     }
@@ -138,32 +88,34 @@ pub fn phases_line(run: &GroupByRun, phases: &[PhaseTime]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use memwall_report::{Dataset, Summary};
+    use memwall_report::{Dataset, GroupByFigures, Summary};
 
     use super::*;
 
     fn run(kernel: &str, median: f64, memory: Option<&str>, checks: &[&str]) -> GroupByRun {
         GroupByRun {
-            phases: None,
-            totals: None,
-            predicted_ns_per_row: None,
             kernel: kernel.into(),
             threads: 1,
             partitions: None,
             seconds: Summary { min: median, median, p90: median, max: median },
-            ns_per_row: median,
             samples_seconds: vec![median],
-            groups: 1,
             checksum: "0".into(),
-            top: vec![],
             choice: None,
-            counters: None,
             memory: memory.map(Into::into),
             first_run_seconds: None,
             scratch_bytes: None,
             mapped_in_run_bytes: None,
             huge_page_share: Some(1.0),
             verified_by: checks.iter().map(|c| c.to_string()).collect(),
+            own: GroupByFigures {
+                phases: None,
+                totals: None,
+                predicted_ns_per_row: None,
+                ns_per_row: median,
+                groups: 1,
+                top: vec![],
+                counters: None,
+            },
         }
     }
 

@@ -7,7 +7,7 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{BestPartitions, Crossover, Query, Sweep, SweepPoint};
+use memwall_report::{BestPartitions, Crossover, GroupBySweepFigures, Query, Sweep, SweepPoint};
 
 use super::race::{Check, RaceError, Racer, Truth};
 use super::{GroupByConfig, GroupByError, Kernel, ValueType};
@@ -61,16 +61,18 @@ impl Racer<'_> {
         let adaptive_max_slowdown = adaptive_max_slowdown(&points);
         Ok(Sweep {
             kind: "cardinality".into(),
-            rows,
-            crossovers: crossovers(&points, Kernel::Naive),
-            points,
-            crossover_distinct_keys,
-            adaptive_max_slowdown,
             memory: Some(self.policy.name().into()),
             verified_by: names(checks),
-            query: Some(self.query()),
-            state_bytes_per_group: Some(self.state_bytes_per_group()),
-            best_partitions: Vec::new(),
+            own: GroupBySweepFigures {
+                rows,
+                crossovers: crossovers(&points, Kernel::Naive),
+                crossover_distinct_keys,
+                adaptive_max_slowdown,
+                query: Some(self.query()),
+                state_bytes_per_group: Some(self.state_bytes_per_group()),
+                best_partitions: Vec::new(),
+            },
+            points,
         })
     }
 
@@ -102,16 +104,18 @@ impl Racer<'_> {
         }
         Ok(Sweep {
             kind: "partitions".into(),
-            rows: keys.len() as u64,
-            best_partitions: best_partitions(&points),
-            points,
-            crossover_distinct_keys: None,
-            adaptive_max_slowdown: None,
             memory: Some(self.policy.name().into()),
             verified_by: names(checks),
-            query: Some(self.query()),
-            state_bytes_per_group: Some(self.state_bytes_per_group()),
-            crossovers: Vec::new(),
+            own: GroupBySweepFigures {
+                rows: keys.len() as u64,
+                best_partitions: best_partitions(&points),
+                crossover_distinct_keys: None,
+                adaptive_max_slowdown: None,
+                query: Some(self.query()),
+                state_bytes_per_group: Some(self.state_bytes_per_group()),
+                crossovers: Vec::new(),
+            },
+            points,
         })
     }
 
@@ -401,7 +405,7 @@ mod tests {
         let values = crate::groupby::Values::I64(&values);
         let summed = Racer { work: super::super::race::GroupByWork { config, values, ..sweeper.work }, ..sweeper };
         let sweep = summed.partitions(&keys, &[16], &mut |_| ControlFlow::Continue(())).unwrap();
-        let query = sweep.query.unwrap();
+        let query = sweep.query.clone().unwrap();
         assert_eq!((query.aggregates.join(","), query.value_type.as_str()), ("sum,min,max".into(), "i64"));
         assert_eq!(sweep.state_bytes_per_group, Some(40));
         assert!(sweep.verified_by.iter().any(|c| c == "reference"), "{:?}", sweep.verified_by);

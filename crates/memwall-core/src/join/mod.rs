@@ -324,22 +324,12 @@ fn adaptive(
         let reason = format!(
             "{keys} build keys: one hashbrown table for at most {hashbrown_limit} stays in cache, probed on {threads} thread(s) (caches: {caches})"
         );
-        let timed = phases(
-            clock,
-            || naive::build(build, scratch),
-            |t| Ok(probe_on_threads(probe, exec, |rows| naive::probe(t, rows))),
-        )?;
-        (Kernel::Naive, reason, timed)
+        (Kernel::Naive, reason, one_table(clock, || naive::build(build, scratch), probe, exec, naive::probe)?)
     } else if keys <= flat_limit {
         let reason = format!(
             "{keys} build keys: one prefetched flat table for at most {flat_limit} fits the last-level cache, probed on {threads} thread(s) (caches: {caches})"
         );
-        let timed = phases(
-            clock,
-            || prefetch::build(build, scratch),
-            |t| Ok(probe_on_threads(probe, exec, |rows| prefetch::probe(t, rows))),
-        )?;
-        (Kernel::Prefetch, reason, timed)
+        (Kernel::Prefetch, reason, one_table(clock, || prefetch::build(build, scratch), probe, exec, prefetch::probe)?)
     } else {
         let reason = format!(
             "{keys} build keys: one table for more than {flat_limit} outgrows the last-level cache (caches: {caches}); \
@@ -351,6 +341,18 @@ fn adaptive(
         return Ok(outcome);
     };
     Ok(Outcome { result, build_ns, probe_ns, choice: Some(choice(kernel, keys, reason)), partitions: None, threads })
+}
+
+/// One table built by `build` and probed on every thread by `probe_rows` (see
+/// [`probe_on_threads`]), each phase timed.
+fn one_table<T: Sync>(
+    clock: &dyn Clock,
+    build: impl FnOnce() -> Result<T, JoinError>,
+    probe: &[i64],
+    exec: &dyn Executor,
+    probe_rows: impl Fn(&T, &[i64]) -> table::Matches + Sync,
+) -> Result<(JoinResult, f64, f64), JoinError> {
+    phases(clock, build, |t| Ok(probe_on_threads(probe, exec, |rows| probe_rows(t, rows))))
 }
 
 /// `probe` cut into tasks the executor's threads take as they finish one, each probed by

@@ -3,12 +3,12 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{Join, JoinDataset, JoinRun, Summary};
+use memwall_report::{Join, JoinDataset, JoinFigures, JoinRun, Summary};
 
 use super::{BuildRow, JoinConfig, JoinError, JoinResult, Kernel, Outcome, reference, run_in};
 use crate::clock::Clock;
 use crate::exec::Executor;
-use crate::race::{self, Named, Reference, Workload};
+use crate::race::{self, Named, Ran, Reference, Workload};
 pub use crate::race::{Check, REFERENCE_BY_DEFAULT_MAX_ROWS, Truth};
 use crate::scratch::Scratch;
 
@@ -20,6 +20,10 @@ pub type RaceEvent = race::RaceEvent<Kernel>;
 pub type Racer<'a> = race::Racer<'a, JoinWork<'a>>;
 /// Every timed run of one kernel.
 pub type Timings<'a> = race::Timings<JoinWork<'a>>;
+
+/// The checks a join's runs may pass, in the order a summary names them.
+pub const CHECKS: [Check; 4] =
+    [Check::Reference(Reference::SortAndMerge), Check::KnownMatches, Check::CrossKernel, Check::Repeatable];
 
 /// The two sides of a join: build rows with distinct keys, and probe keys.
 #[derive(Debug, Clone, Copy)]
@@ -52,6 +56,10 @@ impl<'a> Workload for JoinWork<'a> {
 
     fn result(outcome: &Outcome) -> &JoinResult {
         &outcome.result
+    }
+
+    fn ran(o: &Outcome) -> Ran {
+        Ran { threads: o.threads, partitions: o.partitions, checksum: o.result.checksum, choice: o.choice.clone() }
     }
 
     fn wants_reference(&self) -> bool {
@@ -134,31 +142,19 @@ impl Racer<'_> {
     /// One kernel's runs as the report keeps them.
     fn report_run(&self, t: Timings<'_>, rows: f64) -> Result<JoinRun, RaceError> {
         let name = t.kernel.name();
-        let summary = |samples: &[f64]| Summary::of(samples).ok_or(RaceError::Unmeasurable { kernel: name });
-        let build: Vec<f64> = t.outcomes.iter().map(|o| o.build_ns / 1e9).collect();
-        let probe: Vec<f64> = t.outcomes.iter().map(|o| o.probe_ns / 1e9).collect();
-        let seconds = summary(&t.seconds)?;
-        let (build_seconds, probe_seconds) = (summary(&build)?, summary(&probe)?);
-        let outcome = t.outcomes.into_iter().last().ok_or(RaceError::Unmeasurable { kernel: name })?;
-        Ok(JoinRun {
-            kernel: name.into(),
-            threads: outcome.threads as u32,
-            partitions: outcome.partitions,
-            matches: outcome.result.matches,
-            checksum: memwall_report::checksum_hex(outcome.result.checksum),
-            key_sum: Some(outcome.result.key_sum.to_string()),
-            payload_sum: Some(outcome.result.payload_sum.to_string()),
-            ns_per_probe: seconds.median * 1e9 / rows,
-            build_seconds,
-            probe_seconds,
-            seconds,
-            samples_seconds: t.seconds,
-            choice: outcome.choice,
-            memory: Some(self.policy.name().into()),
-            first_run_seconds: Some(t.first_seconds),
-            scratch_bytes: t.memory.iter().map(|m| m.carved_bytes).max(),
-            mapped_in_run_bytes: t.memory.iter().map(|m| m.mapped_in_run_bytes).max(),
-            verified_by: t.verified_by.iter().map(|c| c.name().to_string()).collect(),
+        t.report(self.policy, |seconds, _, outcomes| {
+            let summary = |samples: Vec<f64>| Summary::of(&samples).ok_or(RaceError::Unmeasurable { kernel: name });
+            let build_seconds = summary(outcomes.iter().map(|o| o.build_ns / 1e9).collect())?;
+            let probe_seconds = summary(outcomes.iter().map(|o| o.probe_ns / 1e9).collect())?;
+            let result = &outcomes.last().ok_or(RaceError::Unmeasurable { kernel: name })?.result;
+            Ok(JoinFigures {
+                matches: result.matches,
+                key_sum: Some(result.key_sum.to_string()),
+                payload_sum: Some(result.payload_sum.to_string()),
+                ns_per_probe: seconds.median * 1e9 / rows,
+                build_seconds,
+                probe_seconds,
+            })
         })
     }
 }

@@ -58,7 +58,7 @@ pub fn browser_vs_native(browser: &Join, native: &Join) -> Comparison {
 
 #[cfg(test)]
 mod tests {
-    use memwall_report::{JoinDataset, JoinRun, Summary};
+    use memwall_report::{JoinDataset, JoinFigures, JoinRun, Summary};
 
     use super::*;
 
@@ -72,13 +72,7 @@ mod tests {
                     kernel: kernel.into(),
                     threads: 1,
                     partitions: None,
-                    matches: 90,
                     checksum: checksum.into(),
-                    key_sum: None,
-                    payload_sum: None,
-                    ns_per_probe: ns,
-                    build_seconds: seconds(0.0),
-                    probe_seconds: seconds(0.0),
                     seconds: seconds(0.0),
                     samples_seconds: vec![],
                     choice: None,
@@ -86,7 +80,16 @@ mod tests {
                     first_run_seconds: None,
                     scratch_bytes: None,
                     mapped_in_run_bytes: None,
+                    huge_page_share: None,
                     verified_by: vec![],
+                    own: JoinFigures {
+                        matches: 90,
+                        key_sum: None,
+                        payload_sum: None,
+                        ns_per_probe: ns,
+                        build_seconds: seconds(0.0),
+                        probe_seconds: seconds(0.0),
+                    },
                 })
                 .collect(),
             sweeps: vec![],

@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use memwall_report::{BuildSizeCrossover, BuildSizeFastest, JoinSweep, JoinSweepPoint};
+use memwall_report::{BuildSizeCrossover, BuildSizeFastest, JoinSweep, JoinSweepFigures, JoinSweepPoint};
 
 use super::Kernel;
 use super::data::{self, JoinDataError, JoinSpec};
@@ -72,22 +72,30 @@ impl Racer<'_> {
                 points.push(point);
             }
         }
-        let mut sweep = JoinSweep {
-            kind: "build-size".into(),
-            probe_rows,
-            partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
-            partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
-            points,
-            memory: Some(self.policy.name().into()),
-            verified_by,
-            fastest: Vec::new(),
-            prefetch_tolerance_share: None,
-            prefetch_falls_behind_from: None,
-            crossovers: Vec::new(),
-        };
+        let mut sweep = unjudged(probe_rows, points, Some(self.policy.name().into()), verified_by);
         judge(&mut sweep, DEFAULT_PREFETCH_TOLERANCE);
         Ok(sweep)
     }
+}
+
+/// A build-size sweep of `points` before [`judge`]: partitioned's crossovers filled in, the
+/// other verdicts empty.
+fn unjudged(
+    probe_rows: u64,
+    points: Vec<JoinSweepPoint>,
+    memory: Option<String>,
+    verified_by: Vec<String>,
+) -> JoinSweep {
+    let own = JoinSweepFigures {
+        probe_rows,
+        partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
+        partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
+        fastest: Vec::new(),
+        prefetch_tolerance_share: None,
+        prefetch_falls_behind_from: None,
+        crossovers: Vec::new(),
+    };
+    JoinSweep { kind: "build-size".into(), points, memory, verified_by, own }
 }
 
 /// How much slower than the fastest kernel prefetch may be and still "suffice" by default: a
@@ -167,19 +175,7 @@ mod tests {
     }
 
     fn sweep(points: Vec<JoinSweepPoint>) -> JoinSweep {
-        JoinSweep {
-            kind: "build-size".into(),
-            probe_rows: 100,
-            partitioned_beats_naive_from: crossover(&points, Kernel::Partitioned, Kernel::Naive),
-            partitioned_beats_prefetch_from: crossover(&points, Kernel::Partitioned, Kernel::Prefetch),
-            points,
-            memory: None,
-            verified_by: Vec::new(),
-            fastest: Vec::new(),
-            prefetch_tolerance_share: None,
-            prefetch_falls_behind_from: None,
-            crossovers: Vec::new(),
-        }
+        unjudged(100, points, None, Vec::new())
     }
 
     #[test]

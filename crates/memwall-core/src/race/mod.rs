@@ -6,8 +6,12 @@
 
 use core::ops::ControlFlow;
 
+use memwall_report::AdaptiveChoice;
+
 use crate::scratch::{ChunkSource, MemoryPolicy, RunMemory, Scratch};
 
+mod report;
+pub mod rules;
 pub mod sweep;
 mod turns;
 
@@ -141,6 +145,19 @@ pub enum RaceError<E> {
     Cancelled,
 }
 
+/// What a run's outcome says that every race's report keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    /// Threads the run spread its work over.
+    pub threads: usize,
+    /// The partition count, for the kernels that partitioned.
+    pub partitions: Option<u32>,
+    /// The answer's order-independent checksum.
+    pub checksum: u64,
+    /// Adaptive only: the kernel it ran and why.
+    pub choice: Option<AdaptiveChoice>,
+}
+
 /// A kind of race: what its kernels run on, how one run is made, and how a result is checked.
 pub trait Workload {
     type Kernel: Named;
@@ -153,6 +170,8 @@ pub trait Workload {
     type Error;
 
     fn result(outcome: &Self::Outcome) -> &Self::Result;
+    /// What an outcome says that every race's report keeps.
+    fn ran(outcome: &Self::Outcome) -> Ran;
     /// Refuses an input no kernel could run on, before anything else.
     fn check_input(&self, _input: Self::Input<'_>) -> Result<(), RaceError<Self::Error>> {
         Ok(())
@@ -308,6 +327,9 @@ impl<W: Workload> Workload for Spoiled<W> {
 
     fn result(outcome: &Self::Outcome) -> &Self::Result {
         W::result(outcome)
+    }
+    fn ran(outcome: &Self::Outcome) -> Ran {
+        W::ran(outcome)
     }
     fn check_input(&self, input: Self::Input<'_>) -> Result<(), RaceError<Self::Error>> {
         self.work.check_input(input)
