@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what memwall needs beyond the Rust toolchain, idempotently: each step checks first and
 # does nothing when the right version is already there. Tools go to .tools/ (ignored by git);
-# only the browsers (Chromium, Firefox ESR) come from the system's package manager.
+# only the browsers (Chromium, Firefox ESR, WebKitGTK) and Xvfb come from the system's package manager.
 #
 #   scripts/setup.sh          what building the web front end needs (wasm target, trunk,
 #                             wasm-bindgen, wasm-opt); the native memwall needs only Rust.
 #                             scripts/run.sh calls it after measuring, so it never delays figures
 #   scripts/setup.sh --test   also what the tests need (rustfmt, clippy, Chromium, chromedriver,
-#                             Firefox ESR, geckodriver, e2e npm packages, Prometheus)
+#                             Firefox ESR, geckodriver, WebKitGTK's WebKitWebDriver and Xvfb,
+#                             e2e npm packages, Prometheus)
 #   scripts/setup.sh --release  also what scripts/release.sh needs: the two musl targets, Debian's
 #                             musl and aarch64 cross tools, and qemu-user-static for the checks
 set -euo pipefail
@@ -99,6 +100,23 @@ if $want_test; then
         $SUDO apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends firefox-esr >/dev/null
         took "installed Firefox ESR"
+    fi
+    # The third engine: WebKit (Safari's engine) as Debian packages it, WebKitGTK with its
+    # WebDriver (webkit2gtk-driver: /usr/bin/WebKitWebDriver), run on a virtual X display (xvfb:
+    # Xvfb and xvfb-run), since WebKitGTK has no headless mode. Checked per package, as dpkg
+    # records it: a package removed but its config left behind reads as missing.
+    webkit_packages=(webkit2gtk-driver xvfb)
+    missing=()
+    for package in "${webkit_packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        begin "installing ${missing[*]} from the system's packages (WebKit for the e2e checks; about a minute)"
+        SUDO=""
+        [ "$(id -u)" = 0 ] || SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        took "installed ${missing[*]}"
     fi
     # A real Prometheus for `memwall watch --listen`'s test (native/tests/cli_exporter.rs): Debian's
     # package, for its binary only; the test starts its own on a loopback port with a data folder of
