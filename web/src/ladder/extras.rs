@@ -12,6 +12,25 @@ use crate::chart::{LineChart, Point, Series, XFormat};
 use crate::reports::to_points;
 use crate::theme::Palette;
 
+/// A curve's name: its pattern and the pages it ran on, as a legend shows them first (a long
+/// legend entry is cut at its end, so what tells two curves of one run apart comes first).
+pub fn curve_name(pattern: &str, huge_pages: &str) -> String {
+    let pages = match huge_pages {
+        "off" => "small pages",
+        "thp" => "transparent huge pages",
+        "on" => "huge pages",
+        // The allocator's choice: in a browser, whatever pages the browser's allocator got.
+        "default" => "default pages",
+        other => other,
+    };
+    format!("{}, {pages}", pattern.trim_end_matches("-cycle"))
+}
+
+/// A legend entry for one curve of a run: the curve first, then whose run it is.
+pub fn curve_label(run: &str, pattern: &str, huge_pages: &str) -> String {
+    format!("{} · {run}", curve_name(pattern, huge_pages))
+}
+
 /// The ladder's extra curves (page-local, page-stride, sequential, other page sizes), dashed,
 /// in the color of the run they belong to.
 pub fn extra_series(label: &str, color: usize, ladder: &Ladder) -> Vec<Series> {
@@ -20,7 +39,7 @@ pub fn extra_series(label: &str, color: usize, ladder: &Ladder) -> Vec<Series> {
         .iter()
         .filter(|c| !c.points.is_empty())
         .map(|c| Series {
-            label: format!("{label}, {} ({})", c.pattern, c.huge_pages),
+            label: curve_label(label, &c.pattern, &c.huge_pages),
             color,
             dashed: true,
             points: to_points(&c.points),
