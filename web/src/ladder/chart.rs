@@ -58,7 +58,8 @@ pub fn ladder_chart(props: &Props) -> Html {
     };
     let points = run.map(Run::points).unwrap_or_default();
     let this_run = props.label.trim().to_string();
-    let series = series(run, &this_run, &comparable, &overlay.hidden);
+    // An embed draws its own run and nothing else: its legend names the curves alone.
+    let series = series(run, if props.compact { "" } else { &this_run }, &comparable, &overlay.hidden);
     let mut markers = caches_report.as_ref().map(|r| r.caches.clone()).unwrap_or_default();
     // The levels the core named: this run's, or else those of the report whose caches are marked.
     let own = run.and_then(|r| r.ladder.as_deref());
