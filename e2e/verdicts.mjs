@@ -23,13 +23,14 @@ for (const engine of engines) {
   for (const where of ["isolated", "static"]) {
     const v = summary[`verdict_${where}`];
     if (!v) {
-      rows.push(`${summary.browser ?? engine}, ${where}: no verdict`);
+      rows.push(`${engine} ${summary.browser ?? ""}, ${where}: no verdict`);
       continue;
     }
     const within = v.within_one_step === undefined ? "" : `; every level's end within one step of native's: ${v.within_one_step ? "yes" : "no"}`;
-    rows.push(`${(summary.browser ?? engine).padEnd(22)} ${where.padEnd(8)} ${(v.ms / 1000).toFixed(1).padStart(5)} s, timer ${v.timer_ns / 1000} µs: ${v.levels ?? v.reading}${within}`);
+    const timer = Number((v.timer_ns / 1000).toPrecision(3));
+    rows.push(`${`${engine} ${summary.browser ?? ""}`.padEnd(26)} ${where.padEnd(8)} ${(v.ms / 1000).toFixed(1).padStart(5)} s, timer ${timer} µs: ${v.levels ?? v.reading}${within}`);
   }
 }
 console.log("navigation to the first look's verdict, and its levels, in each engine:");
 rows.forEach((r) => console.log(`  ${r}`));
-console.log(`  ${"native memwall run".padEnd(31)} ${native ?? "(no reading kept)"}`);
+console.log(`  ${"native memwall run".padEnd(35)} ${native ?? "(no reading kept)"}`);
