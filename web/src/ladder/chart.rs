@@ -112,7 +112,7 @@ fn empty_text(run: Option<&Run>) -> AttrValue {
 fn series(run: Option<&Run>, this_run: &str, comparable: &[Overlay], hidden: &HashSet<u32>) -> Vec<Series> {
     let mut series = Vec::new();
     if let Some(run) = run.filter(|r| r.running || !r.points().is_empty()) {
-        let label = |pattern: ladder::Pattern| extras::curve_label(this_run, pattern.name(), BROWSER_PAGES);
+        let label = |pattern: ladder::Pattern| super::names::curve_label(this_run, pattern.name(), BROWSER_PAGES);
         series.push(Series {
             label: label(ladder::Pattern::Random),
             color: 0,

@@ -7,6 +7,7 @@ mod extras;
 mod form;
 pub mod job;
 pub mod markers;
+pub mod names;
 pub mod protocol;
 mod run;
 mod table;
@@ -17,7 +18,6 @@ use memwall_core::size::format_bytes;
 use yew::prelude::*;
 
 use self::chart::LadderChart;
-pub use self::extras::curve_name;
 use self::form::{Form, LadderForm, progress, timer_note};
 pub use self::markers::level_markers;
 use self::protocol::{Ladder, LadderJob};
