@@ -1,12 +1,16 @@
-// One small driving interface over two engines, so that the checks in checks.mjs are written once
-// and run in both: Chromium through playwright-core (CDP), Firefox ESR through WebDriver
-// (selenium-webdriver talking to geckodriver; Playwright cannot drive Debian's Firefox).
+// One small driving interface over three engines, so that the checks in checks.mjs are written
+// once and run in each: Chromium through playwright-core (CDP), Firefox ESR and WebKit through
+// WebDriver (selenium-webdriver talking to geckodriver and to WebKitGTK's WebKitWebDriver;
+// Playwright cannot drive Debian's Firefox or WebKitGTK).
 //
 // A tab: goto(url), waitFor(selector, ms), exists(selector), click(selector), fill(selector, text),
 // setFile(selector, path), eval(expression) (a JavaScript expression, its value returned),
-// inFrame(selector, async (frame) => ...) (the same calls inside an iframe), close().
+// inFrame(selector, async (frame) => ...) (the same calls inside an iframe), screenshot(file)
+// (the tab, for people to look at; never a check), close().
 
-import { existsSync, mkdtempSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ROOT, launch } from "./lib.mjs";
@@ -29,6 +33,7 @@ export async function chromium() {
       page.on("pageerror", (e) => errors.push(`${page.url()}: ${e.message}`));
       const tab = playwrightTab(page);
       tab.page = page;
+      tab.screenshot = (file) => page.screenshot({ path: file, fullPage: true });
       tab.close = () => context.close();
       return tab;
     },
@@ -64,13 +69,89 @@ export const FIREFOX = process.env.FIREFOX ?? "/usr/bin/firefox-esr";
 
 /** Firefox ESR over WebDriver: one session, a new window per tab. */
 export async function firefox() {
-  const { Builder, By } = await import("selenium-webdriver");
+  const { Builder } = await import("selenium-webdriver");
   const { default: firefoxDriver } = await import("selenium-webdriver/firefox.js");
   // Both paths given: Selenium Manager, which would download a driver or a browser, never runs.
   const options = new firefoxDriver.Options().setBinary(FIREFOX).addArguments("-headless");
   options.setProfile(mkdtempSync(path.join(tmpdir(), "memwall-firefox-")));
   const service = new firefoxDriver.ServiceBuilder(geckodriverPath());
   const driver = await new Builder().forBrowser("firefox").setFirefoxOptions(options).setFirefoxService(service).build();
+  return webDriverBrowser("Firefox", driver, () => driver.quit());
+}
+
+/** WebKitGTK's WebDriver and its MiniBrowser (Debian's webkit2gtk-driver and libwebkit2gtk-4.1),
+ * as scripts/setup.sh --test installs them. */
+export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER ?? "/usr/bin/WebKitWebDriver";
+export const WEBKIT_BROWSER = process.env.WEBKIT_BROWSER ?? "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
+
+/** WebKit (Safari's engine) over WebDriver: WebKitGTK has no headless mode, so it draws on an Xvfb
+ * display of its own (`-displayfd`: the server picks a free display and says which), and
+ * WebKitWebDriver listens on a port the system gave another socket a moment before. */
+export async function webkit() {
+  const { Builder, Capabilities } = await import("selenium-webdriver");
+  const children = [];
+  const stop = () => children.forEach((c) => c.kill());
+  process.on("exit", stop);
+  const xvfb = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", "1280x900x24", "-nolisten", "tcp"], { stdio: ["ignore", "ignore", "ignore", "pipe"] });
+  children.push(xvfb);
+  const display = await lineFrom(xvfb, 3, /^(\d+)$/m, "Xvfb");
+  const port = await freePort();
+  const driverProcess = spawn(WEBKIT_DRIVER, [`--port=${port}`], { env: { ...process.env, DISPLAY: `:${display}` }, stdio: "ignore" });
+  children.push(driverProcess);
+  const capabilities = new Capabilities({ browserName: "MiniBrowser",
+    "webkitgtk:browserOptions": { binary: WEBKIT_BROWSER, args: ["--automation", "--geometry=1280x900"] } });
+  let driver;
+  for (let tries = 0; !driver; tries++) {
+    try {
+      driver = await new Builder().usingServer(`http://127.0.0.1:${port}`).withCapabilities(capabilities).build();
+    } catch (error) {
+      // The driver may not listen yet: tries for 5 s, then its own words.
+      if (tries >= 20 || driverProcess.exitCode !== null) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  // A window per tab: MiniBrowser draws only the tab in front, and a tab behind never loads an
+  // iframe marked loading="lazy" (the embed snippet's), however long it waits.
+  const close = async () => {
+    await driver.quit().catch(() => {});
+    stop();
+  };
+  return webDriverBrowser("WebKit", driver, close, "window");
+}
+
+/** The first line of `child`'s stream `fd` that `pattern` matches: its first group, or the line. */
+function lineFrom(child, fd, pattern, what) {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`${what} said nothing in 15 s: ${seen}`)), 15_000);
+    child.stdio[fd].on("data", (chunk) => {
+      seen += chunk;
+      const match = seen.match(pattern);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] ?? match[0]);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`${what} exited with ${code}: ${seen}`)));
+  });
+}
+
+/** A port no one listens on now: the system's pick for a socket closed right after. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The tab interface over one WebDriver session (Firefox's or WebKit's): each tab after the first
+ * a new top-level browsing context of kind `opens` ("tab" or "window"). */
+async function webDriverBrowser(name, driver, close, opens = "tab") {
+  const { By } = await import("selenium-webdriver");
   await driver.manage().setTimeouts({ script: 120_000, pageLoad: 120_000 });
   const capabilities = await driver.getCapabilities();
   const first = await driver.getWindowHandle();
@@ -94,7 +175,7 @@ export async function firefox() {
           if (await self.exists(selector)) return;
           await new Promise((r) => setTimeout(r, wait));
         }
-        throw new Error(`Firefox: no ${selector} after ${ms} ms`);
+        throw new Error(`${name}: no ${selector} after ${ms} ms`);
       },
       async click(selector) {
         await self.waitFor(selector);
@@ -130,13 +211,13 @@ export async function firefox() {
   };
 
   return {
-    name: "Firefox",
+    name,
     errors: [],
     version: `${capabilities.get("browserName")} ${capabilities.get("browserVersion")}`,
     async open() {
       let handle = first;
       if (opened++ > 0) {
-        await driver.switchTo().newWindow("tab");
+        await driver.switchTo().newWindow(opens);
         handle = await driver.getWindowHandle();
       }
       const enter = async () => {
@@ -144,6 +225,10 @@ export async function firefox() {
         await driver.switchTo().defaultContent();
       };
       const t = tab(enter);
+      t.screenshot = async (file) => {
+        await enter();
+        writeFileSync(file, Buffer.from(await driver.takeScreenshot(), "base64"));
+      };
       t.close = async () => {
         // The session's first window stays: closing the last one would end the session.
         if (handle === first) return t.goto("about:blank");
@@ -153,6 +238,6 @@ export async function firefox() {
       };
       return t;
     },
-    close: () => driver.quit(),
+    close,
   };
 }

@@ -13,9 +13,16 @@ const LAST = String(64 << 20);
 const FIRST_LOOK_DONE = '#first-look[data-state="done"]';
 const FIRST_LOOK_ENDED = '#first-look[data-state="done"], #first-look[data-state="stopped"]';
 
-const LEVELS = `[...document.querySelectorAll("#first-look li[data-level]")].map((li) => ({ name: li.dataset.level,
+/** The levels a reading in `scope` names (the first look's, or an embed's run's). */
+const LEVELS_IN = (scope) => `[...document.querySelectorAll("${scope} li[data-level]")].map((li) => ({ name: li.dataset.level,
   bytes: Number(li.dataset.bytes), cause: li.dataset.cause, capacity: li.dataset.capacity ? Number(li.dataset.capacity) : null,
   ns: Number(li.dataset.ns) }))`;
+const LEVELS = LEVELS_IN("#first-look");
+/** The sizes a run measured, from the table behind its chart. */
+const SIZES = (table) => `[...document.querySelectorAll("#${table} tbody tr[data-bytes]")].map((tr) => Number(tr.dataset.bytes))`;
+/** What a chart's legend shows: each entry's visible text (the full name is its <title>). */
+const LEGEND = (chart) => `[...document.querySelectorAll("#${chart} .legend text")]
+  .map((t) => [...t.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(""))`;
 const TIMER = `(() => { const n = document.querySelector(".timer-note[data-timer-ns]");
   return n && { ns: Number(n.dataset.timerNs), isolated: n.dataset.isolated === "true" }; })()`;
 const MEDIANS = (table) => `Object.fromEntries([...document.querySelectorAll("#${table} tbody tr[data-bytes]")]
@@ -31,13 +38,19 @@ export async function firstLook(tab, url) {
   expect(state === "done", `the first look stopped: ${why}`);
   const ms = await tab.eval(`performance.getEntriesByName("memwall-verdict")[0]?.startTime ?? null`);
   expect(typeof ms === "number", "the page never marked its verdict");
-  return { ms, levels: await tab.eval(LEVELS), timer: await tab.eval(TIMER), isolated: await tab.eval("crossOriginIsolated") };
+  return { ms, levels: await tab.eval(LEVELS), sizes: await tab.eval(SIZES("ladder-table")), timer: await tab.eval(TIMER),
+    isolated: await tab.eval("crossOriginIsolated") };
 }
 
 /** The native reading `memwall run` makes of this host (levels from its ladder), to 128 MiB. */
 export function nativeRun(out) {
   execFileSync(MEMWALL, ["run", "--no-groupby", "--no-join", "--max", "128MiB", "--chains", "1,2", "--out", out], { stdio: ["ignore", "ignore", "inherit"] });
   return nativeLevels(out);
+}
+
+/** The sizes a native report's ladder measured. */
+export function nativeSizes(file) {
+  return JSON.parse(readFileSync(file, "utf8")).ladder.points.map((p) => p.bytes);
 }
 
 /** The levels of a native report's ladder, as the page's first look names them. */
@@ -90,6 +103,29 @@ export async function embedFirstLook(tab, blogUrl, asks) {
     }
     await f.waitFor(FIRST_LOOK_DONE, 60_000);
     return { levels: await f.eval(LEVELS), timer: await f.eval(TIMER) };
+  });
+}
+
+/** The "Embed in a blog post" panel's snippet, as a writer copies it from the page at `url`. */
+export async function embedSnippet(tab, url) {
+  await tab.goto(url);
+  await tab.waitFor("textarea#embed-ladder", 60_000);
+  return tab.eval(`document.querySelector("textarea#embed-ladder").value`);
+}
+
+/** A blog post holding a pasted snippet (its one iframe): Run pressed in the embed, then what the
+ * run's reading says and what the chart's legend shows. */
+export async function embedRun(tab, blogUrl) {
+  await tab.goto(blogUrl);
+  return tab.inFrame("iframe", async (f) => {
+    await f.waitFor("main.embed button.primary", 60_000);
+    await f.click("main.embed button.primary");
+    // While it runs, the chart holds no stale "Press Run" placeholder (checked once it started).
+    await f.waitFor("main.embed .progress-row", 60_000);
+    const placeholder = await f.eval(`[...document.querySelectorAll("#ladder-chart-embed text")].some((t) => t.textContent.startsWith("Press Run"))`);
+    await f.waitFor("#run-reading[data-state='done']", 600_000);
+    return { placeholder, headline: await f.eval(`document.querySelector("#run-reading .headline").textContent`),
+      levels: await f.eval(LEVELS_IN("#run-reading")), legend: await f.eval(LEGEND("ladder-chart-embed")) };
   });
 }
 

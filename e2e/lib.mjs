@@ -95,11 +95,13 @@ export async function startStatic(dir, host = "127.0.0.1") {
   return { base: `http://${host}:${port}/`, server };
 }
 
-/** What a blog post embedding memwall looks like: its own page, another origin, one iframe. */
-export function blogPost(src) {
+/** What a blog post embedding memwall looks like: its own page, another origin, one iframe:
+ * `src`'s, or the `snippet` a writer pasted as it is. */
+export function blogPost(src, snippet = null) {
+  const iframe = snippet ?? `<iframe id="memwall" src="${src.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}" title="memwall" width="100%" height="900" style="border:0;max-width:820px"></iframe>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post about memory</title></head>
 <body><h1>How far away is memory?</h1><p>Measure it yourself:</p>
-<iframe id="memwall" src="${src.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}" title="memwall" width="100%" height="900" style="border:0;max-width:820px"></iframe>
+${iframe}
 </body></html>`;
 }
 
@@ -171,5 +173,33 @@ export function sameL2Story(a, b) {
 
 export const describeL2 = ({ l2, after }) =>
   l2 ? `L2 to ${kib(l2.bytes)}${l2.capacity ? ` (runs out by ${kib(l2.capacity)})` : ""}, then ${after ? `${after.name} (${after.cause}) from ${kib(after.bytes)}` : "nothing"}` : "no L2";
+
+/** A reading's levels in one line, as the page's first look names them (TLB levels left out). */
+export const describeLevels = (levels) =>
+  levels.filter((l) => l.cause !== "tlb").sort((a, b) => a.bytes - b.bytes)
+    .map((l) => `${l.name} ${l.cause === "dram" ? "from" : "to"} ${kib(l.bytes)} ${l.ns.toFixed(1)} ns`).join(" · ") || "no levels";
+
+/** Each level of `native` set against the level of the same name in `page`: whether it ends
+ * within one ladder step (the coarser of the two ladders' size ratios) of where native's ends.
+ * Returns { agree, rows }: every level agrees, and one line per level. */
+export function levelsWithinStep(page, native, step) {
+  const rows = [];
+  let agree = true;
+  for (const n of native.filter((l) => l.cause !== "tlb")) {
+    const p = page.find((l) => l.name === n.name && l.cause === n.cause);
+    const within = p && Math.max(p.bytes, n.bytes) / Math.min(p.bytes, n.bytes) <= step * (1 + 1e-9);
+    agree &&= Boolean(within);
+    rows.push(`${n.name}: native ${kib(n.bytes)}, browser ${p ? kib(p.bytes) : "none"} (${within ? "within" : "not within"} one step)`);
+  }
+  return { agree, rows };
+}
+
+/** The size ratio between a ladder's consecutive sizes (the largest, where they vary). */
+export function ladderStep(sizes) {
+  const sorted = [...new Set(sizes)].sort((a, b) => a - b);
+  let step = 1;
+  for (let i = 1; i < sorted.length; i++) step = Math.max(step, sorted[i] / sorted[i - 1]);
+  return step;
+}
 
 export const kib = (bytes) => (bytes >= 1 << 20 ? `${bytes / (1 << 20)} MiB` : `${bytes / 1024} KiB`);

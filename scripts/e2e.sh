@@ -10,13 +10,15 @@
 #      browser's dot, the table against `memwall cloud`, a dot's curve overlaid, the pairs; the
 #      time to open it, to sort and filter every row and the downloads' sizes printed),
 #   5. e2e/anywhere.mjs --ci: the page on a plain static host and in another origin's iframe, the
-#      first look's verdict with no click, each view's weight, browser-vs-native ratios (timings
-#      printed, not asserted: they depend on the machine's load), then the same in Firefox ESR.
+#      first look's verdict with no click, the embed snippet pasted into another origin's page,
+#      each view's weight, browser-vs-native ratios (timings printed, not asserted: they depend on
+#      the machine's load), then the same in Firefox ESR and in WebKit (WebKitGTK under Xvfb),
+#   6. e2e/verdicts.mjs: each engine's navigation to verdict and levels beside `memwall run`'s.
 # Screenshots of every page land in e2e/artifacts/. Exits non-zero when a check fails.
 #
 # Needs what `scripts/setup.sh --test` installs: trunk and wasm-bindgen in .tools/bin, npm's
-# binaryen@132.0.0 in .tools/npm, Chromium, Firefox ESR, geckodriver in .tools/bin, and
-# e2e/node_modules (playwright-core, selenium-webdriver).
+# binaryen@132.0.0 in .tools/npm, Chromium, Firefox ESR, geckodriver in .tools/bin, WebKitGTK's
+# WebKitWebDriver and Xvfb, and e2e/node_modules (playwright-core, selenium-webdriver).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -33,6 +35,8 @@ wasm-opt --version 2>/dev/null | grep -q "version 132" || missing "wasm-opt 132 
 [ -d e2e/node_modules/playwright-core ] || missing "playwright-core (e2e/node_modules)"
 command -v firefox-esr >/dev/null || missing "Firefox ESR"
 [ -x .tools/bin/geckodriver ] || command -v geckodriver >/dev/null || missing "geckodriver"
+[ -x "${WEBKIT_DRIVER:-/usr/bin/WebKitWebDriver}" ] || missing "WebKitWebDriver (webkit2gtk-driver)"
+command -v Xvfb >/dev/null || missing "Xvfb (xvfb)"
 
 # Says what starts and when, so a slow run shows where its time went.
 at() { printf 'e2e: %s (at %d min %02d s)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)) >&2; }
@@ -67,4 +71,10 @@ node e2e/anywhere.mjs chromium --ci
 # The same page in a second engine: Firefox ESR over WebDriver (geckodriver), its own timer rules.
 at "e2e/anywhere.mjs firefox --ci"
 node e2e/anywhere.mjs firefox --ci
+# The third engine: WebKit (Safari's), as WebKitGTK's MiniBrowser on an Xvfb display of its own.
+at "e2e/anywhere.mjs webkit --ci"
+webkit_started=$SECONDS
+node e2e/anywhere.mjs webkit --ci
+at "WebKit's checks took $(( (SECONDS - webkit_started) / 60 )) min $(( (SECONDS - webkit_started) % 60 )) s"
+node e2e/verdicts.mjs chromium firefox webkit
 at "done"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what memwall needs beyond the Rust toolchain, idempotently: each step checks first and
 # does nothing when the right version is already there. Tools go to .tools/ (ignored by git);
-# only the browsers (Chromium, Firefox ESR) come from the system's package manager.
+# only the browsers (Chromium, Firefox ESR, WebKitGTK) and Xvfb come from the system's package manager.
 #
 #   scripts/setup.sh          what building the web front end needs (wasm target, trunk,
 #                             wasm-bindgen, wasm-opt); the native memwall needs only Rust.
 #                             scripts/run.sh calls it after measuring, so it never delays figures
 #   scripts/setup.sh --test   also what the tests need (rustfmt, clippy, Chromium, chromedriver,
-#                             Firefox ESR, geckodriver, e2e npm packages, Prometheus)
+#                             Firefox ESR, geckodriver, WebKitGTK's WebKitWebDriver and Xvfb,
+#                             e2e npm packages, Prometheus)
 #   scripts/setup.sh --release  also what scripts/release.sh needs: the two musl targets, Debian's
 #                             musl and aarch64 cross tools, and qemu-user-static for the checks
 set -euo pipefail
@@ -40,6 +41,27 @@ install_tool() {
         cargo install --root "$TOOLS" --locked "$@"
 }
 
+# Installs those of the named Debian packages that dpkg does not record as installed (one removed
+# with its configuration left behind counts as missing), without their recommends; `why` says
+# what they are for.
+apt_install_missing() {
+    local why=$1 package missing=()
+    shift
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    begin "installing ${missing[*]} from the system's packages ($why; about a minute)"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    took "installed ${missing[*]}"
+}
+
+# The version checks below let grep read all a tool's output (no -q): with pipefail, grep -q
+# quitting at its first match can kill the tool with SIGPIPE and fail the check at random.
+
 # wasm-bindgen-cli must be exactly the wasm-bindgen that Cargo.lock resolved.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 [ -n "$WASM_BINDGEN_VERSION" ] || { echo "setup: no wasm-bindgen in Cargo.lock" >&2; exit 1; }
@@ -50,13 +72,13 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
     took "added the wasm32 target"
 fi
 
-if ! "$TOOLS/bin/trunk" --version 2>/dev/null | grep -q "trunk $TRUNK_VERSION"; then
+if ! "$TOOLS/bin/trunk" --version 2>/dev/null | grep "trunk $TRUNK_VERSION" >/dev/null; then
     begin "installing trunk $TRUNK_VERSION into .tools: compiled from source, ~8 minutes on 2 cores, once"
     install_tool trunk --version "$TRUNK_VERSION" --no-default-features
     took "installed trunk"
 fi
 
-if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep -q "wasm-bindgen $WASM_BINDGEN_VERSION"; then
+if ! "$TOOLS/bin/wasm-bindgen" --version 2>/dev/null | grep "wasm-bindgen $WASM_BINDGEN_VERSION" >/dev/null; then
     begin "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION into .tools: compiled from source, ~3 minutes on 2 cores, once"
     install_tool wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --no-default-features
     took "installed wasm-bindgen-cli"
@@ -65,7 +87,7 @@ fi
 # wasm-opt for trunk's release build: npm's binaryen (Debian's and the wasm-opt crate's are too
 # old for wasm-bindgen's output). Trunk.toml asks for exactly version 132.
 BINARYEN_VERSION=132.0.0
-if ! "$TOOLS/npm/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version ${BINARYEN_VERSION%%.*}"; then
+if ! "$TOOLS/npm/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep "version ${BINARYEN_VERSION%%.*}" >/dev/null; then
     begin "installing wasm-opt (npm binaryen@$BINARYEN_VERSION) into .tools/npm: a download, under a minute"
     mkdir -p "$TOOLS/npm"
     npm install --no-audit --no-fund --prefix "$TOOLS/npm" "binaryen@$BINARYEN_VERSION" >&2
@@ -100,6 +122,11 @@ if $want_test; then
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends firefox-esr >/dev/null
         took "installed Firefox ESR"
     fi
+    # The third engine: WebKit (Safari's engine) as Debian packages it, WebKitGTK with its
+    # WebDriver (webkit2gtk-driver: /usr/bin/WebKitWebDriver), run on a virtual X display (xvfb:
+    # Xvfb and xvfb-run), since WebKitGTK has no headless mode. Checked per package, as dpkg
+    # records it: a package removed but its config left behind reads as missing.
+    apt_install_missing "WebKit for the e2e checks" webkit2gtk-driver xvfb
     # A real Prometheus for `memwall watch --listen`'s test (native/tests/cli_exporter.rs): Debian's
     # package, for its binary only; the test starts its own on a loopback port with a data folder of
     # its own, never the service the package may enable.
@@ -111,7 +138,7 @@ if $want_test; then
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null
         took "installed Prometheus"
     fi
-    if ! "$TOOLS/bin/geckodriver" --version 2>/dev/null | grep -q "geckodriver $GECKODRIVER_VERSION"; then
+    if ! "$TOOLS/bin/geckodriver" --version 2>/dev/null | grep "geckodriver $GECKODRIVER_VERSION" >/dev/null; then
         begin "installing geckodriver $GECKODRIVER_VERSION into .tools: compiled from source, ~2 minutes on 2 cores, once"
         install_tool geckodriver --version "$GECKODRIVER_VERSION"
         took "installed geckodriver"
@@ -137,18 +164,7 @@ if $want_release; then
     # qemu-user-static (qemu-aarch64-static runs the result) and file (checks what was linked).
     release_packages=(musl-tools gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
         qemu-user-static file)
-    missing=()
-    for package in "${release_packages[@]}"; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        begin "installing ${missing[*]} from the system's packages (about a minute)"
-        SUDO=""
-        [ "$(id -u)" = 0 ] || SUDO=sudo
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-        took "installed the cross tools"
-    fi
+    apt_install_missing "the cross tools" "${release_packages[@]}"
 fi
 # The tools' shared build folder is only needed while one of them is missing.
 rm -rf "$TOOLS/build"

@@ -67,11 +67,13 @@ pub fn embed_panel(props: &Props) -> Html {
         use_effect_with(props.report.clone(), move |_| share.set(None));
     }
     let base = util::page_base_url();
+    // Tall enough for the widget without a scrollbar in its frame: for the ladder, its chart
+    // (360 px), the Run row and timer note, and the run's reading (a sentence and its levels).
     let height = match props.kind.as_str() {
         "groupby" => 640,
         "join" => 520,
         "report" => 600,
-        _ => 560,
+        _ => 820,
     };
     let packed = share.as_ref().and_then(|s| s.as_ref().ok());
     let src = match (props.kind.as_str(), packed) {

@@ -82,7 +82,7 @@ pub fn encode(r: &LoadedReport) -> String {
         }
         lines.push(format!("curve\t\t{}", points(&crate::reports::to_points(&ladder.points))));
         for c in ladder.curves.iter().filter(|c| !c.points.is_empty()) {
-            let name = format!("{} ({})", c.pattern, c.huge_pages);
+            let name = crate::ladder::names::curve_name(&c.pattern, &c.huge_pages);
             lines.push(format!("curve\t{}\t{}", clean(&name), points(&crate::reports::to_points(&c.points))));
         }
         if let Some(p) = &ladder.parallelism {

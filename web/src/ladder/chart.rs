@@ -10,7 +10,7 @@ use memwall_report::Source;
 use yew::prelude::*;
 
 use super::extras::{self, BandwidthChart, BandwidthRun, ParallelismChart, ParallelismRun};
-use super::run::Run;
+use super::run::{BROWSER_PAGES, Run};
 use super::verdict::levels_and_verdict;
 use crate::chart::{self, Band, LineChart, Series, XFormat};
 use crate::context::use_app;
@@ -57,8 +57,9 @@ pub fn ladder_chart(props: &Props) -> Html {
         None => app.overlays.iter().find(|r| !r.caches.is_empty()).cloned(),
     };
     let points = run.map(Run::points).unwrap_or_default();
-    let this_run = format!("{} (this run)", props.label.trim());
-    let series = series(run, &this_run, &comparable, &overlay.hidden);
+    let this_run = props.label.trim().to_string();
+    // An embed draws its own run and nothing else: its legend names the curves alone.
+    let series = series(run, if props.compact { "" } else { &this_run }, &comparable, &overlay.hidden);
     let mut markers = caches_report.as_ref().map(|r| r.caches.clone()).unwrap_or_default();
     // The levels the core named: this run's, or else those of the report whose caches are marked.
     let own = run.and_then(|r| r.ladder.as_deref());
@@ -85,7 +86,7 @@ pub fn ladder_chart(props: &Props) -> Html {
             <LineChart {id} title="Latency per load against working set" x_label="working set" y_label="ns per load" y_unit="ns"
                 x_format={XFormat::Bytes} series={Rc::new(series)} markers={Rc::new(markers)} bands={Rc::new(bands)} {x_range}
                 {palette} log_y={props.log_y} height={if props.compact { 360.0 } else { 430.0 }}
-                empty_text="Press Run: points appear here as each size is measured." />
+                empty_text={empty_text(run)} />
             if !props.compact { { steps_summary(points) } }
             <ParallelismChart id={parallelism_id} runs={Rc::new(parallelism)} {palette} />
             if !props.compact {
@@ -96,22 +97,34 @@ pub fn ladder_chart(props: &Props) -> Html {
     }
 }
 
-/// This run's curves (its main curve and its patterns) and those of the reports shown.
+/// What the empty chart says: how to fill it, until a run starts; nothing while one calibrates
+/// or measures (the progress line above the chart says which).
+fn empty_text(run: Option<&Run>) -> AttrValue {
+    if run.is_some_and(|r| r.running) {
+        AttrValue::default()
+    } else {
+        "Press Run: points appear here as each size is measured.".into()
+    }
+}
+
+/// This run's curves (its main curve and its patterns) and those of the reports shown, each
+/// named by its pattern and pages, then the run's name.
 fn series(run: Option<&Run>, this_run: &str, comparable: &[Overlay], hidden: &HashSet<u32>) -> Vec<Series> {
     let mut series = Vec::new();
     if let Some(run) = run.filter(|r| r.running || !r.points().is_empty()) {
-        series.push(Series { label: this_run.to_string(), color: 0, dashed: false, points: to_points(run.points()) });
+        let label = |pattern: ladder::Pattern| super::names::curve_label(this_run, pattern.name(), BROWSER_PAGES);
+        series.push(Series {
+            label: label(ladder::Pattern::Random),
+            color: 0,
+            dashed: false,
+            points: to_points(run.points()),
+        });
         match &run.ladder {
             Some(ladder) => series.extend(extras::extra_series(this_run, 0, ladder)),
             None => {
                 for (pattern, points) in run.job.curves().iter().zip(&run.curves).skip(1).filter(|(_, p)| !p.is_empty())
                 {
-                    series.push(Series {
-                        label: format!("{this_run}, {}", pattern.name()),
-                        color: 0,
-                        dashed: true,
-                        points: to_points(points),
-                    });
+                    series.push(Series { label: label(*pattern), color: 0, dashed: true, points: to_points(points) });
                 }
             }
         }

@@ -8,6 +8,7 @@ use memwall_core::size::format_bytes;
 use memwall_report::{Ladder, Parallelism};
 use yew::prelude::*;
 
+use super::names::curve_label;
 use crate::chart::{LineChart, Point, Series, XFormat};
 use crate::reports::to_points;
 use crate::theme::Palette;
@@ -20,7 +21,7 @@ pub fn extra_series(label: &str, color: usize, ladder: &Ladder) -> Vec<Series> {
         .iter()
         .filter(|c| !c.points.is_empty())
         .map(|c| Series {
-            label: format!("{label}, {} ({})", c.pattern, c.huge_pages),
+            label: curve_label(label, &c.pattern, &c.huge_pages),
             color,
             dashed: true,
             points: to_points(&c.points),

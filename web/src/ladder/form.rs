@@ -64,7 +64,11 @@ impl Form {
 
     /// What an embed of this page measures: the same sizes, patterns and chases.
     pub fn embed_params(&self) -> Vec<(String, String)> {
-        let mut params = vec![("min".to_string(), self.min.clone()), ("max".to_string(), self.max.clone())];
+        let mut params = vec![
+            ("min".to_string(), self.min.clone()),
+            ("max".to_string(), self.max.clone()),
+            ("ppo".to_string(), self.points_per_octave.trim().to_string()),
+        ];
         // Named even when only random is left, or the embed would add page-local back.
         let names: Vec<&str> = std::iter::once("random").chain(self.patterns.iter().map(|p| p.name())).collect();
         params.push(("patterns".into(), names.join(",")));
@@ -236,7 +240,7 @@ pub fn timer_note(calibration: Option<&Calibration>) -> Html {
             { format!("Timer resolution {resolution} · {} · each sample ≥ {sample} ({ticks} ticks or more), {} samples per size.",
                 if c.cross_origin_isolated { "cross-origin isolated" } else { "not cross-origin isolated" }, c.samples) }
             if !c.cross_origin_isolated {
-                { " Without COOP/COEP headers the browser coarsens its timer; samples are made longer to compensate. Serve with " }<code>{ "memwall serve" }</code>{ " for 5 µs timers." }
+                { " Without COOP/COEP headers the browser coarsens its timer; samples are made longer to compensate. Serve with " }<code>{ "memwall serve" }</code>{ " (it sends them) for the browser's finest timer." }
             }
         </p>
     }

@@ -7,6 +7,7 @@ mod extras;
 mod form;
 pub mod job;
 pub mod markers;
+pub mod names;
 pub mod protocol;
 mod run;
 mod table;
@@ -23,7 +24,7 @@ use self::protocol::{Ladder, LadderJob};
 use self::run::{Action, LadderState, Run};
 use self::table::{Measured, browser_report};
 pub use self::verdict::explanation;
-use self::verdict::{FIRST_LOOK_MAX, FIRST_LOOK_MIN, FirstLookCard};
+use self::verdict::{FIRST_LOOK_MAX, FIRST_LOOK_MIN, FirstLookCard, run_reading};
 use crate::context::{AppAction, use_app};
 use crate::embed::{self, EmbedPanel};
 use crate::use_worker::use_worker;
@@ -303,6 +304,8 @@ fn compact_view(
                 { for run.filter(|r| !r.job.quick).map(progress) }
                 { for error }
                 if let Some(n) = &state.notice { <p class="notice" role="status">{ n.clone() }</p> }
+                // The run's reading, in words, once its curves are in.
+                { for run.filter(|r| !r.job.quick).and_then(|r| r.ladder.as_deref()).map(run_reading) }
                 { chart }
                 { timer_note(calibration) }
                 // The numbers behind the chart, for screen readers (and the e2e suite).

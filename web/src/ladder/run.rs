@@ -13,6 +13,10 @@ use yew::Reducible;
 use super::protocol::{LadderEvent, LadderJob};
 use crate::worker::Message;
 
+/// The pages a browser's run measures on, as a report names them: the browser's allocator
+/// decides (no madvise from inside wasm).
+pub const BROWSER_PAGES: &str = "default";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
     pub timer_resolution_ns: f64,
@@ -191,10 +195,9 @@ fn read(run: &Run, duration_s: f64, chains: Option<(u64, Vec<memwall_report::Cha
         .curves()
         .into_iter()
         .zip(&run.curves)
-        // The browser's allocator decides the pages; no madvise from inside wasm.
         .map(|(pattern, points): (Pattern, _)| Curve {
             pattern: pattern.name().into(),
-            huge_pages: "default".into(),
+            huge_pages: BROWSER_PAGES.into(),
             chains: 1,
             points: points.clone(),
         })

@@ -64,6 +64,37 @@ fn headline(ladder: &Ladder) -> String {
     }
 }
 
+/// A ladder's reading as the first look gives it: the one sentence, each level in plain words
+/// (with the `data-*` the e2e checks read) and, outside an embed, the verdict's lines.
+fn reading(ladder: &Ladder, compact: bool) -> Html {
+    let l1 = ladder.levels.iter().find(|l| l.cause == Cause::Cache).map(|l| l.ns_per_load);
+    let levels = ladder.levels.iter().map(|l| {
+        let cause = cause_name(l.cause);
+        html! {
+            <li data-level={l.name.clone()} data-bytes={l.size_bytes.to_string()} data-cause={cause}
+                data-ns={l.ns_per_load.to_string()} data-capacity={l.capacity_bytes.map(|c| c.to_string())}>
+                { level_words(l, l1) }
+            </li>
+        }
+    });
+    html! {
+        <>
+            <p class="headline">{ headline(ladder) }</p>
+            <ul class="levels-plain">{ for levels }</ul>
+            if !compact && !ladder.verdict.is_empty() {
+                <ul class="verdict">{ for ladder.verdict.iter().map(|s| html! { <li>{ s.clone() }</li> }) }</ul>
+            }
+        </>
+    }
+}
+
+/// What an embed's own run says once it is read: the same sentence and levels as the first look.
+pub fn run_reading(ladder: &Ladder) -> Html {
+    html! {
+        <div class="run-reading" id="run-reading" data-state="done" aria-live="polite">{ reading(ladder, true) }</div>
+    }
+}
+
 #[derive(Debug, Properties, PartialEq)]
 pub struct FirstLookProps {
     pub state: FirstLook,
@@ -98,30 +129,7 @@ pub fn first_look_card(props: &FirstLookProps) -> Html {
                 <p class="muted">{ format!("The first look stopped: {why}. Run the ladder below for a verdict.") }</p>
             },
         ),
-        FirstLook::Done(ladder) => {
-            let l1 = ladder.levels.iter().find(|l| l.cause == Cause::Cache).map(|l| l.ns_per_load);
-            let levels = ladder.levels.iter().map(|l| {
-                let cause = cause_name(l.cause);
-                html! {
-                    <li data-level={l.name.clone()} data-bytes={l.size_bytes.to_string()} data-cause={cause}
-                        data-ns={l.ns_per_load.to_string()} data-capacity={l.capacity_bytes.map(|c| c.to_string())}>
-                        { level_words(l, l1) }
-                    </li>
-                }
-            });
-            (
-                "done",
-                html! {
-                    <>
-                        <p class="headline">{ headline(ladder) }</p>
-                        <ul class="levels-plain">{ for levels }</ul>
-                        if !props.compact && !ladder.verdict.is_empty() {
-                            <ul class="verdict">{ for ladder.verdict.iter().map(|s| html! { <li>{ s.clone() }</li> }) }</ul>
-                        }
-                    </>
-                },
-            )
-        }
+        FirstLook::Done(ladder) => ("done", reading(ladder, props.compact)),
     };
     html! {
         <div class="card first-look" id="first-look" data-state={state} aria-live="polite">
