@@ -179,11 +179,15 @@ export async function browserLadderAt(tab, base, bytes) {
 }
 
 /** This browser's GROUP BY on the small preset (the page's default data), one kernel: ns/row. */
-export async function browserGroupBy(tab, base, kernel) {
-  await tab.goto(`${base}?kernels=${kernel}&runs=3&verdict=0#groupby`);
+export async function browserGroupBy(tab, base, kernels) {
+  // Sized by the page's own ladder, as native sizes by its: the first look finishes first.
+  await tab.goto(`${base}?kernels=${kernels}&runs=3#groupby`);
+  await tab.waitFor(FIRST_LOOK_DONE, 60_000);
   await tab.click("section[aria-label='GROUP BY race'] form.controls button.primary");
-  await tab.waitFor(`#groupby-table tbody tr[data-kernel="${kernel}"]`, 600_000);
-  return tab.eval(`Number(document.querySelector('#groupby-table tbody tr[data-kernel="${kernel}"]').dataset.nsPerRow)`);
+  const names = kernels.split(",");
+  await tab.waitFor(`#groupby-table tbody tr[data-kernel="${names.at(-1)}"]`, 600_000);
+  const nsPerRow = Object.fromEntries(await tab.eval(`[...document.querySelectorAll("#groupby-table tbody tr")].map((tr) => [tr.dataset.kernel, Number(tr.dataset.nsPerRow)])`));
+  return { nsPerRow, sizedBy: await tab.eval(`document.querySelector("#groupby-sized-by").textContent`) };
 }
 
 /** Each figure set against the isolated page's: the worst relative difference and a table row. */
