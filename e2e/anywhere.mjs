@@ -227,8 +227,10 @@ if (ENGINE === "chromium") {
     console.log(`     ladder 256 MiB: browser ${ladderBrowser.toFixed(1)} ns, native ${ladderNative.toFixed(1)} ns (small pages): ${(ladderBrowser / ladderNative).toFixed(2)}x`);
     for (const kernel of ["tuned", "adaptive"]) {
       const [b, n] = [groupbyBrowser.nsPerRow[kernel], groupbyNative.byKernel[kernel]];
-      summary.ratios[`groupby_${kernel}_small`] = { browser_ns_per_row: b, native_ns_per_row: n, ratio: b / n };
-      console.log(`     GROUP BY ${kernel}, small preset, one thread: browser ${b.toFixed(2)} ns/row, native ${n.toFixed(2)} ns/row: ${(b / n).toFixed(2)}x`);
+      // The best of each side's runs too: on a shared VM, load only ever adds time.
+      const [bBest, nBest] = [groupbyBrowser.best[kernel], groupbyNative.best[kernel]];
+      summary.ratios[`groupby_${kernel}_small`] = { browser_ns_per_row: b, native_ns_per_row: n, ratio: b / n, best_ratio: bBest / nBest };
+      console.log(`     GROUP BY ${kernel}, small preset, one thread: browser ${b.toFixed(2)} ns/row, native ${n.toFixed(2)} ns/row: ${(b / n).toFixed(2)}x (medians of 3 runs; best runs ${bBest.toFixed(2)} and ${nBest.toFixed(2)}: ${(bBest / nBest).toFixed(2)}x)`);
       expect(b > 0 && n > 0, `a ${kernel} figure is missing`);
     }
     console.log(`     browser: ${groupbyBrowser.sizedBy} native: sized by ${groupbyNative.caches ?? "(not named)"}`);

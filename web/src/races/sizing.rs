@@ -53,9 +53,12 @@ pub struct Sizing {
 }
 
 impl Sizing {
-    /// From this page's ladders: the ladder tab's run where there is one (the fuller and later
-    /// measurement), else the first look, else none.
+    /// From this page's ladders: the one that measured further up the hierarchy (a ladder tab's
+    /// run over 16 to 256 KiB saw no L3 and no DRAM, which a first look did see), the ladder
+    /// tab's run where both went as far (it is the later), else whichever there is, else none.
     pub fn of(first_look: Option<&Report>, ladder_tab: Option<&Report>) -> Self {
+        let reach = |r: Option<&Report>| r.and_then(|r| r.ladder.as_ref()?.points.iter().map(|p| p.bytes).max());
+        let ladder_tab = ladder_tab.filter(|_| reach(ladder_tab) >= reach(first_look));
         let from = |report: &Report, origin: Origin| {
             let ladder = report.ladder.as_ref()?;
             let measured = Measured::of(Some(ladder), None);
@@ -130,10 +133,13 @@ mod tests {
         }
     }
 
+    /// A report whose ladder read `levels`, measured up to the last level's size.
     fn report(at: u64, levels: Vec<Level>) -> Report {
         let mut report = Report::new(Source::Browser, at, Host::default());
+        let reach = levels.iter().map(|l| l.size_bytes).max().unwrap_or(0);
+        let points = vec![memwall_core::fixtures::point(reach, 2.0)];
         report.ladder =
-            Some(Ladder { levels, ..memwall_core::fixtures::ladder("random-cycle", "default", vec![], vec![]) });
+            Some(Ladder { levels, ..memwall_core::fixtures::ladder("random-cycle", "default", points, vec![]) });
         report
     }
 
@@ -168,5 +174,9 @@ mod tests {
         assert_eq!(both.origin, Origin::LadderTab { at_unix_s: 200 });
         assert_eq!(both.budget().per_core_bytes, 2 << 20);
         assert!(both.describe(hhmm).ends_with("the Latency ladder tab's run at t200."), "{}", both.describe(hhmm));
+        // A ladder tab's run that stopped short of where the first look went does not replace it.
+        let short = report(300, vec![level("L1", 32 << 10, Cause::Cache), level("L2", 256 << 10, Cause::Cache)]);
+        assert_eq!(Sizing::of(Some(&first), Some(&short)).origin, Origin::FirstLook { at_unix_s: 100 });
+        assert_eq!(Sizing::of(None, Some(&short)).origin, Origin::LadderTab { at_unix_s: 300 });
     }
 }

@@ -24,7 +24,8 @@ pub fn race_table(result: &GroupBy) -> Html {
                 </tr></thead>
                 <tbody>
                     { for result.runs.iter().map(|r| html! {
-                        <tr data-kernel={r.kernel.clone()} data-ns-per-row={r.ns_per_row.to_string()}>
+                        <tr data-kernel={r.kernel.clone()} data-ns-per-row={r.ns_per_row.to_string()}
+                            data-best-ns-per-row={(r.seconds.min * 1e9 / result.dataset.rows.max(1) as f64).to_string()}>
                             <th scope="row">{ r.kernel.clone() }</th>
                             <td>{ r.partitions.map_or("–".into(), |p| p.to_string()) }</td>
                             <td>{ r.first_run_seconds.map_or("–".into(), |s| format_number(s * 1e3)) }</td>
