@@ -144,7 +144,7 @@ mod tests {
     }
 
     #[test]
-    fn the_ladder_tab_wins_over_the_first_look_and_both_over_the_guess() {
+    fn the_ladder_that_went_further_wins_and_any_ladder_over_the_guess() {
         let first = report(100, vec![level("L2", 1 << 20, Cause::Cache), level("L3", 16 << 20, Cause::Cache)]);
         let tab = report(200, vec![level("L2", 2 << 20, Cause::Cache), level("DRAM", 64 << 20, Cause::Dram)]);
         let hhmm = |t: u64| format!("t{t}");
