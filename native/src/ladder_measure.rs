@@ -6,9 +6,12 @@ use std::ops::ControlFlow;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::clock::Clock;
+use memwall_core::cycles::ClockProbe;
+use memwall_core::explain::measured::Measured;
+use memwall_core::explain::revisit;
 use memwall_core::ladder::{self, Cycles, LINE_BYTES, LadderEvent, Pattern, SampleConfig};
 use memwall_core::size::{format_bytes, parse_size};
-use memwall_report::{Curve, Host, Ladder, Parallelism};
+use memwall_report::{Curve, Host, Ladder, LadderPoint, Parallelism};
 
 use crate::arena::{HugePages, MmapArena};
 use crate::error::{CliError, CliResult};
@@ -175,10 +178,21 @@ fn measure_here(
     };
     let started = clock.now_ns();
     let kinds = curve_kinds(args)?;
-    let curves = measure_curves(&kinds, &sizes, &config, host, clock)?;
+    let measuring = Curves::new(kinds.len(), sizes.len(), &config, host, clock);
+    let mut curves = Vec::with_capacity(kinds.len());
+    for &kind in &kinds {
+        curves.push(measuring.curve(kind, &sizes)?);
+        if curves.last().is_some_and(revisit::reads_caches) {
+            measuring.revisit(&kinds, &mut curves, args.seed)?;
+        }
+    }
     let parallelism =
         if args.chains.is_empty() { None } else { Some(measure_chains(args, chains_at, &config, clock)?) };
-    let measured = memwall_core::explain::measured::Measured {
+    if parallelism.is_some() {
+        measuring.revisit(&kinds, &mut curves, args.seed)?;
+    }
+    measuring.bar.finish_and_clear();
+    let measured = Measured {
         curves,
         parallelism,
         pinned_cpu: args.pin,
@@ -205,43 +219,76 @@ fn curve_kinds(args: &LadderArgs) -> CliResult<Vec<(Pattern, HugePages)>> {
     Ok(kinds)
 }
 
-/// One curve per kind over `sizes`, the clock tracked around every point where it can be.
-fn measure_curves(
-    kinds: &[(Pattern, HugePages)],
-    sizes: &[u64],
-    config: &SampleConfig,
-    host: &Host,
-    clock: &NativeClock,
-) -> CliResult<Vec<Curve>> {
-    let bar = ProgressBar::new((sizes.len() * kinds.len()) as u64).with_style(
-        ProgressStyle::with_template("{spinner} ladder [{bar:30}] {pos}/{len} {msg} ({elapsed})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    // Short probes (0.5 ms runs, five of each length) between sizes: a few ms per point.
-    let probe = platform::clock_probe(clock, 5e5, 5);
-    let mut curves = Vec::with_capacity(kinds.len());
-    for &(pattern, huge_pages) in kinds {
-        let cycles = match (host.core_ghz, &probe) {
+/// Measures curves: each over its sizes, the clock tracked around every point where it can be,
+/// with one progress bar over all of them.
+struct Curves<'a> {
+    config: &'a SampleConfig,
+    host: &'a Host,
+    clock: &'a NativeClock,
+    probe: Result<ClockProbe<'static>, String>,
+    bar: ProgressBar,
+    labelled: bool,
+}
+
+impl<'a> Curves<'a> {
+    fn new(kinds: usize, sizes: usize, config: &'a SampleConfig, host: &'a Host, clock: &'a NativeClock) -> Self {
+        let bar = ProgressBar::new((sizes * kinds) as u64).with_style(
+            ProgressStyle::with_template("{spinner} ladder [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        // Short probes (0.5 ms runs, five of each length) between sizes: a few ms per point.
+        let probe = platform::clock_probe(clock, 5e5, 5);
+        Self { config, host, clock, probe, bar, labelled: kinds > 1 }
+    }
+
+    fn points(&self, (pattern, huge_pages): (Pattern, HugePages), sizes: &[u64]) -> CliResult<Vec<LadderPoint>> {
+        let cycles = match (self.host.core_ghz, &self.probe) {
             (Some(reference), Ok(probe)) => Cycles::Track { probe: *probe, reference: Some(reference) },
             (Some(ghz), Err(_)) => Cycles::Fixed(ghz),
             (None, _) => Cycles::Unknown,
         };
-        let config = SampleConfig { pattern, ..config.clone() };
-        let label = if kinds.len() > 1 { format!("{} {}: ", pattern.name(), huge_pages.name()) } else { String::new() };
+        let config = SampleConfig { pattern, ..self.config.clone() };
+        let label = if self.labelled { format!("{} {}: ", pattern.name(), huge_pages.name()) } else { String::new() };
         let mut arena = MmapArena { huge_pages };
-        let points = ladder::run_ladder(&mut arena, clock, sizes, &config, cycles, &mut |event| {
+        ladder::run_ladder(&mut arena, self.clock, sizes, &config, cycles, &mut |event| {
             match event {
-                LadderEvent::Measuring { bytes, .. } => bar.set_message(format!("{label}{}", format_bytes(bytes))),
-                LadderEvent::Measured { .. } => bar.inc(1),
+                LadderEvent::Measuring { bytes, .. } => self.bar.set_message(format!("{label}{}", format_bytes(bytes))),
+                LadderEvent::Measured { .. } => self.bar.inc(1),
             }
             ControlFlow::Continue(())
         })
-        .map_err(|e| CliError::runtime(format!("ladder: {e}")))?;
-        curves.push(Curve { pattern: pattern.name().into(), huge_pages: huge_pages.name().into(), chains: 1, points });
+        .map_err(|e| CliError::runtime(format!("ladder: {e}")))
     }
-    bar.finish_and_clear();
-    Ok(curves)
+
+    fn curve(&self, kind: (Pattern, HugePages), sizes: &[u64]) -> CliResult<Curve> {
+        let points = self.points(kind, sizes)?;
+        Ok(Curve { pattern: kind.0.name().into(), huge_pages: kind.1.name().into(), chains: 1, points })
+    }
+
+    /// Measures the sizes around the last cache's end again on every curve the caches are read
+    /// from, each size keeping its fastest reading (`explain::revisit`): one of the moments,
+    /// spread over the run, at which the guest's share of a shared cache is sampled.
+    fn revisit(&self, kinds: &[(Pattern, HugePages)], curves: &mut [Curve], seed: u64) -> CliResult<()> {
+        if !curves.iter().any(revisit::reads_caches) {
+            return Ok(());
+        }
+        let so_far = Measured {
+            curves: curves.to_vec(),
+            parallelism: None,
+            pinned_cpu: None,
+            seed,
+            target_sample_ns: self.config.target_sample_ns,
+            duration_s: None,
+        };
+        let window = revisit::around_last_cache(&memwall_core::explain::measured::read(so_far, self.host));
+        for (kind, curve) in kinds.iter().zip(curves.iter_mut()).filter(|(_, c)| revisit::reads_caches(c)) {
+            self.bar.inc_length(window.len() as u64);
+            let again = self.points(*kind, &window)?;
+            revisit::keep_fastest(curve, again);
+        }
+        Ok(())
+    }
 }
 
 /// Memory-level parallelism over `chains_at`, on the main curve's pages.

@@ -131,7 +131,9 @@ fn metrics_are_scraped_and_sigterm_stops_cleanly() {
     assert!(exposed(&text, "memwall_intervals_total").is_some_and(|n| n >= 2.0), "{text}");
     assert_eq!(http_get(addr, "/").0, 404);
     assert_eq!(exporter.terminate(Duration::from_secs(20)), Some(0), "SIGTERM ends the exporter with exit 0");
-    let printed: Vec<String> = lines.try_iter().collect();
+    // Every line it printed: the process has exited, so its stdout reaches end of file and the
+    // reading thread closes the channel; what that thread has not yet forwarded still counts.
+    let printed: Vec<String> = std::iter::from_fn(|| lines.recv_timeout(Duration::from_secs(20)).ok()).collect();
     assert!(printed.iter().any(|l| l.starts_with("probing costs ")), "{printed:?}");
     assert!(printed.iter().any(|l| l.starts_with("stability over ") && !l.contains("interrupted")), "{printed:?}");
 }

@@ -132,19 +132,7 @@ impl CacheBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn level(name: &str, size_bytes: u64, cause: Cause) -> Level {
-        Level {
-            name: name.into(),
-            size_bytes,
-            ns_per_load: 1.0,
-            cycles_per_load: None,
-            cause,
-            declared_bytes: None,
-            capacity_bytes: None,
-            evidence: vec![],
-        }
-    }
+    use crate::fixtures::level;
 
     fn cache(level: u8, size_bytes: u64, shared_by_cpus: u32) -> Cache {
         Cache { level, kind: "Unified".into(), size_bytes, line_bytes: Some(64), shared_by_cpus: Some(shared_by_cpus) }

@@ -1,7 +1,7 @@
 //! Test data the core's tests, its integration tests and its wasm tests share: ladder points and
 //! ladders built from latencies alone. Not part of the measuring API.
 
-use memwall_report::{Curve, Ladder, LadderPoint, Summary};
+use memwall_report::{Cause, Curve, Ladder, LadderPoint, Level, Summary};
 
 /// A ladder point whose fastest sample read `ns` per load, the others a little slower, as a
 /// quiet host's samples do.
@@ -42,5 +42,19 @@ pub fn ladder(pattern: &str, pages: &str, points: Vec<LadderPoint>, curves: Vec<
         verdict: vec![],
         parallelism: None,
         curves,
+    }
+}
+
+/// A level as a reading names it, at 1 ns, with nothing declared beside it and no evidence.
+pub fn level(name: &str, size_bytes: u64, cause: Cause) -> Level {
+    Level {
+        name: name.into(),
+        size_bytes,
+        ns_per_load: 1.0,
+        cycles_per_load: None,
+        cause,
+        declared_bytes: None,
+        capacity_bytes: None,
+        evidence: vec![],
     }
 }

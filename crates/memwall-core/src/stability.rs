@@ -455,16 +455,7 @@ mod tests {
 
     #[test]
     fn points_are_placed_inside_the_levels_read() {
-        let level = |name: &str, size_bytes: u64, cause: Cause| Level {
-            name: name.into(),
-            size_bytes,
-            ns_per_load: 1.0,
-            cycles_per_load: None,
-            cause,
-            declared_bytes: None,
-            capacity_bytes: None,
-            evidence: vec![],
-        };
+        use crate::fixtures::level;
         let levels = [
             level("L1", 32 << 10, Cause::Cache),
             level("L2", 512 << 10, Cause::Cache),

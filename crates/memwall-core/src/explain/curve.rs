@@ -72,9 +72,8 @@ pub(super) fn cache_curve(evidence: &Evidence<'_>) -> Result<CacheCurve, String>
     let main = evidence.curves.first().ok_or("the ladder has no curve")?;
     let same: Vec<&CurveView<'_>> = evidence.curves.iter().filter(|c| c.same_sizes(main)).collect();
     let has_local = same.iter().any(|c| c.pattern == Pattern::PageLocal);
-    let friendly = |c: &&CurveView<'_>| c.pattern == Pattern::PageLocal || (c.pattern == Pattern::Random && c.huge);
     let local: Vec<&CurveView<'_>> =
-        if has_local { same.iter().copied().filter(friendly).collect() } else { Vec::new() };
+        if has_local { same.iter().copied().filter(|c| c.reads_caches()).collect() } else { Vec::new() };
     let fastest = |curves: &[&CurveView<'_>]| -> Vec<f64> {
         (0..main.points.len())
             .map(|i| curves.iter().map(|c| c.points[i].ns_per_load.min).fold(f64::INFINITY, f64::min))

@@ -1,7 +1,7 @@
 //! What a report holds that the reading can stand on: every latency curve (by pattern and page
 //! size), the caches the OS declares, the bandwidth plateaus, the clock.
 
-use memwall_report::{Bandwidth, Cache, Ladder, LadderPoint};
+use memwall_report::{Bandwidth, Cache, Curve, Ladder, LadderPoint};
 
 use crate::ladder::Pattern;
 use crate::size::format_bytes;
@@ -21,6 +21,20 @@ impl<'a> CurveView<'a> {
     fn new(pattern: &str, pages: &'a str, points: &'a [LadderPoint]) -> Option<Self> {
         let pattern = Pattern::parse(pattern)?;
         Some(Self { pattern, pages, huge: granted_huge(pages, points), points })
+    }
+
+    /// A further curve of a ladder, when it is one chase at a time over a known pattern.
+    pub fn of_curve(curve: &'a Curve) -> Option<Self> {
+        if curve.chains != 1 {
+            return None;
+        }
+        Self::new(&curve.pattern, &curve.huge_pages, &curve.points)
+    }
+
+    /// Whether the caches are read from this curve: page-local, or random on huge pages really
+    /// granted, the curves without TLB misses in their way.
+    pub fn reads_caches(&self) -> bool {
+        self.pattern == Pattern::PageLocal || (self.pattern == Pattern::Random && self.huge)
     }
 
     /// "page-local on THP", "random on 4 KiB pages".
@@ -78,11 +92,7 @@ impl<'a> Evidence<'a> {
     /// All a ladder holds, beside the host's declared caches and a bandwidth run if there was one.
     pub fn of(ladder: &'a Ladder, declared: &'a [Cache], bandwidth: Option<&'a Bandwidth>) -> Self {
         let main = CurveView::new(&ladder.pattern, &ladder.huge_pages, &ladder.points);
-        let others = ladder
-            .curves
-            .iter()
-            .filter(|c| c.chains == 1)
-            .filter_map(|c| CurveView::new(&c.pattern, &c.huge_pages, &c.points));
+        let others = ladder.curves.iter().filter_map(CurveView::of_curve);
         Self { curves: main.into_iter().chain(others).collect(), declared, bandwidth, ghz: level_ghz(ladder) }
     }
 }

@@ -15,6 +15,7 @@ mod evidence;
 mod fit;
 mod levels;
 pub mod measured;
+pub mod revisit;
 mod tlb;
 pub mod treads;
 
