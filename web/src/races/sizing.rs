@@ -116,22 +116,10 @@ pub fn clock_time(unix_s: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use memwall_core::fixtures::level;
     use memwall_report::{Cause, Host, Ladder, Source};
 
     use super::*;
-
-    fn level(name: &str, size_bytes: u64, cause: Cause) -> Level {
-        Level {
-            name: name.into(),
-            size_bytes,
-            ns_per_load: 2.0,
-            cycles_per_load: None,
-            cause,
-            declared_bytes: None,
-            capacity_bytes: None,
-            evidence: vec![],
-        }
-    }
 
     /// A report whose ladder read `levels`, measured up to the last level's size.
     fn report(at: u64, levels: Vec<Level>) -> Report {
