@@ -136,17 +136,31 @@ export async function groupByRace(tab, base) {
   await tab.waitFor("#groupby-table tbody tr[data-kernel]", 120_000);
   const rows = await tab.eval(`[...document.querySelectorAll("#groupby-table tbody tr")].map((tr) => [tr.dataset.kernel, tr.querySelector("code").textContent])`);
   expect(rows.length === 3 && new Set(rows.map((r) => r[1])).size === 1, `kernels: ${JSON.stringify(rows)}`);
+  expectSizedBy(await tab.eval(`document.querySelector("#groupby-sized-by").textContent`));
   return rows;
 }
 
-/** A small join race: every kernel ran and all agree on matches and checksum. */
+/** A small join race: every kernel ran and all agree on matches and checksum; sized by the
+ * page's first look, which it waits for. */
 export async function joinRace(tab, base) {
-  await tab.goto(`${base}?build=100000&probe=1000000&miss=0.1&verdict=0#join`);
+  await tab.goto(`${base}?build=100000&probe=1000000&miss=0.1#join`);
+  await tab.waitFor(FIRST_LOOK_DONE, 60_000);
   await tab.click("section[aria-label='Join race'] form.controls button.primary");
   await tab.waitFor("#join-table tbody tr", 120_000);
   const rows = await tab.eval(`[...document.querySelectorAll("#join-table tbody tr")].map((tr) => [...tr.cells].slice(-2).map((c) => c.textContent).join(" "))`);
   expect(rows.length === 5 && new Set(rows).size === 1, `kernels: ${JSON.stringify(rows)}`);
+  const sized = await tab.eval(`document.querySelector("#join-sized-by").textContent`);
+  expectSizedBy(sized);
+  expect(sized.includes("as the ladder read") && sized.includes("this page's first look at"), `sized by: ${sized}`);
   return rows;
+}
+
+/** A race page names the caches it was sized by and where they came from (with `verdict=0` no
+ * ladder ran on the page, so it must say what stood in). */
+function expectSizedBy(text) {
+  const named = /^Sized by L2 [\d.]+ [KMG]iB and (L\d|last-level cache) [\d.]+ [KMG]iB/.test(text);
+  const whence = /this page's first look at|the Latency ladder tab's run at|No ladder has been measured on this page yet/.test(text);
+  expect(named && whence, `sized by: ${text}`);
 }
 
 const REPORT_LEVELS = `[...document.querySelectorAll("article.host p.levels span[data-level]")].map((s) => ({ name: s.dataset.level,
@@ -201,11 +215,17 @@ export async function browserLadderAt(tab, base, bytes) {
 }
 
 /** This browser's GROUP BY on the small preset (the page's default data), one kernel: ns/row. */
-export async function browserGroupBy(tab, base, kernel) {
-  await tab.goto(`${base}?kernels=${kernel}&runs=3&verdict=0#groupby`);
+export async function browserGroupBy(tab, base, kernels) {
+  // Sized by the page's own ladder, as native sizes by its: the first look finishes first.
+  await tab.goto(`${base}?kernels=${kernels}&runs=3#groupby`);
+  await tab.waitFor(FIRST_LOOK_DONE, 60_000);
   await tab.click("section[aria-label='GROUP BY race'] form.controls button.primary");
-  await tab.waitFor(`#groupby-table tbody tr[data-kernel="${kernel}"]`, 600_000);
-  return tab.eval(`Number(document.querySelector('#groupby-table tbody tr[data-kernel="${kernel}"]').dataset.nsPerRow)`);
+  const names = kernels.split(",");
+  await tab.waitFor(`#groupby-table tbody tr[data-kernel="${names.at(-1)}"]`, 600_000);
+  const rows = await tab.eval(`[...document.querySelectorAll("#groupby-table tbody tr")].map((tr) => [tr.dataset.kernel, Number(tr.dataset.nsPerRow), Number(tr.dataset.bestNsPerRow)])`);
+  const nsPerRow = Object.fromEntries(rows.map(([k, median]) => [k, median]));
+  const best = Object.fromEntries(rows.map(([k, , min]) => [k, min]));
+  return { nsPerRow, best, sizedBy: await tab.eval(`document.querySelector("#groupby-sized-by").textContent`) };
 }
 
 /** Each figure set against the isolated page's: the worst relative difference and a table row. */

@@ -151,7 +151,10 @@ export function nativeLadderMedian(size) {
 export function nativeGroupBy(kernel, runs = 3) {
   const out = execFileSync(MEMWALL, ["groupby", "--preset", "small", "--kernel", kernel, "--threads", "1", "--runs", String(runs), "--json", "-"], { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 << 20 });
   const report = JSON.parse(out).groupby;
-  return { rows: report.dataset.rows, nsPerRow: report.runs[0].ns_per_row };
+  // The caches native sized by, as adaptive's choice names them (when it ran).
+  const caches = report.runs.map((r) => r.choice?.reason.match(/\(caches: ([^)]*)\)/)?.[1]).find(Boolean);
+  return { rows: report.dataset.rows, nsPerRow: report.runs[0].ns_per_row, byKernel: Object.fromEntries(report.runs.map((r) => [r.kernel, r.ns_per_row])),
+    best: Object.fromEntries(report.runs.map((r) => [r.kernel, (r.seconds.min * 1e9) / report.dataset.rows])), caches };
 }
 
 /** The levels a report's ladder names that tell where L2 ends and what comes after it. */

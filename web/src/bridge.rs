@@ -41,7 +41,8 @@ extern "C" {
 }
 
 /// First view to second: the theme, the page shown, the embed, and this browser's first look
-/// as a report's JSON once measured (`{ theme, page, embed, first_look }`).
+/// and the ladder tab's last run, each as a report's JSON once measured (`{ theme, page, embed,
+/// first_look, ladder_run }`).
 pub const STATE: &str = "memwall:state";
 /// First view to second: a report measured in this browser, as JSON, to add.
 pub const ADD_REPORT: &str = "memwall:add-report";

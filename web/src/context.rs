@@ -102,8 +102,11 @@ pub struct AppState {
     pub overlays: Rc<Vec<Overlay>>,
     /// Browser reports (JSON) to add, held until the second module is there to take them.
     pub outbox: Rc<Vec<String>>,
-    /// This browser's first look as a report's JSON, once measured (the Cloud tab places it).
+    /// This browser's first look as a report's JSON, once measured (the Cloud tab places it;
+    /// the races are sized by it until the ladder tab runs).
     pub first_look: Option<Rc<String>>,
+    /// The ladder tab's last finished run as a report's JSON (the races are sized by it).
+    pub ladder_run: Option<Rc<String>>,
 }
 
 impl AppState {
@@ -118,6 +121,7 @@ impl AppState {
             overlays: Rc::new(Vec::new()),
             outbox: Rc::new(Vec::new()),
             first_look: None,
+            ladder_run: None,
         }
     }
 }
@@ -139,6 +143,8 @@ pub enum AppAction {
     Sent,
     /// The first look's report, as JSON.
     FirstLook(String),
+    /// The ladder tab's finished run, as a report's JSON.
+    LadderRun(String),
 }
 
 /// The shared state as pages see it: read it, and dispatch [`AppAction`]s to change it.
@@ -172,6 +178,7 @@ impl Reducible for AppState {
             }
             AppAction::Sent => next.outbox = Rc::new(Vec::new()),
             AppAction::FirstLook(json) => next.first_look = Some(Rc::new(json)),
+            AppAction::LadderRun(json) => next.ladder_run = Some(Rc::new(json)),
         }
         Rc::new(next)
     }

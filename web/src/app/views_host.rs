@@ -19,8 +19,8 @@ pub enum ViewsStatus {
     Failed(String),
 }
 
-/// What the second module is told: theme, page, whether embedded (and as what), and the first
-/// look once measured (in the state it mounts with, or in the next word after it: never in a
+/// What the second module is told: theme, page, whether embedded (and as what), the first
+/// look once measured and the ladder tab's last run once read (in the state it mounts with, or in the next word after it: never in a
 /// word of its own that could come before the second module listens).
 fn views_state(state: &AppContext) -> JsValue {
     bridge::object(&[
@@ -28,6 +28,7 @@ fn views_state(state: &AppContext) -> JsValue {
         ("page", JsValue::from_str(state.page.slug())),
         ("embed", state.embed.map_or(JsValue::NULL, |e| JsValue::from_str(e.slug()))),
         ("first_look", state.first_look.as_deref().map_or(JsValue::NULL, |json| JsValue::from_str(json))),
+        ("ladder_run", state.ladder_run.as_deref().map_or(JsValue::NULL, |json| JsValue::from_str(json))),
     ])
 }
 
@@ -73,7 +74,8 @@ pub fn use_views(state: &AppContext) -> ViewsStatus {
     let ready = *status == ViewsStatus::Ready;
     {
         let payload = views_state(state);
-        use_effect_with((state.page, state.theme, ready, state.first_look.clone()), move |(_, _, ready, _)| {
+        let ladders = (state.first_look.clone(), state.ladder_run.clone());
+        use_effect_with((state.page, state.theme, ready, ladders), move |(_, _, ready, _)| {
             if *ready {
                 bridge::post(bridge::STATE, &payload);
             }

@@ -187,6 +187,16 @@ pub fn ladder_page(props: &Props) -> Html {
             }
         });
     }
+    // A full run, once read, sizes the races (see `races/sizing.rs`).
+    {
+        let full = run.clone().filter(|r| !compact && !r.job.quick && r.ladder.is_some());
+        let (app, label) = (app.clone(), (*label).clone());
+        use_effect_with(full.as_ref().and_then(|r| r.ladder.clone()), move |_| {
+            if let Some(report) = full.and_then(|r| browser_report(&r, &label)) {
+                app.dispatch(AppAction::LadderRun(report.to_json_pretty()));
+            }
+        });
+    }
     let calibration = run.as_ref().and_then(|r| r.calibration.clone());
     let chart = html! { <LadderChart run={run.clone()} label={series_label} {compact} log_y={*log_y} /> };
 

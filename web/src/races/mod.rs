@@ -7,3 +7,4 @@ pub mod messages;
 mod partition_view;
 pub mod protocol;
 mod race;
+pub mod sizing;

@@ -8,12 +8,23 @@ use wasm_bindgen::JsValue;
 use super::groupby::job::GroupByJob;
 use super::join::job::JoinJob;
 pub use super::messages::{Progress, RaceMessage, progress_of};
+use super::sizing::Sizing;
 use crate::worker::Protocol;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum RaceJob {
     GroupBy(GroupByJob),
     Join(JoinJob),
+}
+
+impl RaceJob {
+    /// The ladder the race is sized by.
+    pub fn sizing(&self) -> &Sizing {
+        match self {
+            Self::GroupBy(job) => &job.sizing,
+            Self::Join(job) => &job.sizing,
+        }
+    }
 }
 
 /// The races' messages between a page and the worker.

@@ -9,6 +9,7 @@ use memwall_report::{Report, Source, Summary};
 use yew::prelude::*;
 
 use super::protocol::{Progress, RaceJob, RaceMessage, Races};
+use super::sizing::{self, Sizing};
 use crate::chart::Bar;
 use crate::reports::browser_host;
 use crate::use_worker::{WorkerControl, use_worker};
@@ -36,6 +37,8 @@ pub struct RaceState<O> {
     pub timer: Option<(f64, bool)>,
     pub error: Option<String>,
     pub notice: Option<String>,
+    /// The caches the last race started was sized by, and where they came from.
+    pub sized_by: Option<String>,
     pub outcome: O,
 }
 
@@ -46,6 +49,7 @@ pub enum RaceAction<O> {
         rows: u64,
         what: (&'static str, &'static str),
         reset: fn(&mut O),
+        sized_by: String,
     },
     /// Boxed: a finished race's report is far bigger than the other actions.
     Message(Box<Message<RaceMessage>>),
@@ -60,7 +64,8 @@ impl<O: Outcome> Reducible for RaceState<O> {
     fn reduce(self: Rc<Self>, action: RaceAction<O>) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            RaceAction::Started { kernels, rows, what, reset } => {
+            RaceAction::Started { kernels, rows, what, reset, sized_by } => {
+                next.sized_by = Some(sized_by);
                 if let Some(kernels) = kernels {
                     next.timed = kernels.into_iter().map(|k| (k, Vec::new())).collect();
                 }
@@ -165,7 +170,8 @@ impl<O: Outcome> Race<O> {
         if self.worker.running() {
             return;
         }
-        self.state.dispatch(RaceAction::Started { kernels, rows, what, reset });
+        let sized_by = job.sizing().describe(sizing::clock_time);
+        self.state.dispatch(RaceAction::Started { kernels, rows, what, reset, sized_by });
         if let Err(e) = self.worker.start(&job) {
             self.state.dispatch(RaceAction::NotStarted(e));
         }
@@ -214,6 +220,13 @@ pub fn status_lines<O: Outcome>(race: &Race<O>, form_error: Option<String>) -> H
             if !phase.is_empty() { <p class="muted" aria-live="polite">{ phase.clone() }</p> }
         </>
     }
+}
+
+/// The caches the race was sized by and where they came from; before any race, those the next
+/// one will be sized by (`planned`, from this page's ladders).
+pub fn sized_by_line<O: Outcome>(race: &Race<O>, planned: &Sizing, id: &'static str) -> Html {
+    let text = race.state.sized_by.clone().unwrap_or_else(|| planned.describe(sizing::clock_time));
+    html! { <p class="muted small sized-by" {id}>{ text }</p> }
 }
 
 /// Why the race stopped, if it stopped on an error.

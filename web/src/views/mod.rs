@@ -21,17 +21,22 @@ use crate::races::join::JoinPage;
 use crate::reports::page::ReportsPage;
 use crate::theme::Theme;
 
-/// The first view's word: (theme, page, embed), and the first look's JSON once measured.
-fn read_state(detail: &JsValue) -> ((Theme, String, Option<String>), Option<String>) {
+/// This page's own ladders as reports' JSON, once measured: the first look, the ladder tab's run.
+type Ladders = (Option<String>, Option<String>);
+
+/// The first view's word: (theme, page, embed), and this page's ladders.
+fn read_state(detail: &JsValue) -> ((Theme, String, Option<String>), Ladders) {
     let theme =
         if bridge::field(detail, "theme").as_string().as_deref() == Some("dark") { Theme::Dark } else { Theme::Light };
     let page = bridge::field(detail, "page").as_string().unwrap_or_default();
-    ((theme, page, bridge::field(detail, "embed").as_string()), bridge::field(detail, "first_look").as_string())
+    let ladders = (bridge::field(detail, "first_look").as_string(), bridge::field(detail, "ladder_run").as_string());
+    ((theme, page, bridge::field(detail, "embed").as_string()), ladders)
 }
 
-/// The first look's report, read again as every report opened is; the first view wrote it, so
-/// one that cannot be read is a bug, and the Cloud tab goes without.
-fn first_look_report(json: &str) -> Option<Rc<memwall_report::Report>> {
+/// A ladder of this page (the first look, the ladder tab's run), read again as every report
+/// opened is; the first view wrote it, so one that cannot be read is a bug, and the Cloud tab and
+/// the races go without.
+fn page_report(json: &str) -> Option<Rc<memwall_report::Report>> {
     let mut report = memwall_report::Report::from_json(json).ok()?;
     memwall_core::explain::reread(&mut report);
     Some(Rc::new(report))
@@ -76,20 +81,20 @@ fn portal(id: &str, content: Html) -> Html {
 #[function_component(ViewsApp)]
 pub fn views_app(props: &Props) -> Html {
     let told = use_state(|| read_state(&props.initial).0);
-    let first_json = use_state_eq(|| read_state(&props.initial).1);
+    let ladders_json = use_state_eq(|| read_state(&props.initial).1);
     let reports = use_reducer(ReportsState::default);
-    let first_look = use_memo((*first_json).clone(), |json| json.as_deref().and_then(first_look_report));
+    let first_look = use_memo(ladders_json.0.clone(), |json| json.as_deref().and_then(page_report));
+    let ladder_run = use_memo(ladders_json.1.clone(), |json| json.as_deref().and_then(page_report));
     let (theme, page, embed) = (*told).clone();
     load::use_reports_named_on_start(&reports, embed.as_deref().is_none_or(|e| e == "report"));
     {
-        let (told, first_json, reports) = (told.clone(), first_json.clone(), reports.dispatcher());
+        let (told, ladders_json, reports) = (told.clone(), ladders_json.clone(), reports.dispatcher());
         use_effect_with((), move |_| {
             let state = Listener::new(bridge::STATE, move |detail| {
-                let (state, first) = read_state(&detail);
+                let (state, ladders) = read_state(&detail);
                 told.set(state);
-                if first.is_some() {
-                    first_json.set(first);
-                }
+                // The first view holds each ladder once measured and tells it every time.
+                ladders_json.set(ladders);
             });
             let add = Listener::new(bridge::ADD_REPORT, move |json| {
                 reports.dispatch(ReportsAction::AddJson(json.as_string().unwrap_or_default()));
@@ -124,6 +129,7 @@ pub fn views_app(props: &Props) -> Html {
         embed: embed.clone(),
         reports,
         first_look: (*first_look).clone(),
+        ladder_run: (*ladder_run).clone(),
     };
     let pages = match embed.as_deref() {
         Some("report") => portal(REPORTS_HOST, html! { <ReportsPage compact=true /> }),

@@ -22,6 +22,8 @@ pub struct ViewsContext {
     pub reports: UseReducerHandle<ReportsState>,
     /// This browser's first look, read as a report (the first view sends it once measured).
     pub first_look: Option<Rc<memwall_report::Report>>,
+    /// The ladder tab's last finished run, read as a report (the races are sized by it).
+    pub ladder_run: Option<Rc<memwall_report::Report>>,
 }
 
 #[hook]

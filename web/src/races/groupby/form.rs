@@ -8,6 +8,7 @@ use memwall_core::datagen::{self, Skew};
 use memwall_core::groupby::{self, GroupByConfig, Kernel, ValueType};
 
 use super::job::{self, DataJob};
+use crate::races::sizing::Sizing;
 use crate::util;
 
 /// The preset the page starts from (the CLI's `small`: 10 M rows, 1.7 M keys, ClickBench skew).
@@ -52,8 +53,9 @@ impl Form {
         }
     }
 
-    /// The data the form describes, or a one-line reason why it cannot be raced here.
-    pub fn data(&self) -> Result<DataJob, String> {
+    /// The data the form describes, or a one-line reason why it cannot be raced here (its memory
+    /// counted for the kernels sized by `sizing`).
+    pub fn data(&self, sizing: &Sizing) -> Result<DataJob, String> {
         let rows = parse_count(&self.rows, "rows")?;
         let keys = parse_count(&self.keys, "distinct keys")?;
         let preset = datagen::preset(PRESET).expect("a built-in preset");
@@ -73,7 +75,7 @@ impl Form {
             return Err("there must be at least one row".into());
         }
         let kernels: Vec<Kernel> = self.kernels.iter().copied().collect();
-        let config = GroupByConfig { partitions: self.partitions, aggregates, ..GroupByConfig::default() };
+        let config = GroupByConfig { partitions: self.partitions, aggregates, budget: sizing.budget() };
         util::fits_in_browser(job::bytes_needed(&data, &kernels, &config))?;
         Ok(data)
     }

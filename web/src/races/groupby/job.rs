@@ -4,6 +4,7 @@
 use core::ops::ControlFlow;
 
 use memwall_core::clock::{self, Clock, time_ns};
+use memwall_core::cost;
 use memwall_core::datagen::{self, DataSpec, Skew};
 use memwall_core::exec::Sequential;
 use memwall_core::groupby::race::{Racer, Truth};
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{PerformanceClock, cross_origin_isolated};
 use crate::races::messages::{Progress, RaceMessage, progress_of};
+use crate::races::sizing::Sizing;
 
 /// The keys to generate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +57,8 @@ pub enum Task {
 pub struct GroupByJob {
     pub data: DataJob,
     pub task: Task,
+    /// The ladder the kernels' caches are sized by.
+    pub sizing: Sizing,
 }
 
 /// Kernels by name, refusing unknown ones.
@@ -109,7 +113,7 @@ pub fn run(job: &GroupByJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), St
             Task::Race { partitions, .. } => *partitions,
             Task::SweepPartitions { .. } => groupby::DEFAULT_PARTITIONS,
         },
-        ..GroupByConfig::default()
+        budget: job.sizing.budget(),
     };
     config.validate().map_err(|e| e.to_string())?;
     post(RaceMessage::Progress(Progress::Generating));
@@ -137,8 +141,12 @@ pub fn run(job: &GroupByJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), St
         Task::Race { kernels: names, runs, .. } => {
             let kernels = kernels(names)?;
             let racer = Racer { kernels: &kernels, runs: *runs, ..rules(config, &clock, &spec, values) };
-            let groupby =
+            let mut groupby =
                 racer.race(&keys, dataset, &mut progress_of(Kernel::name, post)).map_err(|e| e.to_string())?;
+            // Predicted beside measured, from the same ladder the kernels were sized by.
+            if let Some(machine) = job.sizing.machine() {
+                cost::annotate(&mut groupby, &keys, &machine, &config);
+            }
             post(RaceMessage::GroupByDone(groupby));
         }
         Task::SweepPartitions { kernels: names, partitions, runs } => {

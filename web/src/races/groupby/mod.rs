@@ -23,7 +23,10 @@ use self::form::Form;
 use self::job::{GroupByJob, Task};
 use self::radix_viz::RadixViz;
 use super::protocol::{RaceJob, RaceMessage};
-use super::race::{Outcome, Race, error_alert, kernel_checks, result_buttons, run_or_cancel, status_lines, use_race};
+use super::race::{
+    Outcome, Race, error_alert, kernel_checks, result_buttons, run_or_cancel, sized_by_line, status_lines, use_race,
+};
+use super::sizing::{Sizing, measured_caches};
 use crate::chart::{self, BarChart, format_number};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
@@ -74,8 +77,8 @@ fn reset_sweep(results: &mut Results) {
 }
 
 /// Starts the race or the sweep the form describes.
-fn start(race: &Race<Results>, form: &Form, sweep: bool) {
-    let Ok(data) = form.data() else { return };
+fn start(race: &Race<Results>, form: &Form, sizing: &Sizing, sweep: bool) {
+    let Ok(data) = form.data(sizing) else { return };
     let rows = data.rows;
     let (task, kernels, reset): (_, _, fn(&mut Results)) = if sweep {
         // Every other power of two over the kernels' whole range: the U shows at a glance.
@@ -90,7 +93,8 @@ fn start(race: &Race<Results>, form: &Form, sweep: bool) {
         let task = Task::Race { kernels: kernels.clone(), partitions: form.partitions, runs: form.runs() };
         (task, Some(kernels), reset_race)
     };
-    race.start(RaceJob::GroupBy(GroupByJob { data, task }), kernels, rows, ("keys", "the keys"), reset);
+    let job = GroupByJob { data, task, sizing: sizing.clone() };
+    race.start(RaceJob::GroupBy(job), kernels, rows, ("keys", "the keys"), reset);
 }
 
 /// Bars that fill in as runs finish: the median so far of each kernel.
@@ -126,10 +130,11 @@ pub fn groupby_page(props: &Props) -> Html {
     let race = use_race::<Results>();
     let running = race.worker.running();
     let state = race.state.clone();
-    let form_error = form.data().err();
+    let sizing = Rc::new(Sizing::of(races.first_look.as_deref(), races.ladder_run.as_deref()));
+    let form_error = form.data(&sizing).err();
     let on_race = {
-        let (race, form) = (race.clone(), (*form).clone());
-        Callback::from(move |()| start(&race, &form, false))
+        let (race, form, sizing) = (race.clone(), (*form).clone(), sizing.clone());
+        Callback::from(move |()| start(&race, &form, &sizing, false))
     };
     let on_cancel = {
         let race = race.clone();
@@ -137,7 +142,8 @@ pub fn groupby_page(props: &Props) -> Html {
     };
     let race_button = run_or_cancel(&race, "Run the race", form_error.is_some() || form.kernels.is_empty());
     let error = error_alert(&race);
-    let status = status_lines(&race, form_error);
+    let status =
+        html! { <>{ status_lines(&race, form_error) }{ sized_by_line(&race, &sizing, "groupby-sized-by") }</> };
     let result = state.outcome.result.as_ref();
 
     if props.compact {
@@ -177,8 +183,8 @@ pub fn groupby_page(props: &Props) -> Html {
                 }
                 if let Some(n) = &state.notice { <p class="notice" role="status">{ n.clone() }</p> }
             </div>
-            { viz_card(&form, &races) }
-            { sweep_card(&race, &form, on_cancel, races.palette) }
+            { viz_card(&form, &sizing, &races) }
+            { sweep_card(&race, &form, &sizing, on_cancel, races.palette) }
             <EmbedPanel kind="groupby" params={form.embed_params()} report={report.map(Rc::new)} />
         </>
     }
@@ -240,22 +246,26 @@ fn data_card(
 }
 
 /// Why partitioning wins: the picture of the partitions for the data above.
-fn viz_card(form: &UseStateHandle<Form>, races: &ViewsContext) -> Html {
+fn viz_card(form: &UseStateHandle<Form>, sizing: &Rc<Sizing>, races: &ViewsContext) -> Html {
     let on_partitions = {
         let form = form.clone();
         Callback::from(move |partitions| form.set(Form { partitions, ..(*form).clone() }))
     };
-    let (keys_n, rows_n, seed) = form.data().map(|d| (d.keys, d.rows, d.seed)).unwrap_or((0, 0, datagen::DEFAULT_SEED));
+    let (keys_n, rows_n, seed) =
+        form.data(sizing).map(|d| (d.keys, d.rows, d.seed)).unwrap_or((0, 0, datagen::DEFAULT_SEED));
     // The picture follows the chosen state even while another field is being fixed.
     let (row_bytes, state_bytes) = agg_choice::parse(&form.aggregates, &form.value_type)
         .map(|(a, v)| (a.row_bytes(), a.state_bytes(v)))
         .unwrap_or_else(|_| (Aggregates::COUNT.row_bytes(), Aggregates::COUNT.state_bytes(ValueType::I64)));
-    let caches = races
-        .reports
-        .reports
-        .iter()
-        .find(|r| !r.report.host.caches.is_empty())
-        .map(|r| (r.label.clone(), Rc::new(r.report.host.caches.clone())));
+    // The caches this page's ladder measured, else those of an open report's ladder: measured
+    // sizes, never declared ones (a guest's declared L3 is often many times what it gets).
+    let caches = sizing.origin.name().map(|whose| (whose.to_string(), measured_caches(&sizing.levels))).or_else(|| {
+        races.reports.reports.iter().find_map(|r| {
+            let levels = &r.report.ladder.as_ref()?.levels;
+            let sizes = measured_caches(levels);
+            sizes.iter().any(Option::is_some).then(|| (format!("the ladder of {}", r.label), sizes))
+        })
+    });
     html! {
         <div class="card">
             <h2>{ "Why partitioning wins, and how many partitions" }</h2>
@@ -272,14 +282,15 @@ fn viz_card(form: &UseStateHandle<Form>, races: &ViewsContext) -> Html {
 fn sweep_card(
     race: &Race<Results>,
     form: &UseStateHandle<Form>,
+    sizing: &Rc<Sizing>,
     on_cancel: Callback<MouseEvent>,
     palette: Palette,
 ) -> Html {
     let running = race.worker.running();
     let sweeping = running && race.state.outcome.sweeping;
     let on_sweep = {
-        let (race, form) = (race.clone(), (**form).clone());
-        Callback::from(move |_| start(&race, &form, true))
+        let (race, form, sizing) = (race.clone(), (**form).clone(), sizing.clone());
+        Callback::from(move |_| start(&race, &form, &sizing, true))
     };
     html! {
         <div class="card">
@@ -289,7 +300,7 @@ fn sweep_card(
                 if sweeping {
                     <button type="button" class="danger" onclick={on_cancel}>{ "Cancel" }</button>
                 } else {
-                    <button type="button" onclick={on_sweep} disabled={running || form.data().is_err()}>{ "Sweep partitions" }</button>
+                    <button type="button" onclick={on_sweep} disabled={running || form.data(sizing).is_err()}>{ "Sweep partitions" }</button>
                 }
             </div>
             if !race.state.outcome.sweep_points.is_empty() || sweeping {

@@ -1,9 +1,6 @@
 //! What the radix view is given: the race's keys and partitions, the rows it scatters, and the
-//! caches a report declares (shared by the view, `radix_viz.rs`, and its sizes, `radix_sizes.rs`).
+//! caches a ladder measured (shared by the view, `radix_viz.rs`, and its sizes, `radix_sizes.rs`).
 
-use std::rc::Rc;
-
-use memwall_report::Cache;
 use yew::prelude::*;
 
 use crate::theme::Palette;
@@ -21,6 +18,7 @@ pub struct Props {
     pub state_bytes: u64,
     pub on_partitions: Callback<u32>,
     pub palette: Palette,
-    /// Caches declared by a report, and whose they are.
-    pub caches: Option<(String, Rc<Vec<Cache>>)>,
+    /// L1, L2 and L3 as a ladder measured them (never as declared), and whose ladder that was:
+    /// "this page's first look".
+    pub caches: Option<(String, [Option<u64>; 3])>,
 }

@@ -11,10 +11,9 @@ use crate::chart::{self, format_number};
 use crate::theme::CHART_FONT;
 use crate::util::group_digits;
 
-/// The size of the data cache at `level` of the report whose caches are marked.
-fn cache(p: &Props, level: u8) -> Option<u64> {
-    let (_, caches) = p.caches.as_ref()?;
-    caches.iter().find(|c| c.level == level && c.kind != "Instruction").map(|c| c.size_bytes)
+/// The size of the cache at `level` (1 to 3) as the marked ladder measured it.
+fn cache(p: &Props, level: usize) -> Option<u64> {
+    p.caches.as_ref()?.1[level - 1]
 }
 
 /// The trade-off in bytes: one partition's table and the scatter's write streams against L1
@@ -68,10 +67,10 @@ pub fn sizes(counts: &[u32], keys: u64, p: &Props) -> Html {
     let verdicts = verdicts((l1, l2, l3), partition_table, streams, big_table, p);
     html! {
         <div class="sizes">
-            <svg viewBox={format!("0 0 {w} {h}")} role="img" font-family={CHART_FONT} aria-label="Sizes of the tables and write streams against the declared caches, on a log scale; the sentences below say the same.">
+            <svg viewBox={format!("0 0 {w} {h}")} role="img" font-family={CHART_FONT} aria-label="Sizes of the tables and write streams against the caches a ladder measured, on a log scale; the sentences below say the same.">
                 <rect x="0" y="0" width={w.to_string()} height={h.to_string()} fill={palette.background} />
                 <text x={left.to_string()} y="18" font-size="13" font-weight="600" fill={palette.text}>
-                    { match &p.caches { Some((who, _)) => format!("Bytes against the caches of {who} (log scale)"), None => "Bytes (log scale)".to_string() } }
+                    { match &p.caches { Some((who, _)) => format!("Bytes against the caches read by {who} (log scale)"), None => "Bytes (log scale)".to_string() } }
                 </text>
                 { for markers.iter().map(|(name, bytes)| { let x = x_of(*bytes as f64); html! {
                     <g>
@@ -124,7 +123,7 @@ fn verdicts(
             }
         }
         _ => verdicts.push(
-            "Open a native report on the Reports page to set these sizes against the caches of a real host.".into(),
+            "Let the first look finish, run the Latency ladder tab, or open a report with a ladder on the Reports page, to set these sizes against caches a ladder measured.".into(),
         ),
     }
     if let Some(l3) = l3 {

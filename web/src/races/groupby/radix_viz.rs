@@ -2,7 +2,7 @@
 //! keys the core's generator makes, put in partitions by the core's `partition_of` (the top bits
 //! of the tuned kernel's hash). Every count shown is counted, and the sizes are the bytes the
 //! kernels take for those counts (tuned's tables and write-combining buffers, naive's hashbrown
-//! table), set against the caches a report declares (`radix_sizes.rs`).
+//! table), set against the caches a ladder measured (`radix_sizes.rs`).
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
+use memwall_core::cost;
 use memwall_core::groupby::{self, summary};
 use memwall_report::{GroupBy, SweepPoint};
 use yew::prelude::*;
@@ -19,16 +20,18 @@ pub fn race_table(result: &GroupBy) -> Html {
                 <caption class="visually-hidden">{ "GROUP BY race in this browser" }</caption>
                 <thead><tr>
                     <th scope="col">{ "kernel" }</th><th scope="col">{ "partitions" }</th><th scope="col">{ "first ms" }</th><th scope="col">{ "min ms" }</th><th scope="col">{ "median ms" }</th>
-                    <th scope="col">{ "max ms" }</th><th scope="col">{ "ns/row" }</th><th scope="col">{ "vs naive" }</th><th scope="col">{ "groups" }</th><th scope="col">{ "checksum" }</th>
+                    <th scope="col">{ "max ms" }</th><th scope="col">{ "ns/row" }</th><th scope="col" title="the cost model's prediction from this page's ladder">{ "predicted" }</th><th scope="col">{ "vs naive" }</th><th scope="col">{ "groups" }</th><th scope="col">{ "checksum" }</th>
                 </tr></thead>
                 <tbody>
                     { for result.runs.iter().map(|r| html! {
-                        <tr data-kernel={r.kernel.clone()} data-ns-per-row={r.ns_per_row.to_string()}>
+                        <tr data-kernel={r.kernel.clone()} data-ns-per-row={r.ns_per_row.to_string()}
+                            data-best-ns-per-row={(r.seconds.min * 1e9 / result.dataset.rows.max(1) as f64).to_string()}>
                             <th scope="row">{ r.kernel.clone() }</th>
                             <td>{ r.partitions.map_or("–".into(), |p| p.to_string()) }</td>
                             <td>{ r.first_run_seconds.map_or("–".into(), |s| format_number(s * 1e3)) }</td>
                             <td>{ format_number(r.seconds.min * 1e3) }</td><td>{ format_number(r.seconds.median * 1e3) }</td><td>{ format_number(r.seconds.max * 1e3) }</td>
                             <td>{ format!("{:.2}", r.ns_per_row) }</td>
+                            <td>{ r.predicted_ns_per_row.map_or("–".into(), |p| format!("{p:.2}")) }</td>
                             <td>{ summary::speedup_over_naive(result, r).map_or("–".into(), |x| format!("{x:.2}×")) }</td>
                             <td>{ group_digits(r.groups) }</td><td><code>{ r.checksum.clone() }</code></td>
                         </tr>
@@ -40,6 +43,12 @@ pub fn race_table(result: &GroupBy) -> Html {
             }
             <ul class="muted small" id="groupby-rules">
                 { for summary::rules(result, true).into_iter().map(|line| html! { <li>{ line }</li> }) }
+            </ul>
+            <ul class="muted small" id="groupby-model">
+                if result.model.is_none() {
+                    <li>{ "predicted: nothing, as no ladder has been measured on this page yet for the cost model to predict from" }</li>
+                }
+                { for cost::describe(result).into_iter().map(|line| html! { <li>{ line }</li> }) }
             </ul>
         </div>
     }

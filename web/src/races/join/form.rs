@@ -7,13 +7,20 @@ use memwall_core::join::Kernel;
 use memwall_core::join::race::Check;
 
 use super::job::JoinJob;
+use crate::races::sizing::Sizing;
 use crate::util;
 
 /// Timed runs per kernel; the bars and the table show the median.
 pub const RUNS: u32 = 3;
 
 /// The race the form describes, or a one-line reason why it cannot run here.
-pub fn job(build: &str, probe: &str, miss: &str, kernels: &BTreeSet<Kernel>) -> Result<JoinJob, String> {
+pub fn job(
+    build: &str,
+    probe: &str,
+    miss: &str,
+    kernels: &BTreeSet<Kernel>,
+    sizing: &Sizing,
+) -> Result<JoinJob, String> {
     let count = |text: &str, what: &str| memwall_core::size::parse_count(text).map_err(|e| format!("{what}: {e}"));
     let build_keys = count(build, "build keys")?;
     let probe_rows = count(probe, "probe rows")?;
@@ -31,6 +38,7 @@ pub fn job(build: &str, probe: &str, miss: &str, kernels: &BTreeSet<Kernel>) -> 
         miss_rate,
         kernels: kernels.iter().map(|k| k.name().to_string()).collect(),
         runs: RUNS,
+        sizing: sizing.clone(),
     };
     let spec = job.spec()?;
     let kernels: Vec<Kernel> = kernels.iter().copied().collect();
@@ -61,17 +69,20 @@ mod tests {
 
     #[test]
     fn the_default_form_is_a_race_that_fits() {
-        let job = job("1,700,000", "10,000,000", "0.1", &all()).unwrap();
+        let job = job("1,700,000", "10,000,000", "0.1", &all(), &Sizing::default()).unwrap();
         assert_eq!((job.build_keys, job.probe_rows, job.kernels.len()), (1_700_000, 10_000_000, 5));
     }
 
     #[test]
     fn bad_input_is_a_message_not_a_panic() {
-        assert!(job("ten", "1M", "0", &all()).unwrap_err().starts_with("build keys:"));
-        assert!(job("1000", "1M", "lots", &all()).unwrap_err().starts_with("miss rate:"));
-        assert!(job("1000", "1M", "1.5", &all()).unwrap_err().contains("miss rate"));
-        assert_eq!(job("1000", "1M", "0", &BTreeSet::new()).unwrap_err(), "pick at least one kernel");
-        let too_big = job("1G", "10G", "0", &all()).unwrap_err();
+        assert!(job("ten", "1M", "0", &all(), &Sizing::default()).unwrap_err().starts_with("build keys:"));
+        assert!(job("1000", "1M", "lots", &all(), &Sizing::default()).unwrap_err().starts_with("miss rate:"));
+        assert!(job("1000", "1M", "1.5", &all(), &Sizing::default()).unwrap_err().contains("miss rate"));
+        assert_eq!(
+            job("1000", "1M", "0", &BTreeSet::new(), &Sizing::default()).unwrap_err(),
+            "pick at least one kernel"
+        );
+        let too_big = job("1G", "10G", "0", &all(), &Sizing::default()).unwrap_err();
         assert!(too_big.contains("at most 4 GiB"), "{too_big}");
     }
 

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::{PerformanceClock, cross_origin_isolated};
 use crate::races::messages::{Progress, RaceMessage, progress_of};
 use crate::races::partition_view::count_partitions;
+use crate::races::sizing::Sizing;
 
 /// One race: the two sides to generate and the kernels to time on them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,6 +25,8 @@ pub struct JoinJob {
     pub miss_rate: f64,
     pub kernels: Vec<String>,
     pub runs: u32,
+    /// The ladder the kernels' caches are sized by.
+    pub sizing: Sizing,
 }
 
 impl JoinJob {
@@ -44,10 +47,15 @@ impl JoinJob {
         self.kernels.iter().map(|n| Kernel::parse(n).ok_or_else(|| format!("unknown join kernel '{n}'"))).collect()
     }
 
+    /// The kernels' configuration: their caches sized by this page's ladder.
+    pub fn config(&self) -> JoinConfig {
+        JoinConfig::with_budget(self.sizing.budget())
+    }
+
     /// The most memory the race may need (both sides, the largest kernel's scratch, and the
     /// reference's sorted copies), so that the page refuses what cannot fit before generating.
     pub fn bytes_needed(&self, spec: &JoinSpec, kernels: &[Kernel]) -> u64 {
-        let config = JoinConfig::default();
+        let config = self.config();
         let scratch = kernels
             .iter()
             .map(|&k| join::scratch_bytes(k, self.build_keys, self.probe_rows, &config, 1))
@@ -77,7 +85,7 @@ pub fn run(job: &JoinJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), Strin
         timer_resolution_ns: clock::resolution_ns(&clock, 20),
         cross_origin_isolated: cross_origin_isolated(),
     }));
-    let config = JoinConfig::default();
+    let config = job.config();
     let partitions = config.partitions_for(spec.data.keys);
     post(RaceMessage::JoinPartitions {
         partitions,

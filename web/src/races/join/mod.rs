@@ -16,7 +16,10 @@ use yew::prelude::*;
 use self::compare::compare_view;
 use super::partition_view::PartitionView;
 use super::protocol::{RaceJob, RaceMessage};
-use super::race::{Outcome, Race, error_alert, kernel_checks, result_buttons, run_or_cancel, status_lines, use_race};
+use super::race::{
+    Outcome, Race, error_alert, kernel_checks, result_buttons, run_or_cancel, sized_by_line, status_lines, use_race,
+};
+use super::sizing::Sizing;
 use crate::chart::{self, BarChart, format_number};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
@@ -77,13 +80,13 @@ impl Form {
         }
     }
 
-    fn job(&self) -> Result<job::JoinJob, String> {
-        form::job(&self.build, &self.probe, &self.miss, &self.kernels)
+    fn job(&self, sizing: &Sizing) -> Result<job::JoinJob, String> {
+        form::job(&self.build, &self.probe, &self.miss, &self.kernels, sizing)
     }
 }
 
-fn start(race: &Race<Results>, form: &Form) {
-    let Ok(job) = form.job() else { return };
+fn start(race: &Race<Results>, form: &Form, sizing: &Sizing) {
+    let Ok(job) = form.job(sizing) else { return };
     let (kernels, rows) = (job.kernels.clone(), job.probe_rows);
     race.start(RaceJob::Join(job), Some(kernels), rows, ("probe rows", "both sides"), |r| *r = Results::default());
 }
@@ -116,17 +119,19 @@ pub fn join_page(props: &Props) -> Html {
     let race = use_race::<Results>();
     let state = race.state.clone();
     let running = race.worker.running();
-    let form_error = form.job().err();
+    let sizing = Sizing::of(races.first_look.as_deref(), races.ladder_run.as_deref());
+    let form_error = form.job(&sizing).err();
+    let status =
+        html! { <>{ status_lines(&race, form_error.clone()) }{ sized_by_line(&race, &sizing, "join-sized-by") }</> };
     let on_run = {
         let (race, form) = (race.clone(), (*form).clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            start(&race, &form);
+            start(&race, &form, &sizing);
         })
     };
     let button = run_or_cancel(&race, "Run the join", form_error.is_some());
     let error = error_alert(&race);
-    let status = status_lines(&race, form_error);
     let palette = races.palette;
     if props.compact {
         return html! {
