@@ -183,13 +183,13 @@ fn measure_here(
     for &kind in &kinds {
         curves.push(measuring.curve(kind, &sizes)?);
         if curves.last().is_some_and(revisit::reads_caches) {
-            measuring.revisit(&kinds, &mut curves, args.seed)?;
+            measuring.revisit(&kinds, &mut curves)?;
         }
     }
     let parallelism =
         if args.chains.is_empty() { None } else { Some(measure_chains(args, chains_at, &config, clock)?) };
     if parallelism.is_some() {
-        measuring.revisit(&kinds, &mut curves, args.seed)?;
+        measuring.revisit(&kinds, &mut curves)?;
     }
     measuring.bar.finish_and_clear();
     let measured = Measured {
@@ -269,7 +269,7 @@ impl<'a> Curves<'a> {
     /// Measures the sizes around the last cache's end again on every curve the caches are read
     /// from, each size keeping its fastest reading (`explain::revisit`): one of the moments,
     /// spread over the run, at which the guest's share of a shared cache is sampled.
-    fn revisit(&self, kinds: &[(Pattern, HugePages)], curves: &mut [Curve], seed: u64) -> CliResult<()> {
+    fn revisit(&self, kinds: &[(Pattern, HugePages)], curves: &mut [Curve]) -> CliResult<()> {
         if !curves.iter().any(revisit::reads_caches) {
             return Ok(());
         }
@@ -277,7 +277,7 @@ impl<'a> Curves<'a> {
             curves: curves.to_vec(),
             parallelism: None,
             pinned_cpu: None,
-            seed,
+            seed: self.config.seed,
             target_sample_ns: self.config.target_sample_ns,
             duration_s: None,
         };
