@@ -23,7 +23,7 @@ pub(super) fn accepted(data_type: &DataType) -> bool {
 pub(super) fn read_parquet(path: &Path, file: File, column: Option<&str>, role: Role) -> Result<Column, CliError> {
     super::contain::contained(|| read_parquet_unguarded(path, file, column, role)).unwrap_or_else(|why| {
         Err(CliError::usage(format!(
-            "--input {}: not a readable Parquet file: its pages are malformed (the decoder stopped: {why})",
+            "--input {}: not a readable Parquet file: the Parquet reader stopped on it ({why})",
             path.display()
         )))
     })
