@@ -211,17 +211,36 @@ impl Fitter<'_> {
             self.declared.iter().find(|&&(n, _)| self.trust_declared && n == from.number && n <= 2).map(|&(_, d)| d);
         let (points, aside) = self.between(f.center, t.center, from.b, a, own)?;
         let mid = ((f.center.exp() + t.center.exp()) / 2.0).ln();
-        let highs = if into_dram { 0 } else { points.iter().filter(|&&k| self.y[k] < mid).count() };
+        // What the level before pays for reaching as far as its first `highs` transition points:
+        // its climbs past an octave, and its size against the declared one.
+        let reach = |highs: usize| {
+            let last = points[..highs].last().copied();
+            let end = last.unwrap_or(from.b);
+            let judged = if slower {
+                0.0
+            } else {
+                prior(self.declared, from.number, self.bytes[end], Some(self.bytes[end + 1]))
+            };
+            self.long_climb(from.low + self.octaves(from.b, last)) + judged
+        };
+        // The climb into DRAM belongs to neither level, which page walks and far memory make long,
+        // but for its first point where a TLB-friendly curve (no page walks to slow it) reads it
+        // less than a level step over the cache: nearer the cache than any level after it could
+        // be, a working set the cache still holds but for a share at its edge (on a guest, a
+        // neighbour's). The cache keeps it where that costs no more than leaving it to the climb.
+        let edge = points.first().is_some_and(|&k| self.y[k] < mid && self.y[k] < f.center + MIN_LEVEL_STEP.ln());
+        let highs = match (into_dram, edge && !self.tlb_prone) {
+            (false, _) => points.iter().filter(|&&k| self.y[k] < mid).count(),
+            (true, false) => 0,
+            (true, true) => usize::from(reach(1) <= reach(0)),
+        };
         let lows = if into_dram { 0 } else { points.len() - highs };
-        let end = points[..highs].last().copied().unwrap_or(from.b);
         let cost = points.len() as f64 * TRANSITION
-            + self.long_climb(from.low + self.octaves(from.b, points[..highs].last().copied()))
+            + reach(highs)
             + self.aside_cost(&aside)
             + self.aside_cost(&t.aside)
             + LEVEL
-            + t.misfit
-            // A slower part continues its level: the level's size is judged where it ends.
-            + if slower { 0.0 } else { prior(self.declared, from.number, self.bytes[end], Some(self.bytes[end + 1])) };
+            + t.misfit;
         let low = self.octaves(a, points[points.len() - lows..].first().copied());
         Some(Join { cost, points, highs, lows, aside, low })
     }
@@ -390,9 +409,7 @@ fn assemble(fitter: &Fitter<'_>, states: &[State], chain: &[usize]) -> Fit {
                 let next = &states[next];
                 let join = fitter.join(state, next.a, next.b, next.slower).expect("a chosen join");
                 out.aside.extend(&join.aside);
-                if join.highs + join.lows < join.points.len() {
-                    out.climb.extend(&join.points);
-                }
+                out.climb.extend(&join.points[join.highs..join.points.len() - join.lows]);
                 let last = join.points[..join.highs].last().copied().unwrap_or(state.b);
                 (last, join.points[join.points.len() - join.lows..].first().copied().unwrap_or(next.a))
             }

@@ -130,3 +130,47 @@ fn a_smooth_climb_with_no_plateau_still_reads() {
         every_point_explained(&fit, ns.len()).unwrap();
     }
 }
+
+#[test]
+fn the_cache_keeps_the_first_point_of_its_climb_into_dram_that_reads_near_it_on_a_tlb_friendly_curve() {
+    // The EPYC guest's cache curve, run 3 of docs/results/stability-epyc-2vcpu-kvm/revisit/: the
+    // page-local curve to 1 MiB (`run-3.json`), then the fastest reading of each size around the
+    // L3 share (`edge.txt`): 6 MiB reads 17 ns against a 12-13 ns plateau, 8 MiB 67 ns (halfway
+    // to DRAM), then DRAM.
+    let bytes = [
+        16 * K,
+        32 * K,
+        48 * K,
+        64 * K,
+        128 * K,
+        256 * K,
+        512 * K,
+        768 * K,
+        M,
+        3 * M / 2,
+        2 * M,
+        3 * M,
+        4 * M,
+        6 * M,
+        8 * M,
+        12 * M,
+        16 * M,
+        24 * M,
+    ];
+    let ns = [1.1, 1.1, 3.9, 4.0, 4.1, 4.3, 4.0, 5.9, 7.5, 11.0, 12.0, 13.0, 13.0, 17.0, 67.0, 103.0, 117.0, 115.0];
+    let declared = [(1, 32 * K), (2, M), (3, 32 * M)];
+    let dram = |first: f64, last: f64, _: u8| last / first >= 20.0;
+    let l3 = |fit: &Fit| fit.levels.iter().rev().find(|l| l.number == 3).copied();
+    // 6 MiB, less than a level step over L3 and the first point of the climb, is L3's edge:
+    // the share the guest got reached it. 8 MiB is on the climb, no level's.
+    let friendly = fit(&bytes, &ns, &declared, &dram, false);
+    assert_eq!(l3(&friendly).map(|l| (l.core_last, l.last)), Some((12, 13)), "{friendly:?}");
+    assert_eq!(friendly.climb, [14], "{friendly:?}");
+    // On a random chase on small pages the same climb may be page walks: no level keeps it.
+    let walks = fit(&bytes, &ns, &declared, &dram, true);
+    assert_eq!(l3(&walks).map(|l| l.last), Some(12), "{walks:?}");
+    // A first climb point a level step or more over L3 is the climb's, never L3's.
+    let mut far = ns;
+    far[13] = 19.5;
+    assert_eq!(l3(&fit(&bytes, &far, &declared, &dram, false)).map(|l| l.last), Some(12));
+}
