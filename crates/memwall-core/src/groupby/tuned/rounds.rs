@@ -158,7 +158,7 @@ fn one_round<'a, 's, S: State>(
     let scattered = exec::map(exec, jobs, |_, (chunk, region)| {
         let rows = range.start + chunk.start..range.start + chunk.end;
         let (keys, values) = (&keys[rows.clone()], &values[rows]);
-        phases.time(Phase::Scatter, || scatter::<S>(keys, values, scatter_bits, page_words, &mut **region, scratch))
+        phases.time(Phase::Scatter, || scatter::<S>(keys, values, scatter_bits, page_words, region, scratch))
     });
     let scattered = scattered.into_iter().collect::<Result<Vec<_>, _>>()?;
     let tasks = if exec.threads() > 1 { exec.threads() * exec::TASKS_PER_THREAD } else { 1 };
@@ -220,12 +220,7 @@ mod tests {
     /// A last-level cache of `cache` bytes: with 64 KiB, rounds of at most 8,192 rows of a
     /// count, the first of 963.
     fn config(partitions: u32, cache: u64, aggregates: Aggregates) -> GroupByConfig {
-        GroupByConfig {
-            partitions,
-            budget: CacheBudget::sized(cache / 4, cache),
-            aggregates,
-            ..GroupByConfig::default()
-        }
+        GroupByConfig { partitions, budget: CacheBudget::sized(cache / 4, cache), aggregates }
     }
 
     /// The rounds alone on a count: the rows they counted and the groups their tables hold.
