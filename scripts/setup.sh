@@ -54,8 +54,11 @@ apt_install_missing() {
     begin "installing ${missing[*]} from the system's packages ($why; about a minute)"
     local sudo=""
     [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # A fresh VM's first minutes often hold dpkg's lock (unattended-upgrades, another install):
+    # wait for it (up to 10 minutes) instead of failing at once.
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
     took "installed ${missing[*]}"
 }
 

@@ -15,7 +15,7 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::registry::{Registry, Unit};
+use prometheus_client::registry::{Metric, Registry, Unit};
 
 pub use prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 
@@ -35,101 +35,63 @@ struct LevelLabels {
     level: String,
 }
 
-/// Every series the exporter serves, and the registry that encodes them.
-#[derive(Debug)]
-pub struct Metrics {
-    registry: Registry,
-    latency: Family<PointLabels, FloatGauge>,
-    dram: Lazy,
-    effective_llc: Family<LevelLabels, Gauge>,
-    declared_llc: Family<LevelLabels, Gauge>,
-    steal: Lazy,
-    intervals: Counter,
-    disturbed: Counter,
-    probe_cpu: Counter<f64, AtomicU64>,
-    probe_duration: Lazy,
-    last_probe: Lazy,
-    levels_read: FloatGauge,
+/// Declares [`Metrics`] from one list: each series' field and type, its name, unit and help,
+/// written once; `Metrics::new` registers them in the list's order. A macro, not a list of boxed
+/// metrics: the client's boxed `dyn Metric` is not itself a metric it can register.
+macro_rules! metrics {
+    ($($field:ident: $ty:ty = $name:literal, $unit:expr, $help:literal;)*) => {
+        /// Every series the exporter serves, and the registry that encodes them.
+        #[derive(Debug)]
+        pub struct Metrics {
+            registry: Registry,
+            $($field: $ty,)*
+        }
+
+        impl Metrics {
+            /// The metrics of host `host`, with nothing measured yet.
+            pub fn new(host: &str) -> Self {
+                let labels = [(Cow::Borrowed("host"), Cow::Owned(host.to_owned()))];
+                let mut registry = Registry::with_prefix_and_labels("memwall", labels.into_iter());
+                $(
+                    let $field = <$ty>::default();
+                    register(&mut registry, $name, $help, $unit, $field.clone());
+                )*
+                Self { registry, $($field,)* }
+            }
+        }
+    };
+}
+
+metrics! {
+    latency: Family<PointLabels, FloatGauge> = "load_latency", Some(Unit::Seconds),
+        "Time per dependent load (median of the interval's samples) at each watched working set";
+    dram: Lazy = "dram_latency", Some(Unit::Seconds), "Time per dependent load at the DRAM point";
+    effective_llc: Family<LevelLabels, Gauge> = "effective_llc", Some(Unit::Bytes),
+        "How far the last cache level behaves like cache, as the levels were last read";
+    declared_llc: Family<LevelLabels, Gauge> = "declared_llc", Some(Unit::Bytes),
+        "The largest data cache the OS declares";
+    steal: Lazy = "steal_ratio", None, "Share of CPU time the hypervisor stole over the last interval";
+    intervals: Counter = "intervals", None, "Intervals measured";
+    disturbed: Counter = "disturbed_intervals", None,
+        "Intervals in which a point ran above its fastest interval since the levels were read by more than its quiet noise";
+    probe_cpu: Counter<f64, AtomicU64> = "probe_cpu", Some(Unit::Seconds),
+        "CPU time spent probing: the intervals and the readings of the levels";
+    probe_duration: Lazy = "probe_duration", Some(Unit::Seconds), "Wall time the last interval's measurement took";
+    last_probe: Lazy = "last_probe_timestamp", Some(Unit::Seconds),
+        "When the last interval ended, in seconds since the Unix epoch";
+    levels_read: FloatGauge = "levels_read_timestamp", Some(Unit::Seconds),
+        "When the cache levels were last read, in seconds since the Unix epoch";
+}
+
+/// Registers one series, with its unit in the name where it has one.
+fn register(registry: &mut Registry, name: &str, help: &str, unit: Option<Unit>, metric: impl Metric) {
+    match unit {
+        Some(unit) => registry.register_with_unit(name, help, unit, metric),
+        None => registry.register(name, help, metric),
+    }
 }
 
 impl Metrics {
-    /// The metrics of host `host`, with nothing measured yet.
-    pub fn new(host: &str) -> Self {
-        let labels = [(Cow::Borrowed("host"), Cow::Owned(host.to_owned()))];
-        let mut registry = Registry::with_prefix_and_labels("memwall", labels.into_iter());
-        let m = Self {
-            registry: Registry::default(),
-            latency: Family::default(),
-            dram: Lazy::default(),
-            effective_llc: Family::default(),
-            declared_llc: Family::default(),
-            steal: Lazy::default(),
-            intervals: Counter::default(),
-            disturbed: Counter::default(),
-            probe_cpu: Counter::default(),
-            probe_duration: Lazy::default(),
-            last_probe: Lazy::default(),
-            levels_read: FloatGauge::default(),
-        };
-        let r = &mut registry;
-        r.register_with_unit(
-            "load_latency",
-            "Time per dependent load (median of the interval's samples) at each watched working set",
-            Unit::Seconds,
-            m.latency.clone(),
-        );
-        r.register_with_unit(
-            "dram_latency",
-            "Time per dependent load at the DRAM point",
-            Unit::Seconds,
-            m.dram.clone(),
-        );
-        r.register_with_unit(
-            "effective_llc",
-            "How far the last cache level behaves like cache, as the levels were last read",
-            Unit::Bytes,
-            m.effective_llc.clone(),
-        );
-        r.register_with_unit(
-            "declared_llc",
-            "The largest data cache the OS declares",
-            Unit::Bytes,
-            m.declared_llc.clone(),
-        );
-        r.register("steal_ratio", "Share of CPU time the hypervisor stole over the last interval", m.steal.clone());
-        r.register("intervals", "Intervals measured", m.intervals.clone());
-        r.register(
-            "disturbed_intervals",
-            "Intervals in which a point ran above its fastest interval since the levels were read by more than its quiet noise",
-            m.disturbed.clone(),
-        );
-        r.register_with_unit(
-            "probe_cpu",
-            "CPU time spent probing: the intervals and the readings of the levels",
-            Unit::Seconds,
-            m.probe_cpu.clone(),
-        );
-        r.register_with_unit(
-            "probe_duration",
-            "Wall time the last interval's measurement took",
-            Unit::Seconds,
-            m.probe_duration.clone(),
-        );
-        r.register_with_unit(
-            "last_probe_timestamp",
-            "When the last interval ended, in seconds since the Unix epoch",
-            Unit::Seconds,
-            m.last_probe.clone(),
-        );
-        r.register_with_unit(
-            "levels_read_timestamp",
-            "When the cache levels were last read, in seconds since the Unix epoch",
-            Unit::Seconds,
-            m.levels_read.clone(),
-        );
-        Self { registry, ..m }
-    }
-
     /// A reading of the levels: the last cache level as read (none: no series), the largest
     /// declared data cache, when, and the CPU time it took.
     pub fn levels_read(&self, last_cache: Option<&Level>, declared: Option<&Cache>, unix_s: f64, cpu_s: f64) {

@@ -1,8 +1,9 @@
 //! What the GROUP BY and join pages share, written once: a race's state as the page follows it
 //! (phase, each kernel's timed runs, the timer, errors), the hook that starts and cancels it in
-//! a worker, the bars that fill in run by run, the kernel checkboxes, the result's buttons, and
-//! the result as a browser report.
+//! a worker, the page's setup (its form, race and sizing), the bars that fill in run by run, the
+//! kernel checkboxes, the result's buttons, and the result as a browser report.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use memwall_report::{Report, Source, Summary};
@@ -14,6 +15,7 @@ use crate::chart::Bar;
 use crate::reports::browser_host;
 use crate::use_worker::{WorkerControl, use_worker};
 use crate::util::{self, group_digits};
+use crate::views::state::{ReportsAction, ViewsContext, use_views};
 use crate::worker::Message;
 
 /// A page's own results, folded from the messages only it gets.
@@ -194,15 +196,77 @@ impl<O: Outcome> Clone for Race<O> {
 }
 
 #[hook]
-pub fn use_race<O: Outcome>() -> Race<O> {
+fn use_race<O: Outcome>() -> Race<O> {
     let state = use_reducer(RaceState::<O>::default);
     let worker = use_worker::<Races>(state.dispatcher().to_callback().reform(|m| RaceAction::Message(Box::new(m))));
     Race { state, worker }
 }
 
+/// What a race page is built from: the second module's context, the page's form (as the URL
+/// set it), its race, and the caches the next race is sized by.
+pub struct RacePage<F: 'static, O: Outcome> {
+    pub views: ViewsContext,
+    pub form: UseStateHandle<F>,
+    pub race: Race<O>,
+    pub sizing: Rc<Sizing>,
+}
+
+#[hook]
+pub fn use_race_page<F: 'static, O: Outcome>(from_query: fn() -> F) -> RacePage<F, O> {
+    let views = use_views();
+    let form = use_state(from_query);
+    let race = use_race::<O>();
+    let sizing = Rc::new(Sizing::of(views.first_look.as_deref(), views.ladder_run.as_deref()));
+    RacePage { views, form, race, sizing }
+}
+
+impl<F: 'static, O: Outcome> RacePage<F, O> {
+    /// The run button (`label`; disabled on a form error or when `nothing` is chosen), and the
+    /// lines under the form: why it cannot run, what the race is doing, what it is sized by
+    /// (`sized_by_id`).
+    pub fn controls(
+        &self,
+        label: &'static str,
+        form_error: Option<String>,
+        nothing: bool,
+        sized_by_id: &'static str,
+    ) -> (Html, Html) {
+        let button = run_or_cancel(&self.race, label, form_error.is_some() || nothing);
+        let status = html! {
+            <>{ status_lines(&self.race, form_error) }{ sized_by_line(&self.race, &self.sizing, sized_by_id) }</>
+        };
+        (button, status)
+    }
+
+    /// Adds a report to the Reports tab.
+    pub fn add_report(&self) -> Callback<Report> {
+        self.views.reports.dispatcher().to_callback().reform(|r| ReportsAction::Add(Box::new(r)))
+    }
+}
+
+impl<F: Clone + 'static, O: Outcome> RacePage<F, O> {
+    /// The kernel checkboxes' toggle: a checked kernel's name (read by `parse`) leaves the form's
+    /// chosen set (`chosen`), an unchecked one joins it.
+    pub fn kernel_toggle<K: Ord + 'static>(
+        &self,
+        chosen: fn(&mut F) -> &mut BTreeSet<K>,
+        parse: fn(&str) -> Option<K>,
+    ) -> Callback<&'static str> {
+        let form = self.form.clone();
+        Callback::from(move |name: &'static str| {
+            let mut next = (*form).clone();
+            let kernels = chosen(&mut next);
+            if let Some(k) = parse(name).filter(|k| !kernels.remove(k)) {
+                kernels.insert(k);
+            }
+            form.set(next);
+        })
+    }
+}
+
 /// The race's button, the same on every race page: run (it submits the page's form) or cancel,
 /// keyed so that one replaces the other instead of becoming it (see the ladder's form).
-pub fn run_or_cancel<O: Outcome>(race: &Race<O>, label: &'static str, disabled: bool) -> Html {
+fn run_or_cancel<O: Outcome>(race: &Race<O>, label: &'static str, disabled: bool) -> Html {
     if race.worker.running() {
         let race = race.clone();
         html! { <button key="cancel" type="button" class="danger" onclick={Callback::from(move |_| race.cancel())}>{ "Cancel" }</button> }
@@ -212,7 +276,7 @@ pub fn run_or_cancel<O: Outcome>(race: &Race<O>, label: &'static str, disabled: 
 }
 
 /// Under a race's form: why the form cannot run, then what the race is doing.
-pub fn status_lines<O: Outcome>(race: &Race<O>, form_error: Option<String>) -> Html {
+fn status_lines<O: Outcome>(race: &Race<O>, form_error: Option<String>) -> Html {
     let phase = &race.state.phase;
     html! {
         <>
@@ -224,7 +288,7 @@ pub fn status_lines<O: Outcome>(race: &Race<O>, form_error: Option<String>) -> H
 
 /// The caches the race was sized by and where they came from; before any race, those the next
 /// one will be sized by (`planned`, from this page's ladders).
-pub fn sized_by_line<O: Outcome>(race: &Race<O>, planned: &Sizing, id: &'static str) -> Html {
+fn sized_by_line<O: Outcome>(race: &Race<O>, planned: &Sizing, id: &'static str) -> Html {
     let text = race.state.sized_by.clone().unwrap_or_else(|| planned.describe(sizing::clock_time));
     html! { <p class="muted small sized-by" {id}>{ text }</p> }
 }

@@ -260,14 +260,24 @@ pub fn run_in(
     let (result, build_ns, probe_ns) = match kernel {
         Kernel::Naive => phases(clock, || naive::build(build, scratch), |t| Ok(naive::probe(t, probe)))?,
         Kernel::Prefetch => phases(clock, || prefetch::build(build, scratch), |t| Ok(prefetch::probe(t, probe)))?,
+        // The partitioning kernels: each scatters the probe keys and probes a partition its own
+        // way, the partitions probed on the threads alike.
         Kernel::Partitioned => phases(
             clock,
             || partitioned::build(build, partitions, exec, scratch),
-            |t| partitioned::probe(t, probe, exec, scratch),
+            |t| {
+                let keys = partitioned::scatter_probe(t, probe, scratch)?;
+                Ok(partitioned::probe_tables(t, exec, keys, partitioned::probe_partition))
+            },
         )?,
-        Kernel::Tuned => {
-            phases(clock, || tuned::build(build, config, exec, scratch), |t| tuned::probe(t, probe, exec, scratch))?
-        }
+        Kernel::Tuned => phases(
+            clock,
+            || tuned::build(build, config, exec, scratch),
+            |t| {
+                let keys = tuned::scatter_probe(t, probe, exec, scratch)?;
+                Ok(partitioned::probe_tables(t, exec, keys, tuned::probe_partition))
+            },
+        )?,
         Kernel::Adaptive => return adaptive(build, probe, config, exec, scratch, clock),
     };
     let partitioned = matches!(kernel, Kernel::Partitioned | Kernel::Tuned);

@@ -68,19 +68,28 @@ pub(super) fn build<'m>(
             cursor[p] += 1;
         }
     }
-    let offsets = prefix_sums(&counts.iter().map(|&c| capacity_for(c)).collect::<Vec<_>>());
+    let offsets = table_offsets(&counts);
     let slots = slots_in(scratch, offsets[counts.len()])?;
     let rows = &*rows;
-    build_tables(slots, &offsets, exec, |table, p| {
-        clear(table);
-        for &[key, payload] in &rows[starts[p]..starts[p + 1]] {
-            if !insert(table, key as i64, hash(key as i64), payload) {
-                return Err(JoinError::DuplicateBuildKey(key as i64));
-            }
-        }
-        Ok(())
-    })?;
+    build_tables(slots, &offsets, exec, |table, p| fill_table(table, rows[starts[p]..starts[p + 1]].iter().copied()))?;
     Ok(Tables { bits, slots, offsets, sentinel })
+}
+
+/// Where each partition's table starts in the one array of them all, for `counts` build rows
+/// per partition: `offsets[p]..offsets[p + 1]`.
+pub(super) fn table_offsets(counts: &[usize]) -> Vec<usize> {
+    prefix_sums(&counts.iter().map(|&c| capacity_for(c)).collect::<Vec<_>>())
+}
+
+/// Empties `table` and inserts `rows` (key, payload), refusing a duplicate key.
+pub(super) fn fill_table(table: &mut [Slot], rows: impl Iterator<Item = [u64; 2]>) -> Result<(), JoinError> {
+    clear(table);
+    for [key, payload] in rows {
+        if !insert(table, key as i64, hash(key as i64), payload) {
+            return Err(JoinError::DuplicateBuildKey(key as i64));
+        }
+    }
+    Ok(())
 }
 
 /// Fills every partition's table (`slots[offsets[p]..offsets[p + 1]]`) with `fill(table, p)`,
@@ -110,12 +119,19 @@ pub(super) fn build_tables<'m>(
     Ok(slots)
 }
 
-pub(super) fn probe(
+/// Probe keys by partition, partition `p`'s at `keys[starts[p]..starts[p + 1]]`.
+pub(super) struct ProbeKeys<'m> {
+    starts: Vec<usize>,
+    keys: &'m [u64],
+}
+
+/// This kernel's probe keys scattered by partition (both passes, a histogram then the copy),
+/// and the matches of the keys equal to [`EMPTY`], probed against the sentinel instead.
+pub(super) fn scatter_probe<'m>(
     tables: &Tables<'_>,
     probe: &[i64],
-    exec: &dyn Executor,
-    scratch: &Scratch<'_>,
-) -> Result<Matches, JoinError> {
+    scratch: &'m Scratch<'_>,
+) -> Result<(ProbeKeys<'m>, Matches), JoinError> {
     let partitions = tables.offsets.len() - 1;
     let mut counts = vec![0usize; partitions];
     let mut matches = Matches::default();
@@ -136,29 +152,35 @@ pub(super) fn probe(
             cursor[p] += 1;
         }
     }
-    let keys = &*keys;
-    Ok(probe_tables(tables, exec, |p| &keys[starts[p]..starts[p + 1]]).merge(matches))
+    Ok((ProbeKeys { starts, keys }, matches))
 }
 
-/// Probes every partition's table with its keys, `keys_of(p)`, ranges of partitions on the
-/// executor's threads.
-pub(super) fn probe_tables<'k>(
+/// This kernel's probe of partition `p`: its keys in order against its `table`.
+#[inline(always)]
+pub(super) fn probe_partition(keys: &ProbeKeys<'_>, p: usize, table: &[Slot], matches: &mut Matches) {
+    for &key in &keys.keys[keys.starts[p]..keys.starts[p + 1]] {
+        matches.probe(table, key as i64, hash(key as i64));
+    }
+}
+
+/// The probe every partitioning kernel ends with: each partition's keys (`keys`, as the kernel
+/// scattered them, with the matches of the keys it kept apart) against its table by
+/// `probe_partition`, ranges of partitions on the executor's threads, the matches summed.
+pub(super) fn probe_tables<K: Sync>(
     tables: &Tables<'_>,
     exec: &dyn Executor,
-    keys_of: impl Fn(usize) -> &'k [u64] + Sync,
+    (keys, matches): (K, Matches),
+    probe_partition: impl Fn(&K, usize, &[Slot], &mut Matches) + Sync,
 ) -> Matches {
     let partitions = tables.offsets.len() - 1;
     let parts = exec::map(exec, task_ranges(partitions, exec), |_, range| {
         let mut matches = Matches::default();
         for p in range {
-            let table = &tables.slots[tables.offsets[p]..tables.offsets[p + 1]];
-            for &key in keys_of(p) {
-                matches.probe(table, key as i64, hash(key as i64));
-            }
+            probe_partition(&keys, p, &tables.slots[tables.offsets[p]..tables.offsets[p + 1]], &mut matches);
         }
         matches
     });
-    parts.into_iter().fold(Matches::default(), Matches::merge)
+    parts.into_iter().fold(matches, Matches::merge)
 }
 
 /// An upper bound of the scratch: the scattered build rows, the tables (each at most four

@@ -15,8 +15,8 @@
 
 use core::ops::Range;
 
-use super::partitioned::{Tables, build_tables, task_ranges};
-use super::table::{EMPTY, Matches, Sentinel, capacity_for, clear, hash, insert, partition_of_hash, slots_in};
+use super::partitioned::{Tables, build_tables, fill_table, table_offsets};
+use super::table::{EMPTY, Matches, Sentinel, Slot, hash, partition_of_hash, slots_in};
 use super::{BuildRow, JoinConfig, JoinError};
 use crate::arch::{Line, prefetch, stream_fence, stream_line};
 use crate::exec::{self, Executor};
@@ -39,7 +39,7 @@ pub(super) fn partitions(build_keys: usize, config: &JoinConfig) -> Option<u32> 
 
 /// Rows scattered by partition: chunk `c`'s rows of partition `p` are the words
 /// `segments[c * partitions + p]` of `words`.
-struct Scattered<'m> {
+pub(super) struct Scattered<'m> {
     words: &'m [u64],
     segments: Vec<Range<usize>>,
     partitions: usize,
@@ -147,55 +147,42 @@ pub(super) fn build<'m>(
     }
     let rows = scatter(build, |row| row.key, |row| [row.key as u64, row.payload], bits, exec, scratch)?;
     let counts: Vec<usize> = (0..partitions).map(|p| rows.of(p).map(|s| s.len() / 2).sum()).collect();
-    let mut offsets = Vec::with_capacity(partitions + 1);
-    offsets.push(0);
-    for &count in &counts {
-        offsets.push(offsets[offsets.len() - 1] + capacity_for(count));
-    }
+    let offsets = table_offsets(&counts);
     let slots = slots_in(scratch, offsets[partitions])?;
     let slots = build_tables(slots, &offsets, exec, |table, p| {
-        clear(table);
-        for segment in rows.of(p) {
-            for &[key, payload] in segment.as_chunks::<2>().0 {
-                if !insert(table, key as i64, hash(key as i64), payload) {
-                    return Err(JoinError::DuplicateBuildKey(key as i64));
-                }
-            }
-        }
-        Ok(())
+        fill_table(table, rows.of(p).flat_map(|segment| segment.as_chunks::<2>().0.iter().copied()))
     })?;
     Ok(Tables { bits, slots, offsets, sentinel })
 }
 
-pub(super) fn probe(
+/// This kernel's probe keys, scattered as the build rows were, and the matches of the keys equal
+/// to [`EMPTY`], probed against the sentinel instead.
+pub(super) fn scatter_probe<'m>(
     tables: &Tables<'_>,
     probe: &[i64],
     exec: &dyn Executor,
-    scratch: &Scratch<'_>,
-) -> Result<Matches, JoinError> {
+    scratch: &'m Scratch<'_>,
+) -> Result<(Scattered<'m>, Matches), JoinError> {
     let mut matches = Matches::default();
     for &key in probe.iter().filter(|&&key| key as u64 == EMPTY) {
         tables.sentinel.probe(key, &mut matches);
     }
-    let keys = scatter(probe, |&key| key, |&key| [key as u64], tables.bits, exec, scratch)?;
-    let partitions = tables.offsets.len() - 1;
-    let parts = exec::map(exec, task_ranges(partitions, exec), |_, range| {
-        let mut matches = Matches::default();
-        for p in range {
-            let table = &tables.slots[tables.offsets[p]..tables.offsets[p + 1]];
-            let mask = table.len() - 1;
-            for segment in keys.of(p) {
-                for (i, &key) in segment.iter().enumerate() {
-                    if let Some(&ahead) = segment.get(i + AHEAD) {
-                        prefetch(&table[hash(ahead as i64) as usize & mask]);
-                    }
-                    matches.probe(table, key as i64, hash(key as i64));
-                }
+    Ok((scatter(probe, |&key| key, |&key| [key as u64], tables.bits, exec, scratch)?, matches))
+}
+
+/// This kernel's probe of partition `p`: its keys against its `table`, the slot [`AHEAD`] keys
+/// on prefetched.
+#[inline(always)]
+pub(super) fn probe_partition(keys: &Scattered<'_>, p: usize, table: &[Slot], matches: &mut Matches) {
+    let mask = table.len() - 1;
+    for segment in keys.of(p) {
+        for (i, &key) in segment.iter().enumerate() {
+            if let Some(&ahead) = segment.get(i + AHEAD) {
+                prefetch(&table[hash(ahead as i64) as usize & mask]);
             }
+            matches.probe(table, key as i64, hash(key as i64));
         }
-        matches
-    });
-    Ok(parts.into_iter().fold(matches, Matches::merge))
+    }
 }
 
 /// An upper bound of the scratch: both scatters (each row's words, a line of padding per

@@ -23,15 +23,13 @@ use self::form::Form;
 use self::job::{GroupByJob, Task};
 use self::radix_viz::RadixViz;
 use super::protocol::{RaceJob, RaceMessage};
-use super::race::{
-    Outcome, Race, error_alert, kernel_checks, result_buttons, run_or_cancel, sized_by_line, status_lines, use_race,
-};
+use super::race::{Outcome, Race, RacePage, error_alert, kernel_checks, result_buttons, use_race_page};
 use super::sizing::{Sizing, measured_caches};
 use crate::chart::{self, BarChart, format_number};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
 use crate::util::group_digits;
-use crate::views::state::{ReportsAction, ViewsContext, use_views};
+use crate::views::state::ViewsContext;
 
 /// What a GROUP BY race and sweep leave.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -125,25 +123,21 @@ pub struct Props {
 
 #[function_component(GroupByPage)]
 pub fn groupby_page(props: &Props) -> Html {
-    let races = use_views();
-    let form = use_state(Form::from_query);
-    let race = use_race::<Results>();
+    let page = use_race_page::<Form, Results>(Form::from_query);
+    let RacePage { views: races, form, race, sizing } = &page;
     let running = race.worker.running();
     let state = race.state.clone();
-    let sizing = Rc::new(Sizing::of(races.first_look.as_deref(), races.ladder_run.as_deref()));
-    let form_error = form.data(&sizing).err();
+    let form_error = form.data(sizing).err();
     let on_race = {
-        let (race, form, sizing) = (race.clone(), (*form).clone(), sizing.clone());
+        let (race, form, sizing) = (race.clone(), (**form).clone(), sizing.clone());
         Callback::from(move |()| start(&race, &form, &sizing, false))
     };
     let on_cancel = {
         let race = race.clone();
         Callback::from(move |_| race.cancel())
     };
-    let race_button = run_or_cancel(&race, "Run the race", form_error.is_some() || form.kernels.is_empty());
-    let error = error_alert(&race);
-    let status =
-        html! { <>{ status_lines(&race, form_error) }{ sized_by_line(&race, &sizing, "groupby-sized-by") }</> };
+    let (race_button, status) = page.controls("Run the race", form_error, form.kernels.is_empty(), "groupby-sized-by");
+    let error = error_alert(race);
     let result = state.outcome.result.as_ref();
 
     if props.compact {
@@ -154,7 +148,7 @@ pub fn groupby_page(props: &Props) -> Html {
                 </form>
                 <p class="muted small">{ format!("aggregates: {} ({})", form.aggregates, form.value_type) }</p>
                 { status }{ for error }
-                { race_chart(&race, &form.keys, "groupby-race-embed", races.palette) }
+                { race_chart(race, &form.keys, "groupby-race-embed", races.palette) }
                 if let Some(line) = result.and_then(summary::totals_line) { <p class="totals-line">{ line }</p> }
             </div>
         };
@@ -172,19 +166,19 @@ pub fn groupby_page(props: &Props) -> Html {
                 <h1>{ "SELECT key, count(*) … GROUP BY key" }</h1>
                 <p>{ "With millions of distinct keys, one big hash table is far larger than any cache, and nearly every row waits for DRAM. Radix partitioning hashes each key once, scatters it into thousands of small partitions, and aggregates each in a table that fits in cache: more work, less waiting. The same kernels the native memwall runs, compiled to WebAssembly, race here on one core." }</p>
             </div>
-            { data_card(&form, running, race_button, on_race, status) }
+            { data_card(&page, running, race_button, on_race, status) }
             { for error }
             <div class="card">
-                { race_chart(&race, &form.keys, "groupby-race", races.palette) }
+                { race_chart(race, &form.keys, "groupby-race", races.palette) }
                 { for result.map(results::race_table) }
                 { for result.map(agg_choice::totals_table) }
                 if result.is_some() {
-                    { result_buttons(&race, ("groupby-race", "memwall-groupby-race.svg"), "memwall-browser-groupby.json", "Compare in Reports", report.clone(), races.reports.dispatcher().to_callback().reform(|r| ReportsAction::Add(Box::new(r)))) }
+                    { result_buttons(race, ("groupby-race", "memwall-groupby-race.svg"), "memwall-browser-groupby.json", "Compare in Reports", report.clone(), page.add_report()) }
                 }
                 if let Some(n) = &state.notice { <p class="notice" role="status">{ n.clone() }</p> }
             </div>
-            { viz_card(&form, &sizing, &races) }
-            { sweep_card(&race, &form, &sizing, on_cancel, races.palette) }
+            { viz_card(form, sizing, races) }
+            { sweep_card(race, form, sizing, on_cancel, races.palette) }
             <EmbedPanel kind="groupby" params={form.embed_params()} report={report.map(Rc::new)} />
         </>
     }
@@ -192,12 +186,13 @@ pub fn groupby_page(props: &Props) -> Html {
 
 /// The data, the kernels and the aggregates to race, and the race's button.
 fn data_card(
-    form: &UseStateHandle<Form>,
+    page: &RacePage<Form, Results>,
     running: bool,
     race_button: Html,
     on_race: Callback<()>,
     status: Html,
 ) -> Html {
+    let form = &page.form;
     let set = |change: fn(&mut Form, String)| {
         let form = form.clone();
         Callback::from(move |value: String| {
@@ -213,16 +208,7 @@ fn data_card(
     };
     let on_skew = set(|f, v| f.skew = v)
         .reform(|e: Event| chart::target::<web_sys::HtmlSelectElement>(&e).map(|s| s.value()).unwrap_or_default());
-    let on_kernel = {
-        let form = form.clone();
-        Callback::from(move |name: &'static str| {
-            let mut next = (*form).clone();
-            if let Some(k) = Kernel::parse(name).filter(|k| !next.kernels.remove(k)) {
-                next.kernels.insert(k);
-            }
-            form.set(next);
-        })
-    };
+    let on_kernel = page.kernel_toggle(|f| &mut f.kernels, Kernel::parse);
     let kernels: Vec<_> = Kernel::ALL.iter().map(|k| (k.name(), k.description(), form.kernels.contains(k))).collect();
     html! {
         <div class="card">

@@ -16,15 +16,12 @@ use yew::prelude::*;
 use self::compare::compare_view;
 use super::partition_view::PartitionView;
 use super::protocol::{RaceJob, RaceMessage};
-use super::race::{
-    Outcome, Race, error_alert, kernel_checks, result_buttons, run_or_cancel, sized_by_line, status_lines, use_race,
-};
+use super::race::{Outcome, Race, RacePage, error_alert, kernel_checks, result_buttons, use_race_page};
 use super::sizing::Sizing;
 use crate::chart::{self, BarChart, format_number};
 use crate::embed::EmbedPanel;
 use crate::theme::Palette;
 use crate::util::{self, group_digits};
-use crate::views::state::{ReportsAction, use_views};
 
 /// The partition count, and build keys and probe rows per partition.
 type Split = (u32, Rc<Vec<u32>>, Rc<Vec<u32>>);
@@ -114,24 +111,19 @@ pub struct Props {
 
 #[function_component(JoinPage)]
 pub fn join_page(props: &Props) -> Html {
-    let races = use_views();
-    let form = use_state(Form::from_query);
-    let race = use_race::<Results>();
+    let page = use_race_page::<Form, Results>(Form::from_query);
+    let RacePage { views: races, form, race, sizing } = &page;
     let state = race.state.clone();
     let running = race.worker.running();
-    let sizing = Sizing::of(races.first_look.as_deref(), races.ladder_run.as_deref());
-    let form_error = form.job(&sizing).err();
-    let status =
-        html! { <>{ status_lines(&race, form_error.clone()) }{ sized_by_line(&race, &sizing, "join-sized-by") }</> };
+    let (button, status) = page.controls("Run the join", form.job(sizing).err(), false, "join-sized-by");
     let on_run = {
-        let (race, form) = (race.clone(), (*form).clone());
+        let (race, form, sizing) = (race.clone(), (**form).clone(), sizing.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             start(&race, &form, &sizing);
         })
     };
-    let button = run_or_cancel(&race, "Run the join", form_error.is_some());
-    let error = error_alert(&race);
+    let error = error_alert(race);
     let palette = races.palette;
     if props.compact {
         return html! {
@@ -141,26 +133,26 @@ pub fn join_page(props: &Props) -> Html {
                     <span class="muted">{ format!("{} build keys, {} probe rows, miss rate {}", form.build, form.probe, form.miss) }</span>
                 </form>
                 { status.clone() }{ for error.clone() }
-                { race_chart(&race, palette, "join-race-embed") }
+                { race_chart(race, palette, "join-race-embed") }
             </div>
         };
     }
     let result = state.outcome.result.as_ref();
     let report = result.map(|join| state.report(|report| report.join = Some(join.clone())));
-    let embed_params = embed_params(&form);
+    let embed_params = embed_params(form);
     html! {
         <>
             <div class="intro">
                 <h1>{ "SELECT … FROM probe JOIN build USING (key)" }</h1>
                 <p>{ "A hash join builds a table over the smaller side and looks up every row of the larger one. Once that table outgrows the caches, every probe waits for DRAM; partitioning both sides by hash keeps each table in cache. The same kernels the native memwall runs, compiled to WebAssembly, race here on one core." }</p>
             </div>
-            { form_card(&form, running, button, on_run, status) }
+            { form_card(&page, running, button, on_run, status) }
             { for error }
             <div class="card">
-                { race_chart(&race, palette, "join-race") }
+                { race_chart(race, palette, "join-race") }
                 { for result.map(table::table) }
                 if let Some(join) = result {
-                    { result_buttons(&race, ("join-race", "memwall-join-race.svg"), "memwall-browser-join.json", "Add to Reports", report.clone(), races.reports.dispatcher().to_callback().reform(|r| ReportsAction::Add(Box::new(r)))) }
+                    { result_buttons(race, ("join-race", "memwall-join-race.svg"), "memwall-browser-join.json", "Add to Reports", report.clone(), page.add_report()) }
                     { compare_view(join, &races.reports.reports) }
                 }
                 if let Some(n) = &state.notice { <p class="notice" role="status">{ n.clone() }</p> }
@@ -173,12 +165,13 @@ pub fn join_page(props: &Props) -> Html {
 
 /// The sides, the kernels and the run button.
 fn form_card(
-    form: &UseStateHandle<Form>,
+    page: &RacePage<Form, Results>,
     running: bool,
     button: Html,
     on_run: Callback<SubmitEvent>,
     status: Html,
 ) -> Html {
+    let form = &page.form;
     let on_text = |change: fn(&mut Form, String)| {
         let form = form.clone();
         Callback::from(move |e: InputEvent| {
@@ -187,16 +180,7 @@ fn form_card(
             form.set(next);
         })
     };
-    let on_kernel = {
-        let form = form.clone();
-        Callback::from(move |name: &'static str| {
-            let mut next = (*form).clone();
-            if let Some(k) = Kernel::parse(name).filter(|k| !next.kernels.remove(k)) {
-                next.kernels.insert(k);
-            }
-            form.set(next);
-        })
-    };
+    let on_kernel = page.kernel_toggle(|f| &mut f.kernels, Kernel::parse);
     let kernels: Vec<_> = Kernel::ALL.iter().map(|k| (k.name(), k.description(), form.kernels.contains(k))).collect();
     html! {
         <div class="card">

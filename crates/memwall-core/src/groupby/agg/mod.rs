@@ -264,14 +264,45 @@ mod tests {
         for v in [0.0, f64::NAN, -0.0, 3.5, f64::NEG_INFINITY] {
             state.update(v);
         }
-        assert!(state.max.is_nan());
-        assert_eq!(state.min, f64::NEG_INFINITY);
+        assert!(state.part.max.is_nan());
+        assert_eq!(state.part.min, f64::NEG_INFINITY);
         let mut zeros = MinMax::<f64>::EMPTY;
         [0.0, -0.0].into_iter().for_each(|v| zeros.update(v));
-        assert!(zeros.min.is_sign_negative() && zeros.max.is_sign_positive());
+        assert!(zeros.part.min.is_sign_negative() && zeros.part.max.is_sign_positive());
         let mut ints = Full::<i64>::EMPTY;
         [5, i64::MIN, i64::MAX].into_iter().for_each(|v| ints.update(v));
-        assert_eq!((ints.min, ints.max, ints.count), (i64::MIN, i64::MAX, 3));
+        assert_eq!((ints.part.1.min, ints.part.1.max, ints.count), (i64::MIN, i64::MAX, 3));
+    }
+
+    /// `rows` split at every point and the two parts' states merged: the state of all the rows,
+    /// an empty part on either side changing nothing.
+    fn merges_as_one<S: State<Value = V>, V: Copy>(rows: &[V]) {
+        let of = |rows: &[V]| {
+            let mut state = S::EMPTY;
+            rows.iter().for_each(|&v| state.update(v));
+            state
+        };
+        let whole = of(rows);
+        for at in 0..=rows.len() {
+            let mut merged = of(&rows[..at]);
+            merged.merge(&of(&rows[at..]));
+            assert_eq!(merged, whole, "split at {at}");
+        }
+    }
+
+    #[test]
+    fn split_states_merge_into_the_whole() {
+        let ints = [7, i64::MIN, 0, i64::MAX, -3, 7];
+        merges_as_one::<Sum<i64>, _>(&ints);
+        merges_as_one::<MinMax<i64>, _>(&ints);
+        merges_as_one::<Full<i64, true>, _>(&ints);
+        // Float sums merge exactly only where the parts' sums round alike: small integers do.
+        let floats = [2.0, -0.0, 0.0, f64::NEG_INFINITY, 5.0, -1.0];
+        merges_as_one::<MinMax<f64>, _>(&floats);
+        merges_as_one::<Full<f64>, _>(&[2.0, 3.0, -1.0, 8.0]);
+        let mut full = Full::<i64>::EMPTY;
+        [4, -2, 9].into_iter().for_each(|v| full.update(v));
+        assert_eq!((full.count, full.part.0.sum, full.part.1.min, full.part.1.max), (3, [11, 0], -2, 9));
     }
 
     #[test]
@@ -315,7 +346,7 @@ mod tests {
                 exact.add(v);
             });
             let bound = (n - 1) as f64 * f64::EPSILON * values.iter().map(|v| v.abs()).sum::<f64>();
-            assert!((state.sum - exact.value()).abs() <= bound, "{n}: {} vs {}", state.sum, exact.value());
+            assert!((state.part.sum - exact.value()).abs() <= bound, "{n}: {} vs {}", state.part.sum, exact.value());
         }
     }
 }

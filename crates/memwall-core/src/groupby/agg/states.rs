@@ -195,139 +195,148 @@ impl State for Count {
     }
 }
 
-/// count and sum (and so avg).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-/// `AVG`: whether the query asks for avg, whose total (an exact float sum per group, on top of
-/// an `i128`-to-`f64` conversion and a division) is worth skipping when it does not:
-/// `memwall groupby --preset clickbench --kernel tuned --runs 5 --agg sum --phases` read emit
-/// 3.64 ns/row and 13.65 ns/row in all with it, 2.21 and 12.38 without (Zen 4 guest, load ~3.7).
-pub(crate) struct Sum<V: Num, const AVG: bool = false> {
-    pub(super) count: u64,
-    pub(super) sum: V::Sum,
+/// What a valued state keeps beside its count: a sum, a min and max, or both (a pair of parts).
+/// Each part is told the group's count so far, which [`Valued`] keeps once for all its parts.
+pub(crate) trait Part: Copy + Send + Sync + PartialEq + core::fmt::Debug + 'static {
+    type Value: Num;
+    const EMPTY: Self;
+    /// As [`State::MERGES_EXACTLY`].
+    const MERGES_EXACTLY: bool;
+    /// Adds `v`, the row after the group's first `count`.
+    fn update(&mut self, count: u64, v: Self::Value);
+    /// Takes in another part of the same group (`other_count` rows), before the counts are added.
+    fn merge(&mut self, count: u64, other: &Self, other_count: u64);
+    /// Hands the complete group's aggregates (`count` rows) to `groups`.
+    fn fold(&self, key: i64, count: u64, groups: &mut Groups);
 }
 
-impl<V: Num, const AVG: bool> State for Sum<V, AVG> {
-    type Value = V;
+/// A group's count and its parts: [`Sum`], [`MinMax`] or [`Full`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Valued<P> {
+    pub(super) count: u64,
+    pub(super) part: P,
+}
+
+/// count and sum (and so avg).
+pub(crate) type Sum<V, const AVG: bool = false> = Valued<Summed<V, AVG>>;
+/// count, min and max.
+pub(crate) type MinMax<V> = Valued<Extremes<V>>;
+/// count, sum, min and max.
+pub(crate) type Full<V, const AVG: bool = false> = Valued<(Summed<V, AVG>, Extremes<V>)>;
+
+impl<P: Part> State for Valued<P> {
+    type Value = P::Value;
     const WORDS: usize = 2;
-    const VALUE_TYPE: Option<ValueType> = Some(V::TYPE);
-    const EMPTY: Self = Self { count: 0, sum: V::ZERO_SUM };
-    const MERGES_EXACTLY: bool = V::EXACT_SUM;
+    const VALUE_TYPE: Option<ValueType> = Some(<P::Value as Num>::TYPE);
+    const EMPTY: Self = Self { count: 0, part: P::EMPTY };
+    const MERGES_EXACTLY: bool = P::MERGES_EXACTLY;
 
     #[inline(always)]
     fn count(&self) -> u64 {
         self.count
     }
     #[inline(always)]
-    fn update(&mut self, v: V) {
+    fn update(&mut self, v: P::Value) {
+        self.part.update(self.count, v);
         self.count += 1;
-        V::add(&mut self.sum, v);
     }
     fn merge(&mut self, other: &Self) {
+        self.part.merge(self.count, &other.part, other.count);
         self.count += other.count;
-        V::add_sum(&mut self.sum, other.sum);
     }
     fn fold(&self, key: i64, groups: &mut Groups) {
         groups.add(key, self.count);
-        V::fold_sum(groups, key, self.count, self.sum, AVG);
+        self.part.fold(key, self.count, groups);
     }
 }
 
-/// count, min and max.
+/// A sum; `AVG`: whether the query asks for avg, whose total (an exact float sum per group, on
+/// top of an `i128`-to-`f64` conversion and a division) is worth skipping when it does not:
+/// `memwall groupby --preset clickbench --kernel tuned --runs 5 --agg sum --phases` read emit
+/// 3.64 ns/row and 13.65 ns/row in all with it, 2.21 and 12.38 without (Zen 4 guest, load ~3.7).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct MinMax<V: Num> {
-    pub(super) count: u64,
+pub(crate) struct Summed<V: Num, const AVG: bool> {
+    pub(super) sum: V::Sum,
+}
+
+impl<V: Num, const AVG: bool> Part for Summed<V, AVG> {
+    type Value = V;
+    const EMPTY: Self = Self { sum: V::ZERO_SUM };
+    const MERGES_EXACTLY: bool = V::EXACT_SUM;
+
+    #[inline(always)]
+    fn update(&mut self, _: u64, v: V) {
+        V::add(&mut self.sum, v);
+    }
+    #[inline(always)]
+    fn merge(&mut self, _: u64, other: &Self, _: u64) {
+        V::add_sum(&mut self.sum, other.sum);
+    }
+    #[inline(always)]
+    fn fold(&self, key: i64, count: u64, groups: &mut Groups) {
+        V::fold_sum(groups, key, count, self.sum, AVG);
+    }
+}
+
+/// A min and a max.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Extremes<V: Num> {
     pub(super) min: V,
     pub(super) max: V,
 }
 
-impl<V: Num> MinMax<V> {
-    #[inline(always)]
-    fn update_min_max(count: u64, min: &mut V, max: &mut V, v: V) {
-        // The first row (count still 0) replaces the zero bits of an empty state.
-        if count == 0 || V::below(v, *min) {
-            *min = v;
-        }
-        if count == 0 || V::below(*max, v) {
-            *max = v;
-        }
-    }
-}
-
-impl<V: Num> MinMax<V> {
-    /// Takes in another part's min and max (`other_count` rows), before the counts are added.
-    fn merge_min_max(count: u64, min: &mut V, max: &mut V, other_count: u64, other_min: V, other_max: V) {
-        if other_count == 0 {
-            return;
-        }
-        if count == 0 || V::below(other_min, *min) {
-            *min = other_min;
-        }
-        if count == 0 || V::below(*max, other_max) {
-            *max = other_max;
-        }
-    }
-}
-
-impl<V: Num> State for MinMax<V> {
+impl<V: Num> Part for Extremes<V> {
     type Value = V;
-    const WORDS: usize = 2;
-    const VALUE_TYPE: Option<ValueType> = Some(V::TYPE);
-    const EMPTY: Self = Self { count: 0, min: V::ZERO, max: V::ZERO };
+    const EMPTY: Self = Self { min: V::ZERO, max: V::ZERO };
     const MERGES_EXACTLY: bool = true;
 
     #[inline(always)]
-    fn count(&self) -> u64 {
-        self.count
+    fn update(&mut self, count: u64, v: V) {
+        // The first row (count still 0) replaces the zero bits of an empty state.
+        if count == 0 || V::below(v, self.min) {
+            self.min = v;
+        }
+        if count == 0 || V::below(self.max, v) {
+            self.max = v;
+        }
     }
     #[inline(always)]
-    fn update(&mut self, v: V) {
-        Self::update_min_max(self.count, &mut self.min, &mut self.max, v);
-        self.count += 1;
+    fn merge(&mut self, count: u64, other: &Self, other_count: u64) {
+        if other_count == 0 {
+            return;
+        }
+        if count == 0 || V::below(other.min, self.min) {
+            self.min = other.min;
+        }
+        if count == 0 || V::below(self.max, other.max) {
+            self.max = other.max;
+        }
     }
-    fn merge(&mut self, other: &Self) {
-        Self::merge_min_max(self.count, &mut self.min, &mut self.max, other.count, other.min, other.max);
-        self.count += other.count;
-    }
-    fn fold(&self, key: i64, groups: &mut Groups) {
-        groups.add(key, self.count);
+    #[inline(always)]
+    fn fold(&self, key: i64, _: u64, groups: &mut Groups) {
         V::fold_min_max(groups, key, self.min, self.max);
     }
 }
 
-/// count, sum, min and max.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Full<V: Num, const AVG: bool = false> {
-    pub(super) count: u64,
-    pub(super) sum: V::Sum,
-    pub(super) min: V,
-    pub(super) max: V,
-}
-
-impl<V: Num, const AVG: bool> State for Full<V, AVG> {
-    type Value = V;
-    const WORDS: usize = 2;
-    const VALUE_TYPE: Option<ValueType> = Some(V::TYPE);
-    const EMPTY: Self = Self { count: 0, sum: V::ZERO_SUM, min: V::ZERO, max: V::ZERO };
-    const MERGES_EXACTLY: bool = V::EXACT_SUM;
+/// Both parts, of one value column, in this order.
+impl<A: Part, B: Part<Value = A::Value>> Part for (A, B) {
+    type Value = A::Value;
+    const EMPTY: Self = (A::EMPTY, B::EMPTY);
+    const MERGES_EXACTLY: bool = A::MERGES_EXACTLY && B::MERGES_EXACTLY;
 
     #[inline(always)]
-    fn count(&self) -> u64 {
-        self.count
+    fn update(&mut self, count: u64, v: A::Value) {
+        self.0.update(count, v);
+        self.1.update(count, v);
     }
     #[inline(always)]
-    fn update(&mut self, v: V) {
-        MinMax::update_min_max(self.count, &mut self.min, &mut self.max, v);
-        self.count += 1;
-        V::add(&mut self.sum, v);
+    fn merge(&mut self, count: u64, other: &Self, other_count: u64) {
+        self.0.merge(count, &other.0, other_count);
+        self.1.merge(count, &other.1, other_count);
     }
-    fn merge(&mut self, other: &Self) {
-        MinMax::merge_min_max(self.count, &mut self.min, &mut self.max, other.count, other.min, other.max);
-        self.count += other.count;
-        V::add_sum(&mut self.sum, other.sum);
-    }
-    fn fold(&self, key: i64, groups: &mut Groups) {
-        groups.add(key, self.count);
-        V::fold_sum(groups, key, self.count, self.sum, AVG);
-        V::fold_min_max(groups, key, self.min, self.max);
+    #[inline(always)]
+    fn fold(&self, key: i64, count: u64, groups: &mut Groups) {
+        self.0.fold(key, count, groups);
+        self.1.fold(key, count, groups);
     }
 }
