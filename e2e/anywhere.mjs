@@ -247,6 +247,9 @@ if (ENGINE !== "chromium") {
   });
 }
 
+/** Issue 49: the browser's GROUP BY within this factor of native's, tuned and adaptive. */
+const GROUPBY_RATIO_GOAL = 1.5;
+
 if (ENGINE === "chromium") {
   await test("browser against native, one run each: the ladder at 256 MiB and tuned and adaptive GROUP BY on the small preset", async () => {
     const tab = await browser.open();
@@ -264,7 +267,9 @@ if (ENGINE === "chromium") {
       // The best of each side's runs too: on a shared VM, load only ever adds time.
       const [bBest, nBest] = [groupbyBrowser.best[kernel], groupbyNative.best[kernel]];
       summary.ratios[`groupby_${kernel}_small`] = { browser_ns_per_row: b, native_ns_per_row: n, ratio: b / n, best_ratio: bBest / nBest };
-      console.log(`     GROUP BY ${kernel}, small preset, one thread: browser ${b.toFixed(2)} ns/row, native ${n.toFixed(2)} ns/row: ${(b / n).toFixed(2)}x (medians of 3 runs; best runs ${bBest.toFixed(2)} and ${nBest.toFixed(2)}: ${(bBest / nBest).toFixed(2)}x)`);
+      // Issue 49's goal, printed and not asserted: the ratio moves with the VM's load.
+      const goal = b / n <= GROUPBY_RATIO_GOAL ? "goal met" : "goal not met";
+      console.log(`     GROUP BY ${kernel}, small preset, one thread: browser ${b.toFixed(2)} ns/row, native ${n.toFixed(2)} ns/row: ${(b / n).toFixed(2)}x (medians of 3 runs; best runs ${bBest.toFixed(2)} and ${nBest.toFixed(2)}: ${(bBest / nBest).toFixed(2)}x; ${goal}: at most ${GROUPBY_RATIO_GOAL}x)`);
       expect(b > 0 && n > 0, `a ${kernel} figure is missing`);
     }
     console.log(`     browser: ${groupbyBrowser.sizedBy} native: sized by ${groupbyNative.caches ?? "(not named)"}`);

@@ -77,10 +77,11 @@ pub fn stream_line(dst: &mut Line, src: &Line) {
 ///
 /// Where a 64x64->128-bit multiply is one instruction (64-bit targets), one folded multiply:
 /// the product's halves xor-ed. wasm32 has only 64-bit multiplies, so there a 128-bit product
-/// is a library call (the tuned kernel ran 30% slower in Chromium with it); murmur3's
-/// finalizer, two plain 64-bit multiplies, is cheaper there, and natively ~20% slower than the
-/// folded multiply. Which mix a target uses changes which partition a key lands in, never a
-/// result.
+/// is a library call (the tuned kernel ran 30% slower in Chromium with it); there [`xmx64`],
+/// one plain multiply between two xor-shifts, is cheaper still than murmur3's finalizer
+/// ([`fmix64`], two multiplies): tuned's per-partition aggregation of the small preset took
+/// 6.2 ns/row in Chromium at best against 7.4 (docs/results/wasm-phases-hash-ab-epyc-2vcpu-kvm.txt,
+/// a loaded VM). Which mix a target uses changes which partition a key lands in, never a result.
 #[inline(always)]
 pub fn mix64(x: u64) -> u64 {
     #[cfg(target_pointer_width = "64")]
@@ -90,8 +91,20 @@ pub fn mix64(x: u64) -> u64 {
     }
     #[cfg(not(target_pointer_width = "64"))]
     {
-        fmix64(x)
+        xmx64(x)
     }
+}
+
+/// Xor-shift, multiply, xor-shift: one 64-bit multiply. The first shift folds the high bits
+/// into the low ones, so the product's top bits (a key's partition) depend on every key bit;
+/// the last folds the product's high half back into the low one (the slot in a partition's
+/// table), which a multiply alone leaves depending on the key's low bits only. Not a
+/// bijection's equal in quality (see `mixes_spread_adversarial_keys`), but keys that differ
+/// only in their top or only in their high half still spread over partitions and slots.
+#[inline(always)]
+pub fn xmx64(x: u64) -> u64 {
+    let x = (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^ (x >> 32)
 }
 
 /// MurmurHash3's 64-bit finalizer: a bijection whose every output bit depends on every input
@@ -147,5 +160,34 @@ mod tests {
         Line::words_mut(&mut lines)[9] = 7;
         assert_eq!(lines[1].0[1], 7);
         assert_eq!(Line::words(&lines).len(), 16);
+    }
+
+    /// Each mix of each family of adversarial keys: their top 8 bits (a partition of 256) and
+    /// their low 8 bits (a slot of 256) each from half to 1.5x of even (64 keys expected a
+    /// bucket; murmur3's finalizer, a bijection, spreads them from 37 to 92).
+    #[test]
+    fn mixes_spread_adversarial_keys() {
+        let families: [(&str, fn(u64) -> u64); 6] = [
+            ("sequential", |i| i),
+            ("only the top bits", |i| i << 50),
+            ("only the high half", |i| i << 32),
+            ("stride 4096", |i| i * 4096),
+            ("high and low alike", |i| (i << 40) | i),
+            ("negative", |i| i.wrapping_neg()),
+        ];
+        for (mix_name, mix) in [("mix64", mix64 as fn(u64) -> u64), ("xmx64", xmx64), ("fmix64", fmix64)] {
+            for (family, key) in families {
+                let (mut top, mut low) = ([0u32; 256], [0u32; 256]);
+                for i in 0..256 * 64 {
+                    let h = mix(key(i) ^ 0x9e37_79b9_7f4a_7c15);
+                    top[(h >> 56) as usize] += 1;
+                    low[(h & 255) as usize] += 1;
+                }
+                for (bits, counts) in [("top", top), ("low", low)] {
+                    let (min, max) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+                    assert!(*min >= 32 && *max <= 96, "{mix_name}, {family}, {bits} bits: {min}..{max}");
+                }
+            }
+        }
     }
 }
