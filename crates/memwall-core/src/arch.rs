@@ -167,7 +167,8 @@ mod tests {
     /// bucket; murmur3's finalizer, a bijection, spreads them from 37 to 92).
     #[test]
     fn mixes_spread_adversarial_keys() {
-        let families: [(&str, fn(u64) -> u64); 6] = [
+        type Family = (&'static str, fn(u64) -> u64);
+        let families: [Family; 6] = [
             ("sequential", |i| i),
             ("only the top bits", |i| i << 50),
             ("only the high half", |i| i << 32),
