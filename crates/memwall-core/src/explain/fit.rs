@@ -216,6 +216,7 @@ impl Fitter<'_> {
         let reach = |highs: usize| {
             let last = points[..highs].last().copied();
             let end = last.unwrap_or(from.b);
+            // A slower part continues its level: the level's size is judged where it ends.
             let judged = if slower {
                 0.0
             } else {
