@@ -42,9 +42,11 @@
 //! count-only code is the one it was (the value is `()`, the row one word).
 
 mod partition;
+mod rounds;
 mod scatter;
 
 use partition::Aggregator;
+use rounds::Rounds;
 use scatter::{out_of_scratch, scatter};
 
 use crate::arch::{Line, stream_fence, stream_line};
@@ -139,6 +141,18 @@ pub(super) fn aggregate<S: State>(
 ) -> Result<Groups, GroupByError> {
     let bits = bits_of(partitions);
     let scatter_bits = bits.min(SCATTER_BITS);
+    // Rows first go through the scatter in rounds, counted into tables kept per partition, for
+    // as long as those tables fit the cache (see `rounds.rs`); the rest are scattered at once.
+    let rounds = Rounds::new(config, S::WORDS, size_of::<Slot<S>>(), 1 << scatter_bits);
+    let (kept, start) = rounds::preaggregate::<S>(keys, values, scatter_bits, rounds, exec, scratch, phases)?;
+    if start == keys.len() {
+        return Ok(phases.time(Phase::Emit, || {
+            let mut groups = Groups::default();
+            kept.into_iter().flatten().for_each(|mut table| table.emit(&mut groups));
+            groups
+        }));
+    }
+    let (keys, values) = (&keys[start..], &values[start..]);
     let split_bits = bits - scatter_bits;
     let fanout = 1usize << scatter_bits;
 
@@ -177,10 +191,17 @@ pub(super) fn aggregate<S: State>(
                 }
                 _ => split_bits,
             };
-            if split_bits == 0 {
-                aggregator.aggregate(pages, rows[p])?;
-            } else {
-                aggregator.split_and_aggregate(pages, rows[p], scatter_bits, split_bits)?;
+            // The groups kept from the rounds (`rounds.rs`) go in first.
+            match &kept[p] {
+                Some(table) if split_bits > 0 => {
+                    let mut carried: Vec<Slot<S>> = table.filled().collect();
+                    aggregator.split_and_aggregate(pages, rows[p], &mut carried, scatter_bits, split_bits)?;
+                }
+                None if split_bits > 0 => {
+                    aggregator.split_and_aggregate(pages, rows[p], &mut [], scatter_bits, split_bits)?
+                }
+                Some(table) => aggregator.aggregate(pages, rows[p], table.filled())?,
+                None => aggregator.aggregate(pages, rows[p], core::iter::empty())?,
             }
         }
         Ok(aggregator.groups)
@@ -239,7 +260,11 @@ pub(super) fn scratch_bytes(rows: u64, groups: u64, partitions: u32, config: &Gr
     let table_slots = capacity_for(most_groups as usize, LOAD_INVERSE).max(MIN_TABLE_SLOTS) as u64;
     let tables = 2 * (rounded(table_slots * slot_bytes) + rounded(table_slots / LOAD_INVERSE as u64 * 4 + 4));
     let split = if bits > SCATTER_BITS { 2 * rounded(rows * 8 * row_words) } else { 0 };
-    buffer + bookkeeping + threads * (tables + split)
+    // Before all that, the rounds of the pre-aggregating scatter, whose tables are kept.
+    let rounds = Rounds::new(config, row_words as usize, slot_bytes as usize, fanout as usize);
+    let round_chunks = if (rounds.most_rows as u64).min(rows) < 1 << 16 { 1 } else { threads };
+    let kept = rounds.scratch_bytes(rows, groups, row_words, slot_bytes, fanout, round_chunks);
+    kept + buffer + bookkeeping + threads * (tables + split)
 }
 
 #[cfg(test)]
@@ -278,11 +303,11 @@ mod tests {
         scratch.begin_run();
         let mut aggregator = Aggregator::<Count>::new(&scratch, 10, Phases::OFF);
         aggregator.groups_per_row = Some(0.0001);
-        aggregator.aggregate([&keys[..5_000], &keys[5_000..]], keys.len()).unwrap();
-        assert!(aggregator.table.iter().all(|s| *s == (0, Count::EMPTY)), "the table is left empty");
+        aggregator.aggregate([&keys[..5_000], &keys[5_000..]], keys.len(), core::iter::empty()).unwrap();
+        assert!(aggregator.table.slots.iter().all(|s| *s == (0, Count::EMPTY)), "the table is left empty");
         assert_eq!(core::mem::take(&mut aggregator.groups).finish(), super::super::reference(&as_i64(&keys)));
         // The next partition reuses the grown table.
-        aggregator.aggregate([&keys[..3]], 3).unwrap();
+        aggregator.aggregate([&keys[..3]], 3, core::iter::empty()).unwrap();
         assert_eq!(aggregator.groups.finish(), super::super::reference(&as_i64(&keys[..3])));
     }
 

@@ -1,5 +1,7 @@
-//! Aggregating the partitions: one flat table reused from partition to partition, split further
-//! in cache where a partition holds more groups than it fits.
+//! Aggregating the partitions: flat tables that list their filled slots, one reused from
+//! partition to partition (split further in cache where a partition holds more groups than it
+//! fits), or one per partition kept across the rounds of a pre-aggregating scatter
+//! (`rounds.rs`).
 
 use super::*;
 
@@ -26,13 +28,146 @@ pub(super) fn count_block<S: State>(slots: &mut [Slot<S>], block: &[u64], touche
     fresh - groups
 }
 
+/// A flat table and the list of its filled slots: emptied by visiting those slots only, grown
+/// in place.
+pub(super) struct GroupTable<'a, 's, S: State> {
+    scratch: &'a Scratch<'s>,
+    /// All `(0, EMPTY)` but the slots listed in `touched`; its length only grows.
+    pub(super) slots: Table<'a, 's, S>,
+    /// The slots in use, in the order they filled: room for a quarter of `capacity`.
+    touched: Scratched<'a, 's, u32>,
+    /// Slots in use of `slots` (a power of two, or 0 before the first [`GroupTable::start`]).
+    capacity: usize,
+    /// Groups the table holds.
+    pub(super) groups: usize,
+}
+
+impl<'a, 's, S: State> GroupTable<'a, 's, S> {
+    pub(super) fn new(scratch: &'a Scratch<'s>) -> Self {
+        Self {
+            scratch,
+            slots: ScratchVec::new_in(scratch.alloc()),
+            touched: ScratchVec::new_in(scratch.alloc()),
+            capacity: 0,
+            groups: 0,
+        }
+    }
+
+    /// Readies the empty table to use `capacity` slots (a power of two).
+    pub(super) fn start(&mut self, capacity: usize) -> Result<(), GroupByError> {
+        debug_assert_eq!(self.groups, 0);
+        self.reserve(capacity)?;
+        self.capacity = capacity;
+        Ok(())
+    }
+
+    /// Makes `slots` at least `capacity` long and `touched` room for a quarter of them.
+    fn reserve(&mut self, capacity: usize) -> Result<(), GroupByError> {
+        if self.slots.len() < capacity {
+            let more = capacity - self.slots.len();
+            let bytes = capacity * size_of::<Slot<S>>();
+            self.slots.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, bytes))?;
+            self.slots.resize(capacity, (0, S::EMPTY));
+        }
+        let touched = capacity / LOAD_INVERSE;
+        if self.touched.len() < touched {
+            let more = touched - self.touched.len();
+            self.touched.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, touched * 4))?;
+            self.touched.resize(touched, 0);
+        }
+        Ok(())
+    }
+
+    /// Bytes the table holds (its slots and its list of them).
+    pub(super) fn bytes(&self) -> usize {
+        self.slots.len() * size_of::<Slot<S>>() + self.touched.len() * size_of::<u32>()
+    }
+
+    /// Counts every row of `shares` (slices of whole rows), growing the table when it must.
+    pub(super) fn count<'k>(&mut self, shares: impl IntoIterator<Item = &'k [u64]>) -> Result<(), GroupByError> {
+        for mut share in shares {
+            while !share.is_empty() {
+                // Each row adds at most one group: check the load once per block, not per row.
+                let room = self.capacity / LOAD_INVERSE - self.groups;
+                if room == 0 {
+                    self.grow()?;
+                    continue;
+                }
+                let (block, tail) = share.split_at(room.min(share.len() / S::WORDS) * S::WORDS);
+                let slots = &mut self.slots[..self.capacity];
+                self.groups += count_block::<S>(slots, block, &mut self.touched, self.groups);
+                share = tail;
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts in groups whose keys the table does not hold yet, states and all: a group carried
+    /// from earlier rows goes on exactly as if its rows had been counted here.
+    pub(super) fn insert(&mut self, groups: impl IntoIterator<Item = Slot<S>>) -> Result<(), GroupByError> {
+        for (key, state) in groups {
+            if self.groups == self.capacity / LOAD_INVERSE {
+                self.grow()?;
+            }
+            let i = find(&self.slots[..self.capacity], key, hash(key as i64));
+            debug_assert_eq!(self.slots[i].1.count(), 0, "each key is inserted once");
+            self.slots[i] = (key, state);
+            self.touched[self.groups] = i as u32;
+            self.groups += 1;
+        }
+        Ok(())
+    }
+
+    /// The groups the table holds, in the order they came.
+    pub(super) fn filled(&self) -> impl ExactSizeIterator<Item = Slot<S>> + '_ {
+        self.touched[..self.groups].iter().map(|&i| self.slots[i as usize])
+    }
+
+    /// Hands every group to `out` and empties the table for its next use.
+    pub(super) fn emit(&mut self, out: &mut Groups) {
+        for &i in &self.touched[..self.groups] {
+            let slot = &mut self.slots[i as usize];
+            slot.1.fold(slot.0 as i64, out);
+            *slot = (0, S::EMPTY);
+        }
+        self.groups = 0;
+    }
+
+    /// Doubles the slots in use, moving the groups to where the larger table wants them and
+    /// listing where they went.
+    ///
+    /// In place, touching only the groups (listed in `touched`): the table's length is the
+    /// largest any partition needed, and a partition after a hot one (a Zipf key's partition
+    /// holds a million rows and a few hundred groups, so the next is sized for almost none)
+    /// grows several times. Reallocating and zeroing the whole table at every growth made tuned's
+    /// aggregation 12x slower on Zipf keys than on uniform ones at 10^6 keys (`memwall groupby
+    /// --rows 10M --keys 1M --skew zipf:1.1 --kernel tuned --phases`: 48 ns/row against 4).
+    #[cold]
+    fn grow(&mut self) -> Result<(), GroupByError> {
+        let (capacity, groups) = (self.capacity * 2, self.groups);
+        self.reserve(capacity)?;
+        let mut moved: Scratched<'a, 's, Slot<S>> = ScratchVec::new_in(self.scratch.alloc());
+        moved.try_reserve_exact(groups).map_err(|_| out_of_scratch(self.scratch, groups * size_of::<Slot<S>>()))?;
+        for &i in &self.touched[..groups] {
+            moved.push(core::mem::replace(&mut self.slots[i as usize], (0, S::EMPTY)));
+        }
+        let slots = &mut self.slots[..capacity];
+        for (listed, &(key, state)) in self.touched.iter_mut().zip(moved.iter()) {
+            let i = find(slots, key, hash(key as i64));
+            slots[i] = (key, state);
+            *listed = i as u32;
+        }
+        self.capacity = capacity;
+        debug_assert_eq!(self.slots[..capacity].iter().filter(|s| s.1.count() != 0).count(), groups);
+        Ok(())
+    }
+}
+
 /// One task's table, reused partition after partition, and the groups it has found.
 pub(super) struct Aggregator<'a, 's, S: State> {
     pub(super) scratch: &'a Scratch<'s>,
-    /// All empty outside of `aggregate`; its length only grows.
-    pub(super) table: Table<'a, 's, S>,
-    /// The slots of `table` in use, in the order they filled: room for a quarter of the table.
-    pub(super) touched: Scratched<'a, 's, u32>,
+    /// Empty outside of `aggregate`.
+    pub(super) table: GroupTable<'a, 's, S>,
     /// Groups per row of the last partition: the next partition's table is sized by it.
     pub(super) groups_per_row: Option<f64>,
     /// The most groups a table is sized for up front (it grows past that if it must)...
@@ -49,8 +184,7 @@ impl<'a, 's, S: State> Aggregator<'a, 's, S> {
     pub(super) fn new(scratch: &'a Scratch<'s>, cache_table_groups: usize, phases: Phases<'a>) -> Self {
         Self {
             scratch,
-            table: ScratchVec::new_in(scratch.alloc()),
-            touched: ScratchVec::new_in(scratch.alloc()),
+            table: GroupTable::new(scratch),
             groups_per_row: None,
             cache_table_groups,
             most_groups: 0,
@@ -60,30 +194,15 @@ impl<'a, 's, S: State> Aggregator<'a, 's, S> {
         }
     }
 
-    /// Makes `table` at least `capacity` slots and `touched` room for a quarter of them.
-    pub(super) fn reserve(&mut self, capacity: usize) -> Result<(), GroupByError> {
-        if self.table.len() < capacity {
-            let more = capacity - self.table.len();
-            let bytes = capacity * size_of::<Slot<S>>();
-            self.table.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, bytes))?;
-            self.table.resize(capacity, (0, S::EMPTY));
-        }
-        let touched = capacity / LOAD_INVERSE;
-        if self.touched.len() < touched {
-            let more = touched - self.touched.len();
-            self.touched.try_reserve_exact(more).map_err(|_| out_of_scratch(self.scratch, touched * 4))?;
-            self.touched.resize(touched, 0);
-        }
-        Ok(())
-    }
-
-    /// Aggregates the rows of one partition, given as slices of words, `rows` rows in all.
+    /// Aggregates the rows of one partition, given as slices of words, `rows` rows in all, after
+    /// the groups `carried` from rows counted before (by a pre-aggregating scatter, `rounds.rs`).
     pub(super) fn aggregate<'k>(
         &mut self,
         shares: impl IntoIterator<Item = &'k [u64]>,
         rows: usize,
+        carried: impl ExactSizeIterator<Item = Slot<S>>,
     ) -> Result<(), GroupByError> {
-        if rows == 0 {
+        if rows == 0 && carried.len() == 0 {
             return Ok(());
         }
         // Partitions of one input are alike, so the last one predicts this one's groups. A wrong
@@ -93,74 +212,31 @@ impl<'a, 's, S: State> Aggregator<'a, 's, S> {
         let expected = match self.groups_per_row {
             Some(ratio) => ((rows as f64 * ratio * 1.1) as usize + 16).min(rows),
             None => rows,
-        }
-        .min(self.cache_table_groups.max(self.most_groups + self.most_groups / 8));
-        let mut capacity = capacity_for(expected, LOAD_INVERSE).max(MIN_TABLE_SLOTS);
-        self.reserve(capacity)?;
-        let mut groups = 0usize;
+        } + carried.len();
+        let expected = expected.min(self.cache_table_groups.max(self.most_groups + self.most_groups / 8));
+        self.table.start(capacity_for(expected, LOAD_INVERSE).max(MIN_TABLE_SLOTS))?;
         let phases = self.phases;
         phases.time(Phase::Aggregate, || -> Result<(), GroupByError> {
-            for mut share in shares {
-                while !share.is_empty() {
-                    // Each row adds at most one group: check the load once per block, not per row.
-                    let room = capacity / LOAD_INVERSE - groups;
-                    if room == 0 {
-                        capacity *= 2;
-                        self.grow(capacity, groups)?;
-                        continue;
-                    }
-                    let (block, tail) = share.split_at(room.min(share.len() / S::WORDS) * S::WORDS);
-                    groups += count_block::<S>(&mut self.table[..capacity], block, &mut self.touched, groups);
-                    share = tail;
-                }
-            }
-            Ok(())
+            self.table.insert(carried)?;
+            self.table.count(shares)
         })?;
-        phases.time(Phase::Emit, || {
-            for &i in &self.touched[..groups] {
-                let slot = &mut self.table[i as usize];
-                slot.1.fold(slot.0 as i64, &mut self.groups);
-                *slot = (0, S::EMPTY);
-            }
-        });
-        self.groups_per_row = Some(groups as f64 / rows as f64);
+        let groups = self.table.groups;
+        phases.time(Phase::Emit, || self.table.emit(&mut self.groups));
+        if rows > 0 {
+            self.groups_per_row = Some(groups as f64 / rows as f64);
+        }
         self.most_groups = self.most_groups.max(groups);
         Ok(())
     }
 
-    /// Moves the `groups` groups of the first `capacity / 2` slots to where a table of
-    /// `capacity` slots wants them, and lists where they went.
-    ///
-    /// In place, touching only the groups (listed in `touched`): the table's length is the
-    /// largest any partition needed, and a partition after a hot one (a Zipf key's partition
-    /// holds a million rows and a few hundred groups, so the next is sized for almost none)
-    /// grows several times. Reallocating and zeroing the whole table at every growth made tuned's
-    /// aggregation 12x slower on Zipf keys than on uniform ones at 10^6 keys (`memwall groupby
-    /// --rows 10M --keys 1M --skew zipf:1.1 --kernel tuned --phases`: 48 ns/row against 4).
-    #[cold]
-    pub(super) fn grow(&mut self, capacity: usize, groups: usize) -> Result<(), GroupByError> {
-        self.reserve(capacity)?;
-        let mut moved: Scratched<'a, 's, Slot<S>> = ScratchVec::new_in(self.scratch.alloc());
-        moved.try_reserve_exact(groups).map_err(|_| out_of_scratch(self.scratch, groups * size_of::<Slot<S>>()))?;
-        for &i in &self.touched[..groups] {
-            moved.push(core::mem::replace(&mut self.table[i as usize], (0, S::EMPTY)));
-        }
-        let slots = &mut self.table[..capacity];
-        for (listed, &(key, state)) in self.touched.iter_mut().zip(moved.iter()) {
-            let i = find(slots, key, hash(key as i64));
-            slots[i] = (key, state);
-            *listed = i as u32;
-        }
-        debug_assert_eq!(self.table[..capacity].iter().filter(|s| s.1.count() != 0).count(), groups);
-        Ok(())
-    }
-
     /// Splits one scatter partition by the next `split_bits` hash bits into `self.split` (in
-    /// cache: one partition is a small fraction of the input), then aggregates each piece.
+    /// cache: one partition is a small fraction of the input), then aggregates each piece, with
+    /// the groups `carried` from earlier rows that belong to it.
     pub(super) fn split_and_aggregate<'k>(
         &mut self,
         shares: impl Iterator<Item = &'k [u64]> + Clone,
         rows: usize,
+        carried: &mut [Slot<S>],
         scatter_bits: u32,
         split_bits: u32,
     ) -> Result<(), GroupByError> {
@@ -190,9 +266,14 @@ impl<'a, 's, S: State> Aggregator<'a, 's, S> {
             split[next[piece]..next[piece] + S::WORDS].copy_from_slice(row);
             next[piece] += S::WORDS;
         }
+        // The carried groups in piece order (stable: each piece's keep the order they came in).
+        carried.sort_by_key(|&(key, _)| piece_of(key));
         phases.stop(Phase::Split, split_start);
-        for piece in starts.windows(2) {
-            self.aggregate([&split[piece[0]..piece[1]]], (piece[1] - piece[0]) / S::WORDS)?;
+        let mut carried: &[Slot<S>] = carried;
+        for (piece, bounds) in starts.windows(2).enumerate() {
+            let (own, rest) = carried.split_at(carried.partition_point(|&(key, _)| piece_of(key) <= piece));
+            carried = rest;
+            self.aggregate([&split[bounds[0]..bounds[1]]], (bounds[1] - bounds[0]) / S::WORDS, own.iter().copied())?;
         }
         self.split = split;
         Ok(())

@@ -94,7 +94,9 @@ pub(super) fn scatter<'r, 'a, 's, S: State>(
         *end = (p * page_words) as u32;
     }
     let mut free_page = fanout;
-    let pending = scratch.lines(fanout * WC_LINES)?;
+    // Given back when the scatter ends: a pre-aggregating scatter (`rounds.rs`) runs once a
+    // round, and blocks from `Scratch::lines` are only given back when the run ends.
+    let mut pending = filled(scratch, fanout * WC_LINES, Line::ZERO)?;
     let pending = pending.as_chunks_mut::<WC_LINES>().0;
     for (&key, &v) in keys.iter().zip(values) {
         let p = partition_of_hash(hash(key), bits);

@@ -1,0 +1,319 @@
+//! Pre-aggregating while scattering: the rows go through the scatter in rounds, and after each
+//! round every partition's rows are counted into that partition's own table, kept across
+//! rounds. Scratch is then bounded by one round, not by the rows: on 100 M rows of one key the
+//! whole scatter took 845 MiB beside the 763 MiB of keys
+//! (`docs/results/shapes-epyc-2vcpu-kvm.md`).
+//!
+//! The sizes come from the host's caches (the budget, see `budget.rs`):
+//! - the kept tables together may take the per-core cache: while they fit it, counting a
+//!   round's rows into them costs what counting a partition's rows after a scatter costs (a
+//!   table in the core's own cache);
+//! - a round scatters at most as many rows as fill the last-level cache, so a round's scratch
+//!   is one cache's worth;
+//! - the first round is one in which every row could be a new group and the tables still fit
+//!   the per-core cache (`per-core bytes / table bytes per group` rows); each later round is
+//!   sized from the new groups a row the last one found, so that at that rate the tables fill
+//!   the room left.
+//!
+//! Once the tables outgrow the per-core cache (many groups), counting into them would cost a
+//! cache miss a row more than the aggregation after a scatter: the rest of the rows are scattered at once, as before, and each partition's
+//! kept groups go into its table first (`Aggregator::aggregate`'s `carried`), so the first
+//! rounds are never counted twice. Groups are counted in row order either way, so any state
+//! (a float sum too) ends exactly as a single pass would leave it.
+
+use super::partition::GroupTable;
+use super::*;
+
+/// One partition's table kept across rounds (`None`: the partition had no rows yet).
+pub(super) type Kept<'a, 's, S> = Option<GroupTable<'a, 's, S>>;
+
+/// How rounds are sized on one host, from its caches.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Rounds {
+    /// Bytes the kept tables may take together: the per-core cache.
+    pub tables_bytes: usize,
+    /// The first round's rows: every one of them a new group, the tables still fit.
+    pub first_rows: usize,
+    /// The most rows a round scatters: as many as fill the last-level cache.
+    pub most_rows: usize,
+    /// Slots a partition's table starts with: all partitions' first tables fill half the
+    /// tables' bytes at most, so that each can double once before they outgrow them (and a
+    /// table holds at least a few groups, at most the smallest table of the scatter at once).
+    pub first_slots: usize,
+}
+
+impl Rounds {
+    pub(super) fn new(config: &GroupByConfig, row_words: usize, slot_bytes: usize, fanout: usize) -> Self {
+        let bytes = |b: u64| usize::try_from(b).unwrap_or(usize::MAX).max(1);
+        let tables_bytes = bytes(config.budget.per_core_bytes);
+        let last_level = bytes(config.budget.last_level_bytes).max(tables_bytes);
+        let first_rows = (tables_bytes / Self::group_bytes(slot_bytes)).max(1);
+        let slot_and_listing = slot_bytes + size_of::<u32>() / LOAD_INVERSE;
+        let first_slots = (tables_bytes / 2 / slot_and_listing / fanout).clamp(16, MIN_TABLE_SLOTS);
+        Self {
+            tables_bytes,
+            first_rows,
+            most_rows: (last_level / (row_words * 8)).max(first_rows),
+            first_slots: 1 << first_slots.ilog2(),
+        }
+    }
+
+    /// Bytes of a table per group it holds at most (slots at the table's load, and the list).
+    pub(super) fn group_bytes(slot_bytes: usize) -> usize {
+        slot_bytes * LOAD_INVERSE + size_of::<u32>()
+    }
+
+    /// An upper bound of the scratch the rounds take, `groups` groups in all, over `chunks`
+    /// chunks a round: the regions, and the tables. Before the last round the tables fit the
+    /// per-core cache; the last adds at most a group a row. A table grows to twice what its groups
+    /// need at its load, every smaller size on its way kept, in blocks rounded up: eight times
+    /// the groups' bytes, plus the first tables.
+    pub(super) fn scratch_bytes(
+        &self,
+        rows: u64,
+        groups: u64,
+        row_words: u64,
+        slot_bytes: u64,
+        fanout: u64,
+        chunks: u64,
+    ) -> u64 {
+        let most_rows = (self.most_rows as u64).min(rows);
+        let chunks = chunks.max(1);
+        let words = most_rows.div_ceil(chunks) * row_words;
+        let page = page_words(words as usize, fanout as usize) as u64;
+        let regions = rounded(chunks * region_lines(words as usize, page as usize, fanout as usize) as u64 * 64);
+        let group_bytes = Self::group_bytes(slot_bytes as usize) as u64;
+        let kept_groups = groups.min(self.tables_bytes as u64 / group_bytes + most_rows);
+        let first = fanout.min(groups) * rounded(self.first_slots as u64 * slot_bytes) * 2;
+        // Each round's scatter: its page chains and ends (u32), its write-combining buffers.
+        let scatter = chunks * (rounded(words / page * 4 + fanout * 4) * 2 + rounded(fanout * WC_LINES as u64 * 64));
+        regions + scatter + first + 8 * rounded(kept_groups * group_bytes)
+    }
+
+    /// Rows of the round after one of `rows` rows that found `new_groups` groups, with tables
+    /// of `table_bytes` in all: at that rate, the tables fill the room they have left.
+    pub(super) fn next(&self, rows: usize, new_groups: usize, table_bytes: usize, group_bytes: usize) -> usize {
+        let room = self.tables_bytes.saturating_sub(table_bytes) as f64;
+        let bytes_per_row = new_groups as f64 / rows.max(1) as f64 * group_bytes as f64;
+        let rows = if bytes_per_row > 0.0 { room / bytes_per_row } else { f64::INFINITY };
+        (rows.min(self.most_rows as f64) as usize).max(self.first_rows)
+    }
+}
+
+/// Counts rows round by round into a table per partition while the tables fit the per-core
+/// cache.
+/// Returns the tables and the first row not counted (`keys.len()` when all were).
+pub(super) fn preaggregate<'a, 's, S: State>(
+    keys: &[i64],
+    values: &[S::Value],
+    scatter_bits: u32,
+    rounds: Rounds,
+    exec: &dyn Executor,
+    scratch: &'a Scratch<'s>,
+    phases: Phases<'_>,
+) -> Result<(Vec<Kept<'a, 's, S>>, usize), GroupByError> {
+    let fanout = 1usize << scatter_bits;
+    let mut kept: Vec<Kept<'a, 's, S>> = (0..fanout).map(|_| None).collect();
+    // One region per chunk for the largest round, reused by every round.
+    let chunks = chunks_for(rounds.most_rows.min(keys.len()), exec);
+    let most_words = rounds.most_rows.min(keys.len()).div_ceil(chunks) * S::WORDS;
+    let lines = region_lines(most_words, page_words(most_words, fanout), fanout);
+    let mut regions: Vec<&mut [Line]> = scratch.lines(lines * chunks)?.chunks_mut(lines.max(1)).collect();
+    let group_bytes = Rounds::group_bytes(size_of::<Slot<S>>());
+    let (mut start, mut round) = (0, rounds.first_rows);
+    while start < keys.len() {
+        let end = start.saturating_add(round).min(keys.len());
+        let before: usize = kept.iter().flatten().map(|t| t.groups).sum();
+        kept =
+            one_round::<S>(keys, values, start..end, scatter_bits, &mut regions, kept, rounds, exec, scratch, phases)?;
+        let groups: usize = kept.iter().flatten().map(|t| t.groups).sum();
+        let table_bytes: usize = kept.iter().flatten().map(GroupTable::bytes).sum();
+        if table_bytes > rounds.tables_bytes {
+            return Ok((kept, end));
+        }
+        round = rounds.next(end - start, groups - before, table_bytes, group_bytes);
+        start = end;
+    }
+    Ok((kept, start))
+}
+
+/// Scatters rows `range` over the partitions and counts each partition's rows into its table.
+#[allow(clippy::too_many_arguments)]
+fn one_round<'a, 's, S: State>(
+    keys: &[i64],
+    values: &[S::Value],
+    range: core::ops::Range<usize>,
+    scatter_bits: u32,
+    regions: &mut [&mut [Line]],
+    kept: Vec<Kept<'a, 's, S>>,
+    rounds: Rounds,
+    exec: &dyn Executor,
+    scratch: &'a Scratch<'s>,
+    phases: Phases<'_>,
+) -> Result<Vec<Kept<'a, 's, S>>, GroupByError> {
+    let fanout = 1usize << scatter_bits;
+    let chunks = split_even(range.len(), regions.len());
+    let page_words = page_words(range.len() / regions.len() * S::WORDS, fanout);
+    let jobs: Vec<_> = chunks.into_iter().zip(regions.iter_mut()).collect();
+    let scattered = exec::map(exec, jobs, |_, (chunk, region)| {
+        let rows = range.start + chunk.start..range.start + chunk.end;
+        let (keys, values) = (&keys[rows.clone()], &values[rows]);
+        phases.time(Phase::Scatter, || scatter::<S>(keys, values, scatter_bits, page_words, region, scratch))
+    });
+    let scattered = scattered.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let tasks = if exec.threads() > 1 { exec.threads() * exec::TASKS_PER_THREAD } else { 1 };
+    let mut kept = kept.into_iter();
+    let jobs: Vec<_> =
+        split_even(fanout, tasks).into_iter().map(|ps| (ps.clone(), kept.by_ref().take(ps.len()).collect())).collect();
+    let counted = exec::map(exec, jobs, |_, (ps, mut tables): (core::ops::Range<usize>, Vec<Kept<'a, 's, S>>)| {
+        for (p, table) in ps.zip(tables.iter_mut()) {
+            if scattered.iter().all(|s| s.words(p) == 0) {
+                continue;
+            }
+            let pages = scattered.iter().flat_map(|s| s.pages(p));
+            let table = match table {
+                Some(table) => table,
+                None => {
+                    let mut fresh = GroupTable::new(scratch);
+                    fresh.start(rounds.first_slots)?;
+                    table.insert(fresh)
+                }
+            };
+            phases.time(Phase::Aggregate, || table.count(pages))?;
+        }
+        Ok::<_, GroupByError>(tables)
+    });
+    let mut all = Vec::with_capacity(fanout);
+    for tables in counted {
+        all.extend(tables?);
+    }
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::CacheBudget;
+    use crate::datagen::{self, DataSpec, Skew};
+    use crate::exec::Sequential;
+    use crate::groupby::agg::{Aggregates, Count};
+    use crate::groupby::{Kernel, Rows, Values, reference_rows, run_timed_in};
+    use crate::scratch::{HeapChunks, MemoryPolicy};
+    use crate::shape::{Order, Shape};
+
+    /// Two threads, each taking every other task.
+    struct Pair;
+
+    impl Executor for Pair {
+        fn threads(&self) -> usize {
+            2
+        }
+        fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+            std::thread::scope(|scope| {
+                for first in 0..2 {
+                    scope.spawn(move || (first..tasks).step_by(2).for_each(task));
+                }
+            });
+        }
+    }
+
+    /// A last-level cache of `cache` bytes: with 64 KiB, rounds of at most 8,192 rows of a
+    /// count, the first of 963.
+    fn config(partitions: u32, cache: u64, aggregates: Aggregates) -> GroupByConfig {
+        GroupByConfig { partitions, budget: CacheBudget::sized(cache / 4, cache), aggregates }
+    }
+
+    /// The rounds alone on a count: the rows they counted and the groups their tables hold.
+    fn rounds_of(keys: &[i64], config: &GroupByConfig, exec: &dyn Executor) -> (usize, usize) {
+        let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+        scratch.begin_run();
+        let bits = bits_of(config.partitions).min(SCATTER_BITS);
+        let rounds = Rounds::new(config, 1, size_of::<Slot<Count>>(), 1 << bits);
+        let units = vec![(); keys.len()];
+        let (kept, start) = preaggregate::<Count>(keys, &units, bits, rounds, exec, &scratch, Phases::OFF).unwrap();
+        (start, kept.iter().flatten().map(|t| t.groups).sum())
+    }
+
+    /// Tuned and adaptive equal the reference on one and two threads, within their scratch bound.
+    fn check(rows: Rows<'_>, config: &GroupByConfig, case: &str) {
+        let want = reference_rows(rows, config.aggregates);
+        for exec in [&Sequential as &dyn Executor, &Pair] {
+            for kernel in [Kernel::Tuned, Kernel::Adaptive] {
+                let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+                scratch.begin_run();
+                let got = run_timed_in(kernel, rows, config, exec, &scratch, Phases::OFF, None).unwrap();
+                let case = format!("{case}, {}, {} threads", kernel.name(), exec.threads());
+                assert_eq!(got.result, want, "{case}");
+                let bound = crate::groupby::scratch_bytes(kernel, rows.keys.len() as u64, want.groups, config, 2);
+                assert!(scratch.run_memory().carved_bytes <= bound, "{case}: scratch past its bound {bound}");
+            }
+        }
+    }
+
+    #[test]
+    fn rounds_are_sized_from_the_cache() {
+        let rounds = Rounds::new(&config(64, 256 << 10, Aggregates::COUNT), 1, 16, 64);
+        assert_eq!((rounds.first_rows, rounds.most_rows, rounds.first_slots), (963, 32_768, 16));
+        let big = Rounds::new(&config(4096, 32 << 20, Aggregates::COUNT), 1, 16, 4096);
+        assert_eq!((big.first_rows, big.most_rows, big.first_slots), (123_361, 4 << 20, 32));
+        // No new group: the largest round; a group a row: the first round's size.
+        assert_eq!(rounds.next(8192, 0, 1 << 10, 68), 32_768);
+        assert_eq!(rounds.next(963, 963, 60 << 10, 68), 963);
+        // A new group every 100 rows with 32 KiB left: 48,188 rows, past the largest round; a
+        // new group every 1,000 rows with 2 KiB left: 30,117 rows.
+        assert_eq!(rounds.next(1000, 10, 32 << 10, 68), 32_768);
+        assert_eq!(rounds.next(10_000, 10, 62 << 10, 68), 30_117);
+    }
+
+    #[test]
+    fn one_key_is_counted_in_rounds_to_the_end() {
+        let config = config(64, 256 << 10, Aggregates::COUNT);
+        // After the first round of 963 rows, rounds of 32,768 rows fill a partition's pages of
+        // 256 words exactly: end on a round, one row past it, one short, and tiny inputs.
+        let ends = 963 + 3 * 32_768;
+        for rows in [0, 1, 963, 964, ends - 1, ends, ends + 1] {
+            let keys = vec![-7; rows];
+            assert_eq!(rounds_of(&keys, &config, &Sequential), (rows, usize::from(rows > 0)), "{rows} rows");
+            assert_eq!(rounds_of(&keys, &config, &Pair), (rows, usize::from(rows > 0)), "{rows} rows");
+            check(Rows::keys(&keys), &config, &format!("{rows} rows of one key"));
+        }
+        // Rounds over several chunks (threads) each: a 1 MiB cache, rounds of 131,072 rows.
+        let config = super::tests::config(4096, 1 << 20, Aggregates::COUNT);
+        let keys = vec![i64::MIN; 400_000];
+        assert_eq!(rounds_of(&keys, &config, &Pair), (keys.len(), 1));
+        check(Rows::keys(&keys), &config, "400,000 rows of one key, 1 MiB cache");
+    }
+
+    #[test]
+    fn all_distinct_keys_stop_the_rounds_after_the_first() {
+        let config = config(64, 256 << 10, Aggregates::COUNT);
+        let keys: Vec<i64> = (0..50_000).map(|i| i * 7919).collect();
+        assert_eq!(rounds_of(&keys, &config, &Sequential), (963, 963));
+        check(Rows::keys(&keys), &config, "all distinct");
+        // More partitions than the scatter makes: the kept groups go into the split's pieces.
+        check(Rows::keys(&keys), &GroupByConfig { partitions: 1 << 14, ..config }, "all distinct, split");
+    }
+
+    #[test]
+    fn every_order_with_and_without_a_heavy_key_equals_the_reference() {
+        let base = config(64, 256 << 10, Aggregates::COUNT);
+        for (keys, counted_to_the_end) in [(100, true), (20_000, false)] {
+            let spec = DataSpec { rows: 200_000, keys, skew: Skew::Zipf(1.1), seed: 11 };
+            for order in Order::ALL {
+                for heavy_share in [0.0, 0.3] {
+                    let mut data = datagen::generate(&spec).unwrap();
+                    Shape { order, heavy_share }.apply(&mut data, spec.seed);
+                    let case = format!("{keys} keys, {}", Shape { order, heavy_share }.describe());
+                    let (counted, _) = rounds_of(&data, &base, &Sequential);
+                    assert_eq!(counted == data.len(), counted_to_the_end, "{case}: {counted} rows in rounds");
+                    check(Rows::keys(&data), &base, &case);
+                    // Float states carried from the rounds end exactly as one pass leaves them.
+                    let floats: Vec<f64> = (0..data.len()).map(|i| (i as f64).sin() * 1e6).collect();
+                    let all = Aggregates::parse("count,sum,min,max,avg").unwrap();
+                    let rows = Rows { keys: &data, values: Values::F64(&floats) };
+                    check(rows, &GroupByConfig { aggregates: all, ..base }, &format!("{case}, float aggregates"));
+                }
+            }
+        }
+    }
+}
