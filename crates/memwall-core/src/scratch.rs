@@ -349,6 +349,13 @@ pub fn rounded(bytes: u64) -> u64 {
     bytes.saturating_mul(5) / 4 + (1 << 20)
 }
 
+/// An upper bound of the scratch that `blocks` blocks of `bytes_each` bytes take: each rounded up
+/// to its size class (a quarter more at most, and never less than a line, see [`size_class`]).
+/// Many small blocks are bounded here, not by [`rounded`] once each (whose slack is for one).
+pub fn rounded_each(blocks: u64, bytes_each: u64) -> u64 {
+    blocks.saturating_mul(bytes_each.saturating_mul(5) / 4 + BLOCK_ALIGN as u64)
+}
+
 /// [`Scratch`] as an allocator, for `hashbrown` and `allocator_api2::vec::Vec`.
 #[derive(Clone, Copy)]
 pub struct ScratchAlloc<'a, 's> {

@@ -751,3 +751,27 @@ fn aggregate_results_are_pinned_for_the_wasm_tests() {
         assert_eq!(named.join(" "), totals);
     }
 }
+
+/// The bound is for refusing what cannot fit, so it must not refuse what fits: on the page's
+/// small race (300,000 rows, 50,000 keys) tuned's bound once read 8.7 GB (a MiB of slack for
+/// each of 8,192 small first tables), and the page refused every GROUP BY race as over wasm's
+/// 4 GiB. Each kernel's bound stays within a few times the data and the caches it was sized by:
+/// a bound, not a measure, so adaptive's sums the attempts it may give up (at this commit it is
+/// the largest, half this limit with the smaller caches), but never thousands of slacks.
+#[test]
+fn scratch_bytes_stays_near_what_every_kernel_takes() {
+    let keys: Vec<i64> = (0..300_000i64).map(|i| (i * 7919) % 50_000).collect();
+    let groups = reference(&keys).groups;
+    for budget in [CacheBudget::sized(1 << 20, 8 << 20), CacheBudget::sized(2 << 20, 32 << 20)] {
+        let config = GroupByConfig { budget, ..GroupByConfig::default() };
+        for kernel in Kernel::ALL {
+            let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+            scratch.begin_run();
+            run_in(kernel, &keys, &config, &Sequential, &scratch).unwrap();
+            let taken = scratch.run_memory().carved_bytes;
+            let bound = scratch_bytes(kernel, keys.len() as u64, groups, &config, 1);
+            let limit = 32 * (keys.len() as u64 * 8 + budget.per_core_bytes + budget.last_level_bytes);
+            assert!(taken <= bound && bound <= limit, "{}: took {taken}, bound {bound}, limit {limit}", kernel.name());
+        }
+    }
+}

@@ -57,8 +57,8 @@ use crate::groupby::hash::{bits_of, hash, partition_of_hash};
 use crate::groupby::phases::{Phase, Phases};
 use crate::groupby::result::Groups;
 use crate::groupby::{GroupByConfig, GroupByError, aggregate_partitions, chunks_for};
-use crate::scratch::rounded;
 use crate::scratch::{Scratch, ScratchAlloc};
+use crate::scratch::{rounded, rounded_each};
 use allocator_api2::vec::Vec as ScratchVec;
 
 /// Partition bits of the scatter over DRAM; more are split in cache (see the module docs).

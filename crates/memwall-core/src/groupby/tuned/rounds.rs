@@ -84,7 +84,7 @@ impl Rounds {
         let regions = rounded(chunks * region_lines(words as usize, page as usize, fanout as usize) as u64 * 64);
         let group_bytes = Self::group_bytes(slot_bytes as usize) as u64;
         let kept_groups = groups.min(self.tables_bytes as u64 / group_bytes + most_rows);
-        let first = fanout.min(groups) * rounded(self.first_slots as u64 * slot_bytes) * 2;
+        let first = rounded_each(fanout.min(groups) * 2, self.first_slots as u64 * slot_bytes);
         // Each round's scatter: its page chains and ends (u32), its write-combining buffers.
         let scatter = chunks * (rounded(words / page * 4 + fanout * 4) * 2 + rounded(fanout * WC_LINES as u64 * 64));
         regions + scatter + first + 8 * rounded(kept_groups * group_bytes)
