@@ -143,7 +143,7 @@ pub(super) fn aggregate<S: State>(
     let scatter_bits = bits.min(SCATTER_BITS);
     // Rows first go through the scatter in rounds, counted into tables kept per partition, for
     // as long as those tables fit the cache (see `rounds.rs`); the rest are scattered at once.
-    let rounds = Rounds::new(config, S::WORDS, size_of::<Slot<S>>(), 1 << scatter_bits);
+    let rounds = Rounds::new(config, keys.len(), S::WORDS, size_of::<Slot<S>>(), 1 << scatter_bits);
     let (kept, start) = rounds::preaggregate::<S>(keys, values, scatter_bits, rounds, exec, scratch, phases)?;
     if start == keys.len() {
         return Ok(phases.time(Phase::Emit, || {
@@ -261,7 +261,13 @@ pub(super) fn scratch_bytes(rows: u64, groups: u64, partitions: u32, config: &Gr
     let tables = 2 * (rounded(table_slots * slot_bytes) + rounded(table_slots / LOAD_INVERSE as u64 * 4 + 4));
     let split = if bits > SCATTER_BITS { 2 * rounded(rows * 8 * row_words) } else { 0 };
     // Before all that, the rounds of the pre-aggregating scatter, whose tables are kept.
-    let rounds = Rounds::new(config, row_words as usize, slot_bytes as usize, fanout as usize);
+    let rounds = Rounds::new(
+        config,
+        usize::try_from(rows).unwrap_or(usize::MAX),
+        row_words as usize,
+        slot_bytes as usize,
+        fanout as usize,
+    );
     let round_chunks = if (rounds.most_rows as u64).min(rows) < 1 << 16 { 1 } else { threads };
     let kept = rounds.scratch_bytes(rows, groups, row_words, slot_bytes, fanout, round_chunks);
     kept + buffer + bookkeeping + threads * (tables + split)

@@ -4,22 +4,36 @@
 //! whole scatter took 845 MiB beside the 763 MiB of keys
 //! (`docs/results/shapes-epyc-2vcpu-kvm.md`).
 //!
-//! The sizes come from the host's caches (the budget, see `budget.rs`):
+//! The sizes come from the host's caches (the budget, see `budget.rs`) and the round's own
+//! costs:
 //! - the kept tables together may take the per-core cache: while they fit it, counting a
 //!   round's rows into them costs what counting a partition's rows after a scatter costs (a
 //!   table in the core's own cache);
-//! - a round scatters at most as many rows as fill the last-level cache, so a round's scratch
-//!   is one cache's worth;
 //! - the first round is one in which every row could be a new group and the tables still fit
 //!   the per-core cache (`per-core bytes / table bytes per group` rows); each later round is
 //!   sized from the new groups a row the last one found, so that at that rate the tables fill
-//!   the room left.
+//!   the room left;
+//! - a round pays a fixed cost for every partition it hands rows to, whatever their number:
+//!   the partition's last, partly filled write-combining buffer and page, and the first touch
+//!   of its table and pages (~200 ns measured on the 2-vCPU Xeon guest, against ~5 ns a row).
+//!   A round therefore scatters at least [`ROWS_PER_PARTITION`] rows a partition
+//!   (`fanout * ROWS_PER_PARTITION` rows), so that this cost stays a few percent of the rows'
+//!   (rounds of the per-core cache's rows, 64 a partition, took 10,000 keys from 6.6 to 9.2
+//!   ns/row);
+//! - above that, a round scatters at most what the last-level cache holds, and at most
+//!   [`ROUND_SHARE`]th of the input: the scatter streams past the caches anyway, so the
+//!   last-level cache is no floor, and a round sized by a large declared cache alone (480 MiB on
+//!   the Xeon guest, 240 MiB a thread) took 620 MiB of regions on 100 M rows, more than the
+//!   whole input's eighth the share allows (`docs/results/rss-xeon-2vcpu-kvm.md`). A round's
+//!   region is then at most about a fifth of the input (pages half a partition's rows: a page
+//!   per partition more), whatever the host declares.
 //!
 //! Once the tables outgrow the per-core cache (many groups), counting into them would cost a
-//! cache miss a row more than the aggregation after a scatter: the rest of the rows are scattered at once, as before, and each partition's
-//! kept groups go into its table first (`Aggregator::aggregate`'s `carried`), so the first
-//! rounds are never counted twice. Groups are counted in row order either way, so any state
-//! (a float sum too) ends exactly as a single pass would leave it.
+//! cache miss a row more than the aggregation after a scatter: the rest of the rows are
+//! scattered at once, as before, and each partition's kept groups go into its table first
+//! (`Aggregator::aggregate`'s `carried`), so the first rounds are never counted twice. Groups
+//! are counted in row order either way, so any state (a float sum too) ends exactly as a single
+//! pass would leave it.
 
 use super::partition::GroupTable;
 use super::*;
@@ -27,14 +41,22 @@ use super::*;
 /// One partition's table kept across rounds (`None`: the partition had no rows yet).
 pub(super) type Kept<'a, 's, S> = Option<GroupTable<'a, 's, S>>;
 
-/// How rounds are sized on one host, from its caches.
+/// Rows a round hands each partition at least, so that its fixed cost a partition (~40 rows'
+/// worth) stays a few percent (see the module docs).
+pub(super) const ROWS_PER_PARTITION: usize = 1024;
+
+/// A round scatters at most this fraction of the input's rows (see the module docs).
+pub(super) const ROUND_SHARE: usize = 8;
+
+/// How rounds are sized on one host, from its caches, for one input.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Rounds {
     /// Bytes the kept tables may take together: the per-core cache.
     pub tables_bytes: usize,
     /// The first round's rows: every one of them a new group, the tables still fit.
     pub first_rows: usize,
-    /// The most rows a round scatters: as many as fill the last-level cache.
+    /// The most rows a round scatters: as many as fill the last-level cache, at most an eighth
+    /// of the input, at least enough to pay each partition's fixed cost.
     pub most_rows: usize,
     /// Slots a partition's table starts with: all partitions' first tables fill half the
     /// tables' bytes at most, so that each can double once before they outgrow them (and a
@@ -43,17 +65,19 @@ pub(super) struct Rounds {
 }
 
 impl Rounds {
-    pub(super) fn new(config: &GroupByConfig, row_words: usize, slot_bytes: usize, fanout: usize) -> Self {
+    pub(super) fn new(config: &GroupByConfig, rows: usize, row_words: usize, slot_bytes: usize, fanout: usize) -> Self {
         let bytes = |b: u64| usize::try_from(b).unwrap_or(usize::MAX).max(1);
         let tables_bytes = bytes(config.budget.per_core_bytes);
         let last_level = bytes(config.budget.last_level_bytes).max(tables_bytes);
         let first_rows = (tables_bytes / Self::group_bytes(slot_bytes)).max(1);
         let slot_and_listing = slot_bytes + size_of::<u32>() / LOAD_INVERSE;
         let first_slots = (tables_bytes / 2 / slot_and_listing / fanout).clamp(16, MIN_TABLE_SLOTS);
+        let cached = last_level / (row_words * 8);
+        let amortized = fanout.saturating_mul(ROWS_PER_PARTITION);
         Self {
             tables_bytes,
             first_rows,
-            most_rows: (last_level / (row_words * 8)).max(first_rows),
+            most_rows: cached.min(rows / ROUND_SHARE).max(amortized).max(first_rows),
             first_slots: 1 << first_slots.ilog2(),
         }
     }
@@ -217,8 +241,8 @@ mod tests {
         }
     }
 
-    /// A last-level cache of `cache` bytes: with 64 KiB, rounds of at most 8,192 rows of a
-    /// count, the first of 963.
+    /// A last-level cache of `cache` bytes and a per-core cache of a quarter of it: with 256 KiB,
+    /// a first round of 963 rows of a count.
     fn config(partitions: u32, cache: u64, aggregates: Aggregates) -> GroupByConfig {
         GroupByConfig { partitions, budget: CacheBudget::sized(cache / 4, cache), aggregates }
     }
@@ -228,7 +252,7 @@ mod tests {
         let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
         scratch.begin_run();
         let bits = bits_of(config.partitions).min(SCATTER_BITS);
-        let rounds = Rounds::new(config, 1, size_of::<Slot<Count>>(), 1 << bits);
+        let rounds = Rounds::new(config, keys.len(), 1, size_of::<Slot<Count>>(), 1 << bits);
         let units = vec![(); keys.len()];
         let (kept, start) = preaggregate::<Count>(keys, &units, bits, rounds, exec, &scratch, Phases::OFF).unwrap();
         (start, kept.iter().flatten().map(|t| t.groups).sum())
@@ -251,33 +275,43 @@ mod tests {
     }
 
     #[test]
-    fn rounds_are_sized_from_the_cache() {
-        let rounds = Rounds::new(&config(64, 256 << 10, Aggregates::COUNT), 1, 16, 64);
-        assert_eq!((rounds.first_rows, rounds.most_rows, rounds.first_slots), (963, 32_768, 16));
-        let big = Rounds::new(&config(4096, 32 << 20, Aggregates::COUNT), 1, 16, 4096);
+    fn rounds_are_sized_from_the_cache_the_fanout_and_the_input() {
+        const LOTS: usize = 1 << 30;
+        // 64 partitions of 1,024 rows each outweigh the 32,768 rows of a 256 KiB cache.
+        let rounds = Rounds::new(&config(64, 256 << 10, Aggregates::COUNT), LOTS, 1, 16, 64);
+        assert_eq!((rounds.first_rows, rounds.most_rows, rounds.first_slots), (963, 65_536, 16));
+        let big = Rounds::new(&config(4096, 32 << 20, Aggregates::COUNT), LOTS, 1, 16, 4096);
         assert_eq!((big.first_rows, big.most_rows, big.first_slots), (123_361, 4 << 20, 32));
+        // Few partitions: the last-level cache's rows, or an eighth of the input if less, never
+        // less than the first round.
+        let few = |rows| Rounds::new(&config(16, 32 << 20, Aggregates::COUNT), rows, 1, 16, 16).most_rows;
+        assert_eq!((few(100_000_000), few(16_000_000), few(100_000)), (4 << 20, 2_000_000, 123_361));
+        // A 480 MiB cache on 100 M rows and 4,096 partitions: rounds of an eighth of the rows.
+        let declared = Rounds::new(&config(4096, 480 << 20, Aggregates::COUNT), 100_000_000, 1, 16, 4096);
+        assert_eq!(declared.most_rows, 12_500_000);
         // No new group: the largest round; a group a row: the first round's size.
-        assert_eq!(rounds.next(8192, 0, 1 << 10, 68), 32_768);
+        assert_eq!(rounds.next(8192, 0, 1 << 10, 68), 65_536);
         assert_eq!(rounds.next(963, 963, 60 << 10, 68), 963);
-        // A new group every 100 rows with 32 KiB left: 48,188 rows, past the largest round; a
-        // new group every 1,000 rows with 2 KiB left: 30,117 rows.
-        assert_eq!(rounds.next(1000, 10, 32 << 10, 68), 32_768);
+        // A new group every 100 rows with 32 KiB left: 48,188 rows; a new group every 1,000
+        // rows with 2 KiB left: 30,117 rows.
+        assert_eq!(rounds.next(1000, 10, 32 << 10, 68), 48_188);
         assert_eq!(rounds.next(10_000, 10, 62 << 10, 68), 30_117);
     }
 
     #[test]
     fn one_key_is_counted_in_rounds_to_the_end() {
         let config = config(64, 256 << 10, Aggregates::COUNT);
-        // After the first round of 963 rows, rounds of 32,768 rows fill a partition's pages of
-        // 256 words exactly: end on a round, one row past it, one short, and tiny inputs.
-        let ends = 963 + 3 * 32_768;
+        // After the first round of 963 rows, rounds of 65,536 rows fill a partition's pages of
+        // 512 words exactly: end on a round, one row past it, one short, and tiny inputs.
+        let ends = 963 + 3 * 65_536;
         for rows in [0, 1, 963, 964, ends - 1, ends, ends + 1] {
             let keys = vec![-7; rows];
             assert_eq!(rounds_of(&keys, &config, &Sequential), (rows, usize::from(rows > 0)), "{rows} rows");
             assert_eq!(rounds_of(&keys, &config, &Pair), (rows, usize::from(rows > 0)), "{rows} rows");
             check(Rows::keys(&keys), &config, &format!("{rows} rows of one key"));
         }
-        // Rounds over several chunks (threads) each: a 1 MiB cache, rounds of 131,072 rows.
+        // A round over several chunks (threads): a 1 MiB cache, 4,096 partitions, rounds of
+        // 4 Mi rows, so all but the first 3,855 rows in one.
         let config = super::tests::config(4096, 1 << 20, Aggregates::COUNT);
         let keys = vec![i64::MIN; 400_000];
         assert_eq!(rounds_of(&keys, &config, &Pair), (keys.len(), 1));
