@@ -28,6 +28,36 @@ pub(super) fn count_block<S: State>(slots: &mut [Slot<S>], block: &[u64], touche
     fresh - groups
 }
 
+/// Below this room (in groups), [`GroupTable::count`] checks the load at every row instead of
+/// counting blocks of `room` rows.
+const CHECKED_ROOM: usize = 64;
+
+/// Aggregates the rows of `rows` into `slots` as [`count_block`] does, up to the row that brings
+/// the groups to `limit`. Returns the rows counted and the groups then.
+fn count_until_full<S: State>(
+    slots: &mut [Slot<S>],
+    rows: &[u64],
+    touched: &mut [u32],
+    groups: usize,
+    limit: usize,
+) -> (usize, usize) {
+    let mut fresh = groups;
+    for (counted, row) in rows.chunks_exact(S::WORDS).enumerate() {
+        let key = row[0];
+        let i = find(slots, key, hash(key as i64));
+        let slot = &mut slots[i];
+        let new = slot.1.count() == 0;
+        slot.0 = key;
+        slot.1.update(RowValue::from_bits(if S::WORDS == 2 { row[1] } else { 0 }));
+        touched[fresh] = i as u32;
+        fresh += usize::from(new);
+        if fresh == limit {
+            return (counted + 1, fresh);
+        }
+    }
+    (rows.len() / S::WORDS, fresh)
+}
+
 /// A flat table and the list of its filled slots: emptied by visiting those slots only, grown
 /// in place.
 pub(super) struct GroupTable<'a, 's, S: State> {
@@ -93,8 +123,18 @@ impl<'a, 's, S: State> GroupTable<'a, 's, S> {
                     self.grow()?;
                     continue;
                 }
-                let (block, tail) = share.split_at(room.min(share.len() / S::WORDS) * S::WORDS);
+                let rows = share.len() / S::WORDS;
                 let slots = &mut self.slots[..self.capacity];
+                if room < rows.min(CHECKED_ROOM) {
+                    // A small table kept across rounds (`rounds.rs`) has room for a few groups
+                    // only: blocks of a few rows cost more than a check a row.
+                    let limit = self.capacity / LOAD_INVERSE;
+                    let (counted, groups) = count_until_full::<S>(slots, share, &mut self.touched, self.groups, limit);
+                    self.groups = groups;
+                    share = &share[counted * S::WORDS..];
+                    continue;
+                }
+                let (block, tail) = share.split_at(room.min(rows) * S::WORDS);
                 self.groups += count_block::<S>(slots, block, &mut self.touched, self.groups);
                 share = tail;
             }

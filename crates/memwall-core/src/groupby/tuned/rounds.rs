@@ -88,7 +88,7 @@ impl Rounds {
     }
 
     /// An upper bound of the scratch the rounds take, `groups` groups in all, over `chunks`
-    /// chunks a round: the regions, and the tables. Before the last round the tables fit the
+    /// chunks a round: the regions (the first round's, and the largest round's), and the tables. Before the last round the tables fit the
     /// per-core cache; the last adds at most a group a row. A table grows to twice what its groups
     /// need at its load, every smaller size on its way kept, in blocks rounded up: eight times
     /// the groups' bytes, plus the first tables.
@@ -105,7 +105,11 @@ impl Rounds {
         let chunks = chunks.max(1);
         let words = most_rows.div_ceil(chunks) * row_words;
         let page = page_words(words as usize, fanout as usize) as u64;
-        let regions = rounded(chunks * region_lines(words as usize, page as usize, fanout as usize) as u64 * 64);
+        let first_words = (self.first_rows as u64).min(rows).div_ceil(chunks) * row_words;
+        let first_page = page_words(first_words as usize, fanout as usize);
+        let first = region_lines(first_words as usize, first_page, fanout as usize) as u64;
+        let largest = region_lines(words as usize, page as usize, fanout as usize) as u64;
+        let regions = rounded(chunks * largest * 64) + rounded(chunks * first * 64);
         let group_bytes = Self::group_bytes(slot_bytes as usize) as u64;
         let kept_groups = groups.min(self.tables_bytes as u64 / group_bytes + most_rows);
         let first = rounded_each(fanout.min(groups) * 2, self.first_slots as u64 * slot_bytes);
@@ -138,15 +142,23 @@ pub(super) fn preaggregate<'a, 's, S: State>(
 ) -> Result<(Vec<Kept<'a, 's, S>>, usize), GroupByError> {
     let fanout = 1usize << scatter_bits;
     let mut kept: Vec<Kept<'a, 's, S>> = (0..fanout).map(|_| None).collect();
-    // One region per chunk for the largest round, reused by every round.
+    // One region per chunk, first for the first round, then, once a round is larger, for the
+    // largest round, reused by every round after: input whose tables soon outgrow the cache
+    // (many groups) never takes the largest round's region.
     let chunks = chunks_for(rounds.most_rows.min(keys.len()), exec);
-    let most_words = rounds.most_rows.min(keys.len()).div_ceil(chunks) * S::WORDS;
-    let lines = region_lines(most_words, page_words(most_words, fanout), fanout);
-    let mut regions: Vec<&mut [Line]> = scratch.lines(lines * chunks)?.chunks_mut(lines.max(1)).collect();
+    let regions_for = |rows: usize| -> Result<(usize, Vec<&'a mut [Line]>), GroupByError> {
+        let words = rows.min(keys.len()).div_ceil(chunks) * S::WORDS;
+        let lines = region_lines(words, page_words(words, fanout), fanout);
+        Ok((rows, scratch.lines(lines * chunks)?.chunks_mut(lines.max(1)).collect()))
+    };
+    let (mut region_rows, mut regions) = regions_for(rounds.first_rows)?;
     let group_bytes = Rounds::group_bytes(size_of::<Slot<S>>());
     let (mut start, mut round) = (0, rounds.first_rows);
     while start < keys.len() {
         let end = start.saturating_add(round).min(keys.len());
+        if end - start > region_rows {
+            (region_rows, regions) = regions_for(rounds.most_rows)?;
+        }
         let before: usize = kept.iter().flatten().map(|t| t.groups).sum();
         kept =
             one_round::<S>(keys, values, start..end, scatter_bits, &mut regions, kept, rounds, exec, scratch, phases)?;
