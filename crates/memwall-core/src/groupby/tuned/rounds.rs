@@ -16,17 +16,27 @@
 //! - a round pays a fixed cost for every partition it hands rows to, whatever their number:
 //!   the partition's last, partly filled write-combining buffer and page, and the first touch
 //!   of its table and pages (~200 ns measured on the 2-vCPU Xeon guest, against ~5 ns a row).
-//!   A round therefore scatters at least [`ROWS_PER_PARTITION`] rows a partition
+//!   A round therefore scatters at least `ROWS_PER_PARTITION` rows a partition
 //!   (`fanout * ROWS_PER_PARTITION` rows), so that this cost stays a few percent of the rows'
 //!   (rounds of the per-core cache's rows, 64 a partition, took 10,000 keys from 6.6 to 9.2
 //!   ns/row);
 //! - above that, a round scatters at most what the last-level cache holds, and at most
-//!   [`ROUND_SHARE`]th of the input: the scatter streams past the caches anyway, so the
-//!   last-level cache is no floor, and a round sized by a large declared cache alone (480 MiB on
-//!   the Xeon guest, 240 MiB a thread) took 620 MiB of regions on 100 M rows, more than the
-//!   whole input's eighth the share allows (`docs/results/rss-xeon-2vcpu-kvm.md`). A round's
-//!   region is then at most about a fifth of the input (pages half a partition's rows: a page
-//!   per partition more), whatever the host declares.
+//!   `rows / ROUND_SHARE` rows (an eighth of the input): the scatter streams past the caches
+//!   anyway, so the last-level cache is no floor, and rounds sized by a large declared cache
+//!   alone (480 MiB on the Xeon guest, 240 MiB a thread) took 620 MiB of regions on 100 M rows
+//!   and two threads, and 1.31 GB of peak RSS (`docs/results/rss-xeon-2vcpu-kvm.md`). A
+//!   round's region is then at most about a fifth of the input (pages are half a partition's
+//!   rows: a page a partition more), whatever the host declares. The largest round's region is
+//!   only taken once a round needs it: with many groups the rounds stop after the first
+//!   (clickbench's 17.6 M), and taking it anyway cost 165 MiB more there, and 6% of the time.
+//!
+//! The kept tables are small (16 slots each with 4,096 partitions and a 2 MiB cache), so a
+//! table often has room for only a few more groups: it is then counted a row at a time with a
+//! check of its load (`GroupTable::count`), not in blocks of a few rows (with those, 50M rows
+//! of 10,000 keys took 6.3-6.6 ns/row against 5.8-6.0 without rounds, and 5.8-6.1 with the
+//! check: `docs/results/rss-xeon-2vcpu-kvm.md`). With rounds of 1,024 rows a partition, few
+//! groups cost no more than a single scatter; many groups stop the rounds after the first,
+//! whose fixed cost is one partition visit each: the rounds need no clock to stop early.
 //!
 //! Once the tables outgrow the per-core cache (many groups), counting into them would cost a
 //! cache miss a row more than the aggregation after a scatter: the rest of the rows are
