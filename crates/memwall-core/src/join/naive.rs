@@ -3,8 +3,8 @@
 use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
 
+use super::config::{BuildRow, JoinError};
 use super::table::Matches;
-use super::{BuildRow, JoinError};
 use crate::scratch::Scratch;
 use crate::scratch::ScratchAlloc;
 

@@ -10,10 +10,10 @@
 
 use core::ops::Range;
 
+use super::config::{BuildRow, JoinError};
 use super::table::{
     EMPTY, Matches, Sentinel, Slot, capacity_for, clear, hash, insert, partition_of_hash, slots_in, words_in,
 };
-use super::{BuildRow, JoinError};
 use crate::exec::{self, Executor};
 use crate::scratch::Scratch;
 

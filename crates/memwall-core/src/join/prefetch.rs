@@ -1,8 +1,8 @@
 //! One flat table for the whole build side, probed with a software prefetch of the slot the row
 //! [`DISTANCE`] rows ahead will read: the misses still happen, but many at once.
 
+use super::config::{BuildRow, JoinError};
 use super::table::{Matches, Sentinel, Slot, capacity_for, find, hash, insert, new_table};
-use super::{BuildRow, JoinError};
 use crate::arch::prefetch;
 use crate::scratch::Scratch;
 

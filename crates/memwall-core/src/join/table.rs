@@ -10,7 +10,7 @@
 use crate::arch::{Line, fmix64, mix64};
 use crate::scratch::Scratch;
 
-use super::{BuildRow, JoinError};
+use super::config::{BuildRow, JoinError};
 
 /// `[key as u64, payload]`.
 pub(crate) type Slot = [u64; 2];

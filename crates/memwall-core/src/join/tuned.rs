@@ -15,9 +15,9 @@
 
 use core::ops::Range;
 
+use super::config::{BuildRow, JoinConfig, JoinError};
 use super::partitioned::{Tables, build_tables, fill_table, table_offsets};
 use super::table::{EMPTY, Matches, Sentinel, Slot, hash, partition_of_hash, slots_in};
-use super::{BuildRow, JoinConfig, JoinError};
 use crate::arch::{Line, prefetch, stream_fence, stream_line};
 use crate::exec::{self, Executor};
 use crate::scratch::Scratch;
