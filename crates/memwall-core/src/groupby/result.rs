@@ -2,7 +2,9 @@
 
 use memwall_report::KeyCount;
 
-use super::agg::{Aggregates, ExactSum, Field, StateKind, ValueType, Values};
+use super::agg::aggregates::{Aggregates, Field, StateKind};
+use super::agg::column::{ValueType, Values};
+use super::agg::exact::ExactSum;
 use crate::arch::fmix64;
 
 /// How many of the most frequent keys a result keeps.
