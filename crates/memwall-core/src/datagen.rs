@@ -343,7 +343,6 @@ mod tests {
         let keys = generate(&DataSpec { rows: 5000, keys: 700, skew: Skew::Zipf(CLICKBENCH_ZIPF), seed: 42 }).unwrap();
         let in_order = keys.iter().fold(0u64, |acc, &k| acc.rotate_left(5) ^ k as u64);
         assert_eq!(format!("{in_order:016x}"), "275fb0a2e0620902");
-        assert_eq!(format!("{:016x}", crate::groupby::reference(&keys).checksum), "f0038c31144d0261");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Each kernel's working sets and streamed bytes, its fixed costs, and its predicted ns per row.
 
 use super::machine::Machine;
-use crate::groupby::adaptive::{partitions_for, sample_size, thresholds_sharing};
+use crate::groupby::adaptive::{partitions_for, thresholds_sharing};
+use crate::groupby::estimate::sample_size;
 use crate::groupby::prefetch::{DISTANCE, initial_capacity, stretched_limit};
 use crate::groupby::tuned::{MIN_TABLE_SLOTS, SCATTER_BITS, WC_BYTES_PER_PARTITION, table_bytes_per_group};
 use crate::groupby::{GroupByConfig, Kernel, ValueType};

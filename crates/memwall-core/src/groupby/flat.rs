@@ -9,8 +9,8 @@
 
 use allocator_api2::vec::Vec as ScratchVec;
 
-use super::GroupByError;
 use super::agg::State;
+use super::config::GroupByError;
 use super::hash::hash;
 use super::result::Groups;
 use crate::scratch::{Scratch, ScratchAlloc};
@@ -144,7 +144,7 @@ mod tests {
         let mut groups = Groups::default();
         drain_into(&mut slots, &mut groups);
         assert!(slots.iter().all(|s| *s == (0, Count(0))), "drain empties the table");
-        let expected = super::super::reference(&[0, i64::MIN, i64::MAX, -1, 0, 0, i64::MIN]);
+        let expected = super::super::result::reference(&[0, i64::MIN, i64::MAX, -1, 0, 0, i64::MIN]);
         assert_eq!(groups.finish(), expected);
     }
 
@@ -160,7 +160,7 @@ mod tests {
         assert!(small.iter().all(|s| s.1.0 == 0));
         let mut groups = Groups::default();
         drain_into(&mut big, &mut groups);
-        assert_eq!(groups.finish(), super::super::reference(&keys));
+        assert_eq!(groups.finish(), super::super::result::reference(&keys));
     }
 
     #[test]

@@ -14,15 +14,14 @@
 //!
 //! All return the same [`GroupResult`], which must equal [`reference`] exactly.
 
-use memwall_report::AdaptiveChoice;
-
-use crate::budget::CacheBudget;
 use crate::clock::Clock;
-use crate::exec::{self, Executor};
+use crate::exec::Executor;
 use crate::scratch::{HeapChunks, MemoryPolicy, Scratch, rounded};
 
 pub(crate) mod adaptive;
 pub mod agg;
+mod config;
+pub(crate) mod estimate;
 mod flat;
 mod hash;
 mod naive;
@@ -38,138 +37,22 @@ pub mod summary;
 pub mod sweep;
 pub(crate) mod tuned;
 pub mod values;
+mod work;
 
 // Property tests need proptest and threads, which wasm32 lacks; tests/wasm_groupby.rs covers wasm.
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
-pub use adaptive::{Estimate, Thresholds, estimate_groups, partitions_for, thresholds};
+pub use adaptive::{Thresholds, partitions_for, thresholds};
 pub use agg::{Aggregates, ValueColumn, ValueType, Values};
+pub use config::{
+    DEFAULT_PARTITIONS, GroupByConfig, GroupByError, Kernel, MAX_PARTITIONS, MIN_PARTITIONS, check_partitions,
+};
+pub use estimate::{Estimate, estimate_groups};
 pub use hash::partition_of;
 pub use phases::{Phase, PhaseClock, Phases};
-pub use result::{GroupResult, TOP, Total, Totals, reference, reference_query};
+pub use result::{GroupResult, Outcome, TOP, Total, Totals, reference, reference_query};
 pub use tuned::{TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION, table_bytes_per_group};
-
-/// The partition count radix and tuned use unless told otherwise (the published radix's 4096).
-pub const DEFAULT_PARTITIONS: u32 = 4096;
-pub const MIN_PARTITIONS: u32 = 2;
-pub const MAX_PARTITIONS: u32 = 65536;
-
-/// A way to compute the GROUP BY.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kernel {
-    Naive,
-    Radix,
-    Tuned,
-    Prefetch,
-    Adaptive,
-}
-
-impl Kernel {
-    pub const ALL: [Kernel; 5] = [Kernel::Naive, Kernel::Radix, Kernel::Tuned, Kernel::Prefetch, Kernel::Adaptive];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Naive => "naive",
-            Self::Radix => "radix",
-            Self::Tuned => "tuned",
-            Self::Prefetch => "prefetch",
-            Self::Adaptive => "adaptive",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.name().eq_ignore_ascii_case(name.trim()))
-    }
-
-    /// One line on what the kernel does, for help texts and the web page.
-    pub fn description(self) -> &'static str {
-        match self {
-            Self::Naive => "one hashbrown HashMap (ahash): the textbook, a cache miss per row",
-            Self::Radix => "scatter (hash, key) into partitions by hash, one small hashbrown table each",
-            Self::Tuned => {
-                "write-combined, non-temporal partitioning into pages, a flat cache-sized table per partition"
-            }
-            Self::Prefetch => "one flat table, software prefetch rows ahead to overlap DRAM misses",
-            Self::Adaptive => {
-                "one small table a thread (hashbrown or flat: a trial on the first rows picks), then one prefetched table, each given up once the groups outgrow it; then tuned"
-            }
-        }
-    }
-
-    /// Whether the kernel may split its work over the executor's threads (adaptive does when it
-    /// picks tuned; [`Outcome::threads`] says what a run did).
-    pub fn uses_threads(self) -> bool {
-        matches!(self, Self::Radix | Self::Tuned | Self::Adaptive)
-    }
-
-    /// Whether the kernel's work depends on [`GroupByConfig::partitions`].
-    pub fn uses_partitions(self) -> bool {
-        matches!(self, Self::Radix | Self::Tuned)
-    }
-}
-
-/// Knobs of the kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GroupByConfig {
-    /// Partitions for radix and tuned: a power of two from [`MIN_PARTITIONS`] to
-    /// [`MAX_PARTITIONS`].
-    pub partitions: u32,
-    /// The caches tuned's tables and adaptive's thresholds are sized by: as the ladder read them
-    /// where it ran, else as declared; a guess in a browser that has not run its ladder.
-    pub budget: CacheBudget,
-    /// What to compute per group (see `agg.rs`); anything past `count` needs a value column.
-    pub aggregates: Aggregates,
-}
-
-impl Default for GroupByConfig {
-    fn default() -> Self {
-        Self { partitions: DEFAULT_PARTITIONS, budget: CacheBudget::GUESS, aggregates: Aggregates::COUNT }
-    }
-}
-
-impl GroupByConfig {
-    pub fn validate(&self) -> Result<(), GroupByError> {
-        check_partitions(self.partitions)
-    }
-}
-
-/// Accepts a partition count the kernels can use: a power of two in range.
-pub fn check_partitions(partitions: u32) -> Result<(), GroupByError> {
-    if partitions.is_power_of_two() && (MIN_PARTITIONS..=MAX_PARTITIONS).contains(&partitions) {
-        Ok(())
-    } else {
-        Err(GroupByError::Partitions(partitions))
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GroupByError {
-    #[error("partitions must be a power of two from {MIN_PARTITIONS} to {MAX_PARTITIONS}, got {0}")]
-    Partitions(u32),
-    #[error("{0}")]
-    Allocation(String),
-    #[error("{0}")]
-    Values(String),
-}
-
-impl From<crate::scratch::OutOfScratch> for GroupByError {
-    fn from(error: crate::scratch::OutOfScratch) -> Self {
-        Self::Allocation(error.0)
-    }
-}
-
-/// What a run produced, and for the adaptive kernel what it decided.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    pub result: GroupResult,
-    /// Adaptive only: the kernel it ran and why.
-    pub choice: Option<AdaptiveChoice>,
-    /// The partition count the run used, if it partitioned.
-    pub partitions: Option<u32>,
-    /// Threads the run spread its work over (1 for the kernels that never split it).
-    pub threads: usize,
-}
 
 /// Runs `kernel` over `keys` with scratch memory from the heap, fresh for this run.
 pub fn run(kernel: Kernel, keys: &[i64], config: &GroupByConfig, exec: &dyn Executor) -> Result<Outcome, GroupByError> {
@@ -416,36 +299,4 @@ fn prefetch_chain_bytes(hint: u64, groups: u64, slot_bytes: u64) -> u64 {
         last *= 2;
     }
     rounded(2 * last * slot_bytes)
-}
-
-/// Splits partitions into `tasks` contiguous ranges holding about equal rows, aggregates each
-/// range as one task with `aggregate`, and merges: partitions hold disjoint keys, so merging is
-/// adding counts of groups and checksums and picking the top of the tops, never a table merge.
-pub(crate) fn aggregate_partitions(
-    exec: &dyn Executor,
-    rows_per_partition: &[usize],
-    phases: Phases<'_>,
-    aggregate: impl Fn(core::ops::Range<usize>) -> Result<result::Groups, GroupByError> + Sync,
-) -> Result<result::Groups, GroupByError> {
-    let tasks = if exec.threads() > 1 { exec.threads() * exec::TASKS_PER_THREAD } else { 1 };
-    let total: usize = rows_per_partition.iter().sum();
-    let mut ranges = Vec::with_capacity(tasks);
-    let (mut start, mut seen) = (0, 0usize);
-    for (p, &rows) in rows_per_partition.iter().enumerate() {
-        seen += rows;
-        let last = p + 1 == rows_per_partition.len();
-        if last || seen as u128 * tasks as u128 >= total as u128 * (ranges.len() as u128 + 1) {
-            ranges.push(start..p + 1);
-            start = p + 1;
-        }
-    }
-    let parts = exec::map(exec, ranges, |_, range| aggregate(range));
-    let parts = parts.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(phases.time(Phase::Merge, || result::Groups::merge_all(parts)))
-}
-
-/// How many chunks the scatter phase cuts the input into: one per thread, unless the input is so
-/// small that starting threads costs more than it saves.
-pub(crate) fn chunks_for(rows: usize, exec: &dyn Executor) -> usize {
-    if rows < 1 << 16 { 1 } else { exec.threads().max(1) }
 }

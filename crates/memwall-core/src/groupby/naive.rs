@@ -4,8 +4,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use hashbrown::HashMap;
 
-use super::GroupByError;
 use super::agg::State;
+use super::config::{GroupByError, allocation_error};
 use super::per_thread::{Part, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
@@ -105,9 +105,4 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
         let pairs = self.table.iter().map(|(&key, &state)| (key as u64, state));
         super::per_thread::part_of(self.scratch, self.table.len(), pairs)
     }
-}
-
-pub(super) fn allocation_error(scratch: &Scratch<'_>, groups: usize) -> GroupByError {
-    let why = scratch.last_error().unwrap_or_else(|| "the table's size overflows".into());
-    GroupByError::Allocation(format!("growing a hash table past {groups} groups: {why}"))
 }

@@ -14,11 +14,12 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use allocator_api2::vec::Vec as ScratchVec;
 
-use super::GroupByError;
 use super::agg::State;
+use super::config::{GroupByError, allocation_error};
 use super::flat::{Slot, capacity_for, drain_into, merge_into};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
+use super::work::chunks_for;
 use crate::exec::{self, Executor};
 use crate::scratch::{Scratch, ScratchAlloc};
 
@@ -32,14 +33,14 @@ pub(super) fn part_of<'a, 's, S: State>(
     pairs: impl Iterator<Item = Slot<S>>,
 ) -> Result<Part<'a, 's, S>, GroupByError> {
     let mut part = Part::new_in(scratch.alloc());
-    part.try_reserve_exact(groups).map_err(|_| super::naive::allocation_error(scratch, groups))?;
+    part.try_reserve_exact(groups).map_err(|_| allocation_error(scratch, groups))?;
     part.extend(pairs);
     Ok(part)
 }
 
 /// Whether splitting the rows over threads is worth it and exact for `S`.
 pub(super) fn applies<S: State>(rows: usize, exec: &dyn Executor) -> bool {
-    S::MERGES_EXACTLY && super::chunks_for(rows, exec) > 1
+    S::MERGES_EXACTLY && chunks_for(rows, exec) > 1
 }
 
 /// A table a thread fills block after block: hashbrown (`naive::Bounded`) or the flat table
@@ -75,7 +76,7 @@ pub(super) fn aggregate_bounded<'a, 's, S: State, T: PartTable<'a, 's, S>>(
     let values = &values[..keys.len()];
     let give_up = AtomicBool::new(false);
     let next = AtomicUsize::new(0);
-    let threads = super::chunks_for(keys.len(), exec);
+    let threads = chunks_for(keys.len(), exec);
     let start = phases.start();
     let parts = exec::map(exec, vec![(); threads], |_, ()| {
         let found = fill(&new_table, keys, values, &next, &give_up);
@@ -116,7 +117,7 @@ fn merge<S: State>(parts: &[Part<'_, '_, S>], scratch: &Scratch<'_>) -> Result<G
     let at_most: usize = parts.iter().map(|p| p.len()).sum();
     let capacity = capacity_for(at_most, 2);
     let mut slots = ScratchVec::new_in(scratch.alloc());
-    slots.try_reserve_exact(capacity).map_err(|_| super::naive::allocation_error(scratch, at_most))?;
+    slots.try_reserve_exact(capacity).map_err(|_| allocation_error(scratch, at_most))?;
     slots.resize(capacity, (0, S::EMPTY));
     for (key, state) in parts.iter().flat_map(|p| p.iter()) {
         merge_into(&mut slots, *key, state);

@@ -8,8 +8,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use allocator_api2::vec::Vec as ScratchVec;
 
-use super::GroupByError;
 use super::agg::State;
+use super::config::GroupByError;
 use super::flat::{Slot, capacity_for, drain_into, filled, rehash, upsert};
 use super::hash::hash;
 use super::per_thread::{Part, PartTable};
@@ -255,7 +255,7 @@ fn foreseen_groups(counts: &[u64]) -> u64 {
     let (once, twice) = counts
         .iter()
         .fold((0u64, 0u64), |(once, twice), &count| (once + u64::from(count == 1), twice + u64::from(count == 2)));
-    super::adaptive::chao(counts.len() as u64, once, twice)
+    super::estimate::chao(counts.len() as u64, once, twice)
 }
 
 /// The hot keys the cache a table's limit was sized by can hold: one line each, whatever the

@@ -15,11 +15,12 @@ use allocator_api2::vec::Vec as ScratchVec;
 use hashbrown::HashTable;
 
 use super::agg::State;
+use super::config::{GroupByError, allocation_error};
 use super::hash::{bits_of, partition_of_hash};
-use super::naive::{ahash_state, allocation_error};
+use super::naive::ahash_state;
 use super::phases::{Phase, Phases};
 use super::result::Groups;
-use super::{GroupByError, aggregate_partitions, chunks_for};
+use super::work::{aggregate_partitions, chunks_for};
 use crate::exec::{self, Executor, split_even};
 use crate::scratch::{Scratch, ScratchAlloc};
 

@@ -1,8 +1,10 @@
 //! What every kernel returns, how partial results combine, and the oracle they must all match.
 
-use memwall_report::KeyCount;
+use memwall_report::{AdaptiveChoice, KeyCount};
 
-use super::agg::{Aggregates, ExactSum, Field, StateKind, ValueType, Values};
+use super::agg::aggregates::{Aggregates, Field, StateKind};
+use super::agg::column::{ValueType, Values};
+use super::agg::exact::ExactSum;
 use crate::arch::fmix64;
 
 /// How many of the most frequent keys a result keeps.
@@ -331,6 +333,18 @@ pub fn reference_query(keys: &[i64], values: Values<'_>, aggregates: Aggregates)
     debug_assert_eq!((result.groups, &result.top), (counted.groups, &counted.top));
     result.top = counted.top;
     result
+}
+
+/// What a run produced, and for the adaptive kernel what it decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub result: GroupResult,
+    /// Adaptive only: the kernel it ran and why.
+    pub choice: Option<AdaptiveChoice>,
+    /// The partition count the run used, if it partitioned.
+    pub partitions: Option<u32>,
+    /// Threads the run spread its work over (1 for the kernels that never split it).
+    pub threads: usize,
 }
 
 #[cfg(test)]

@@ -20,11 +20,12 @@
 
 use core::sync::atomic::AtomicBool;
 
-use super::GroupByError;
 use super::agg::State;
+use super::config::GroupByError;
 use super::per_thread::{self, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
+use super::work::chunks_for;
 use super::{naive, prefetch, split};
 use crate::clock::{Clock, resolution_ns};
 use crate::exec::Executor;
@@ -131,10 +132,10 @@ pub(super) fn aggregate_bounded<S: State>(
 ) -> Result<Option<(Groups, Table, Trial)>, GroupByError> {
     let values = &values[..keys.len()];
     let never = AtomicBool::new(false);
-    let slice = slice_rows(keys.len(), super::chunks_for(keys.len(), exec));
+    let slice = slice_rows(keys.len(), chunks_for(keys.len(), exec));
     let mut hashbrown = naive::Bounded::<S>::new(max_groups, scratch);
     let mut flat = split::Bounded::<S>::new(max_groups, cache_bytes, scratch)?;
-    let rows_per_thread = keys.len().div_ceil(super::chunks_for(keys.len(), exec));
+    let rows_per_thread = keys.len().div_ceil(chunks_for(keys.len(), exec));
     let mut prefetched = prefetch::Bounded::<S>::new(rows_per_thread, 0, max_groups, cache_bytes, scratch)?;
     let mut next = 0;
     let mut take = |rows: usize| {

@@ -18,8 +18,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use allocator_api2::vec::Vec as ScratchVec;
 
-use super::GroupByError;
 use super::agg::State;
+use super::config::GroupByError;
 use super::flat::{capacity_for, filled};
 use super::hash::hash;
 use super::per_thread::{self, Part, PartTable};
@@ -177,7 +177,7 @@ mod tests {
             for (key, state) in table.into_part().unwrap() {
                 state.fold(key as i64, &mut groups);
             }
-            assert_eq!(groups.finish(), super::super::reference(&keys), "cache {cache_bytes}");
+            assert_eq!(groups.finish(), super::super::result::reference(&keys), "cache {cache_bytes}");
         }
 
         let mut small = Bounded::<Count>::new(10, 1 << 20, &scratch).unwrap();

@@ -25,198 +25,22 @@
 //! * **avg** is `sum / count` in `f64` (an integer sum rounded once to `f64` first).
 //! * **Totals** (`runs[].totals`) are the sums over all groups of each aggregate's per-group
 //!   value: exact in `i128` for integers, and for floats the exact sum of the per-group `f64`
-//!   results ([`ExactSum`], order-independent) rounded to `f64` by one fixed procedure, so
+//!   results ([`ExactSum`](exact::ExactSum), order-independent) rounded to `f64` by one fixed procedure, so
 //!   kernels agree on them bit for bit.
 
-mod exact;
+pub(crate) mod aggregates;
+pub(crate) mod column;
+pub(crate) mod exact;
 mod states;
 
-pub(crate) use exact::ExactSum;
-pub(crate) use states::{Count, Field, Full, MinMax, RowValue, State, Sum};
-
-use crate::groupby::result::Groups;
-
-/// Which aggregates a query asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Aggregates(u8);
-
-impl Default for Aggregates {
-    fn default() -> Self {
-        Self::COUNT
-    }
-}
-
-impl Aggregates {
-    pub const COUNT: Self = Self(1);
-    pub const SUM: Self = Self(2);
-    pub const MIN: Self = Self(4);
-    pub const MAX: Self = Self(8);
-    pub const AVG: Self = Self(16);
-    const NAMED: [(Self, &'static str); 5] =
-        [(Self::COUNT, "count"), (Self::SUM, "sum"), (Self::MIN, "min"), (Self::MAX, "max"), (Self::AVG, "avg")];
-
-    pub fn contains(self, other: Self) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    pub fn union(self, other: Self) -> Self {
-        Self(self.0 | other.0)
-    }
-
-    /// A comma list of `count`, `sum`, `min`, `max`, `avg` (any order, repeats ignored).
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let mut all = Self(0);
-        for name in text.split(',').map(str::trim) {
-            let (one, _) = Self::NAMED.iter().find(|(_, n)| n.eq_ignore_ascii_case(name)).ok_or_else(|| {
-                format!("unknown aggregate '{name}': expected a comma list of count, sum, min, max, avg")
-            })?;
-            all = all.union(*one);
-        }
-        Ok(all)
-    }
-
-    /// The aggregates by name, in a fixed order.
-    pub fn names(self) -> Vec<&'static str> {
-        Self::NAMED.iter().filter(|(a, _)| self.contains(*a)).map(|(_, n)| *n).collect()
-    }
-
-    /// `count,sum`, as parsed.
-    pub fn describe(self) -> String {
-        self.names().join(",")
-    }
-
-    /// Whether any aggregate reads the value column.
-    pub fn needs_values(self) -> bool {
-        self.0 & !Self::COUNT.0 != 0
-    }
-
-    /// The smallest state that holds these aggregates.
-    pub(crate) fn kind(self) -> StateKind {
-        let sum = self.contains(Self::SUM) || self.contains(Self::AVG);
-        let minmax = self.contains(Self::MIN) || self.contains(Self::MAX);
-        match (sum, minmax) {
-            (false, false) => StateKind::Count,
-            (true, false) => StateKind::Sum,
-            (false, true) => StateKind::MinMax,
-            (true, true) => StateKind::Full,
-        }
-    }
-
-    /// Bytes of a row the partitioning kernels move: its key, and its value when an aggregate
-    /// reads one.
-    pub fn row_bytes(self) -> u64 {
-        if self.needs_values() { 16 } else { 8 }
-    }
-
-    /// Bytes of aggregate state a group takes in the flat tables, for a value column of `value`
-    /// (the key's 8 bytes not included): 8 for a count, up to 40 for `sum,min,max` of `i64`.
-    pub fn state_bytes(self, value: ValueType) -> u64 {
-        match (self.kind(), value) {
-            (StateKind::Count, _) => 8,
-            (StateKind::Sum, ValueType::I64) => 24,
-            (StateKind::Sum, ValueType::F64) => 16,
-            (StateKind::MinMax, _) => 24,
-            (StateKind::Full, ValueType::I64) => 40,
-            (StateKind::Full, ValueType::F64) => 32,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StateKind {
-    Count,
-    Sum,
-    MinMax,
-    Full,
-}
-
-/// The type of a value column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ValueType {
-    I64,
-    F64,
-}
-
-impl ValueType {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::I64 => "i64",
-            Self::F64 => "f64",
-        }
-    }
-
-    pub fn parse(text: &str) -> Result<Self, String> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "i64" | "int64" => Ok(Self::I64),
-            "f64" | "float64" | "double" => Ok(Self::F64),
-            other => Err(format!("unknown value type '{other}': expected i64 or f64")),
-        }
-    }
-}
-
-/// The value column of a query, if it has one.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum Values<'a> {
-    #[default]
-    None,
-    I64(&'a [i64]),
-    F64(&'a [f64]),
-}
-
-impl Values<'_> {
-    pub fn rows(&self) -> Option<usize> {
-        match self {
-            Self::None => None,
-            Self::I64(v) => Some(v.len()),
-            Self::F64(v) => Some(v.len()),
-        }
-    }
-
-    pub fn value_type(&self) -> Option<ValueType> {
-        match self {
-            Self::None => None,
-            Self::I64(_) => Some(ValueType::I64),
-            Self::F64(_) => Some(ValueType::F64),
-        }
-    }
-}
-
-/// A value column held in memory.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ValueColumn {
-    I64(Vec<i64>),
-    F64(Vec<f64>),
-}
-
-impl ValueColumn {
-    pub fn values(&self) -> Values<'_> {
-        match self {
-            Self::I64(v) => Values::I64(v),
-            Self::F64(v) => Values::F64(v),
-        }
-    }
-
-    pub fn value_type(&self) -> ValueType {
-        match self {
-            Self::I64(_) => ValueType::I64,
-            Self::F64(_) => ValueType::F64,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        match self {
-            Self::I64(v) => v.len(),
-            Self::F64(v) => v.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+pub use aggregates::Aggregates;
+pub(crate) use aggregates::StateKind;
+pub use column::{ValueColumn, ValueType, Values};
+pub(crate) use states::{Count, Full, MinMax, RowValue, State, Sum};
 
 #[cfg(test)]
 mod tests {
+    use super::exact::ExactSum;
     use super::states::Num;
     use super::*;
 

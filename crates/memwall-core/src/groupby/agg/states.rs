@@ -1,6 +1,8 @@
 //! The per-group states every kernel is generic over: a count, a sum, min and max, all of them.
 
-use super::*;
+use super::aggregates::Field;
+use super::column::ValueType;
+use crate::groupby::result::Groups;
 
 /// A value type the states can aggregate.
 pub(crate) trait Num: RowValue + PartialEq + core::fmt::Debug + 'static {
@@ -134,14 +136,6 @@ impl Num for f64 {
         groups.add_float(Field::Min, key, min);
         groups.add_float(Field::Max, key, max);
     }
-}
-
-/// An aggregate a group's state holds besides its count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Field {
-    Sum = 1,
-    Min = 2,
-    Max = 3,
 }
 
 /// One group's aggregate state. All-zero bytes ([`State::EMPTY`]) is a group with no rows:

@@ -5,13 +5,13 @@
 //! 1. **Scatter** each key to its partition (the top bits of its hash) through software
 //!    write-combining: each partition has a small buffer of [`WC_LINES`] cache lines; a row goes
 //!    there, and a full buffer goes to the partition's current page with non-temporal stores
-//!    ([`stream_line`]). The random writes thus touch one cache-resident array, and the big
-//!    buffer is written in whole lines without first being read from DRAM (plain stores instead
-//!    made the scatter twice as slow: ~0.8 s against ~0.4 s). Flushing four lines at a time
-//!    rather than one cut the scatter by ~15-25%: a flush is a hard-to-predict branch plus a
-//!    burst of streaming stores, so fewer, larger flushes are cheaper. Only keys are stored
-//!    (8 bytes a row, not `(hash, key)`): rehashing is one multiply, cheaper than moving twice
-//!    the bytes.
+//!    ([`stream_line`](crate::arch::stream_line)). The random writes thus touch one
+//!    cache-resident array, and the big buffer is written in whole lines without first being
+//!    read from DRAM (plain stores instead made the scatter twice as slow: ~0.8 s against
+//!    ~0.4 s). Flushing four lines at a time rather than one cut the scatter by ~15-25%: a flush
+//!    is a hard-to-predict branch plus a burst of streaming stores, so fewer, larger flushes are
+//!    cheaper. Only keys are stored (8 bytes a row, not `(hash, key)`): rehashing is one
+//!    multiply, cheaper than moving twice the bytes.
 //! 2. **Pages, not a histogram**: partitions grow in small pages taken from one buffer, chained
 //!    per partition. A histogram pass would size each partition exactly, but it is a whole extra
 //!    read and hash of the keys (0.1-0.2 s of a ~1.1 s run); pages cost a rare branch and at
@@ -41,66 +41,28 @@
 //! buffers hold whole rows), and the tables hold `(key, state)` slots of 16 to 48 bytes. The
 //! count-only code is the one it was (the value is `()`, the row one word).
 
+mod layout;
 mod partition;
 mod rounds;
 mod scatter;
 
+use layout::{LOAD_INVERSE, MAX_CHUNK_WORDS, WC_LINES, page_words, region_lines};
+pub(crate) use layout::{MIN_TABLE_SLOTS, SCATTER_BITS};
+pub use layout::{TABLE_BYTES_PER_GROUP, WC_BYTES_PER_PARTITION, table_bytes_per_group};
 use partition::Aggregator;
 use rounds::Rounds;
-use scatter::{out_of_scratch, scatter};
+use scatter::scatter;
 
-use crate::arch::{Line, stream_fence, stream_line};
+use crate::arch::Line;
 use crate::exec::{self, Executor, split_even};
-use crate::groupby::agg::{RowValue, State};
-use crate::groupby::flat::{Slot, capacity_for, find};
-use crate::groupby::hash::{bits_of, hash, partition_of_hash};
+use crate::groupby::agg::State;
+use crate::groupby::config::{GroupByConfig, GroupByError};
+use crate::groupby::flat::{Slot, capacity_for};
+use crate::groupby::hash::bits_of;
 use crate::groupby::phases::{Phase, Phases};
 use crate::groupby::result::Groups;
-use crate::groupby::{GroupByConfig, GroupByError, aggregate_partitions, chunks_for};
-use crate::scratch::{Scratch, ScratchAlloc};
-use crate::scratch::{rounded, rounded_each};
-use allocator_api2::vec::Vec as ScratchVec;
-
-/// Partition bits of the scatter over DRAM; more are split in cache (see the module docs).
-pub(crate) const SCATTER_BITS: u32 = 12;
-
-/// Lines of write-combining buffer per partition (see the module docs).
-const WC_LINES: usize = 4;
-
-const WC_WORDS: usize = WC_LINES * Line::WORDS;
-
-/// Largest page: 16 KiB. Small enough that the partly filled last pages of 4096 partitions
-/// waste little (64 MiB of address space at most, per thread), large enough that taking a new
-/// page is rare.
-const MAX_PAGE_WORDS: usize = 2048;
-
-/// Words one chunk (one region of the buffer) may hold (a row is one word, or two with a
-/// value): its positions, at most this plus a page per partition, then fit in `u32`, whose
-/// position array is half the size of `usize`'s and made the scatter ~8% faster.
-const MAX_CHUNK_WORDS: usize = 1 << 30;
-
-/// Tables are at most `1 / LOAD_INVERSE` full, so most lookups end at their first slot.
-const LOAD_INVERSE: usize = 4;
-
-/// Bytes of table a group takes at most for a count: a 16-byte slot, at most a quarter of
-/// them full ([`table_bytes_per_group`] for other aggregates).
-pub const TABLE_BYTES_PER_GROUP: u64 = 16 * LOAD_INVERSE as u64;
-
-/// Bytes of table a group takes at most with `state_bytes` of aggregate state beside its key.
-pub fn table_bytes_per_group(state_bytes: u64) -> u64 {
-    (8 + state_bytes) * LOAD_INVERSE as u64
-}
-
-/// Bytes of write-combining buffer each scattered partition keeps in cache.
-pub const WC_BYTES_PER_PARTITION: u64 = (WC_LINES * size_of::<Line>()) as u64;
-
-/// The smallest table: 16 KiB, so that a partition of few groups still checks the load only
-/// every few hundred rows.
-pub(crate) const MIN_TABLE_SLOTS: usize = 1024;
-
-type Scratched<'a, 's, T> = ScratchVec<T, ScratchAlloc<'a, 's>>;
-
-type Table<'a, 's, S> = Scratched<'a, 's, Slot<S>>;
+use crate::groupby::work::{aggregate_partitions, chunks_for};
+use crate::scratch::{Scratch, rounded};
 
 /// For the adaptive kernel: split each partition further, in cache, until its table is expected
 /// to fit `groups_per_table` groups, so that a partition count chosen from a low estimate of
@@ -227,18 +189,6 @@ fn cache_table_groups(config: &GroupByConfig, slot_bytes: usize) -> usize {
     usize::try_from(cache / slot_bytes as u64 / LOAD_INVERSE as u64).unwrap_or(usize::MAX)
 }
 
-/// Lines of buffer a chunk of `words` words scatters into.
-fn region_lines(words: usize, page_words: usize, fanout: usize) -> usize {
-    (words / page_words + fanout) * (page_words / Line::WORDS)
-}
-
-/// Words per page for `rows` rows over `fanout` partitions: a power of two (so pages hold whole
-/// write-combining buffers) near half a partition's expected rows, so that small inputs do not reserve 16 KiB
-/// for every one of thousands of nearly empty partitions.
-fn page_words(words: usize, fanout: usize) -> usize {
-    (words / fanout / 2).clamp(WC_WORDS, MAX_PAGE_WORDS).next_power_of_two()
-}
-
 /// An upper bound of the scratch bytes tuned takes (blocks as handed out, see `scratch.rs`).
 pub(super) fn scratch_bytes(rows: u64, groups: u64, partitions: u32, config: &GroupByConfig, threads: u64) -> u64 {
     let bits = bits_of(partitions);
@@ -275,8 +225,10 @@ pub(super) fn scratch_bytes(rows: u64, groups: u64, partitions: u32, config: &Gr
 
 #[cfg(test)]
 mod tests {
+    use super::layout::{MAX_PAGE_WORDS, WC_WORDS};
     use super::*;
     use crate::groupby::agg::Count;
+    use crate::groupby::hash::{hash, partition_of_hash};
     use crate::scratch::{HeapChunks, MemoryPolicy};
 
     #[test]
@@ -311,10 +263,10 @@ mod tests {
         aggregator.groups_per_row = Some(0.0001);
         aggregator.aggregate([&keys[..5_000], &keys[5_000..]], keys.len(), core::iter::empty()).unwrap();
         assert!(aggregator.table.slots.iter().all(|s| *s == (0, Count::EMPTY)), "the table is left empty");
-        assert_eq!(core::mem::take(&mut aggregator.groups).finish(), super::super::reference(&as_i64(&keys)));
+        assert_eq!(core::mem::take(&mut aggregator.groups).finish(), crate::groupby::result::reference(&as_i64(&keys)));
         // The next partition reuses the grown table.
         aggregator.aggregate([&keys[..3]], 3, core::iter::empty()).unwrap();
-        assert_eq!(aggregator.groups.finish(), super::super::reference(&as_i64(&keys[..3])));
+        assert_eq!(aggregator.groups.finish(), crate::groupby::result::reference(&as_i64(&keys[..3])));
     }
 
     #[test]

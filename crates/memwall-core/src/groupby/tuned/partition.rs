@@ -3,7 +3,17 @@
 //! fits), or one per partition kept across the rounds of a pre-aggregating scatter
 //! (`rounds.rs`).
 
-use super::*;
+use allocator_api2::vec::Vec as ScratchVec;
+
+use super::layout::{LOAD_INVERSE, MIN_TABLE_SLOTS, Scratched, Table};
+use super::scatter::out_of_scratch;
+use crate::groupby::agg::{RowValue, State};
+use crate::groupby::config::GroupByError;
+use crate::groupby::flat::{Slot, capacity_for, find};
+use crate::groupby::hash::{hash, partition_of_hash};
+use crate::groupby::phases::{Phase, Phases};
+use crate::groupby::result::Groups;
+use crate::scratch::Scratch;
 
 /// Aggregates every row of `block` (rows of `S::WORDS` words) into `slots`, listing in
 /// `touched` (from index `groups` on) the slot of each key seen for the first time. Returns the

@@ -1,7 +1,14 @@
 //! The scatter: every key to its partition's pages through write-combining buffers flushed with
 //! non-temporal stores (see the module docs of `tuned`).
 
-use super::*;
+use allocator_api2::vec::Vec as ScratchVec;
+
+use super::layout::{Scratched, WC_LINES, WC_WORDS};
+use crate::arch::{Line, stream_fence, stream_line};
+use crate::groupby::agg::{RowValue, State};
+use crate::groupby::config::GroupByError;
+use crate::groupby::hash::{hash, partition_of_hash};
+use crate::scratch::Scratch;
 
 /// One thread's scattered rows: pages of its region, chained per partition.
 pub(super) struct Scattered<'r, 'a, 's> {
