@@ -11,10 +11,6 @@ A file depends on another when it names an item of it: by a `use` line, or by an
   components of the file graph);
 - non-test files over 500 lines (`tests.rs` files and `tests/` folders are exempt).
 
-Exempt from the circle check, as the lead decided for issue 48: the join kernels' folder
-`crates/memwall-core/src/join/` (issue 47 owns it; `groupby/` and its `tuned/` are no longer
-exempt).
-
 Usage: scripts/house.py [--graph]   (from anywhere; reads the repository it lives in)
 """
 
@@ -30,7 +26,6 @@ CRATES = {
     "memwall_web": "web/src/lib.rs",
 }
 MAX_LINES = 500
-CIRCLE_EXEMPT = ("crates/memwall-core/src/join/",)
 
 
 def strip(text):
@@ -273,9 +268,7 @@ def main():
             if theirs and theirs != mine:
                 print(f"command depends on another command: {f} -> {d}")
                 problems += 1
-    sub = {f: {d for d in ds if not d.startswith(CIRCLE_EXEMPT)}
-           for f, ds in graph.items() if not f.startswith(CIRCLE_EXEMPT)}
-    for comp in components(sub):
+    for comp in components(graph):
         if len(comp) > 1:
             print(f"import circle of {len(comp)} files: " + ", ".join(comp))
             problems += 1
@@ -286,8 +279,7 @@ def main():
             problems += 1
     files = len(graph)
     arrows = sum(len(d) for d in graph.values())
-    print(f"house: {files} files, {arrows} arrows between them, {problems} problems "
-          f"(circle check exempts {', '.join(CIRCLE_EXEMPT)})")
+    print(f"house: {files} files, {arrows} arrows between them, {problems} problems")
     return 1 if problems else 0
 
 
