@@ -15,11 +15,12 @@
 //!   the room left;
 //! - a round pays a fixed cost for every partition it hands rows to, whatever their number:
 //!   the partition's last, partly filled write-combining buffer and page, and the first touch
-//!   of its table and pages (~200 ns measured on the 2-vCPU Xeon guest, against ~5 ns a row).
-//!   A round therefore scatters at least `ROWS_PER_PARTITION` rows a partition
-//!   (`fanout * ROWS_PER_PARTITION` rows), so that this cost stays a few percent of the rows'
-//!   (rounds of the per-core cache's rows, 64 a partition, took 10,000 keys from 6.6 to 9.2
-//!   ns/row);
+//!   of its table and pages: ~230 ns on the 2-vCPU Xeon guest, against ~6 ns a row (rounds of
+//!   the per-core cache's rows, 64 a partition, took 50M rows of 10,000 keys from 6.0 ns/row
+//!   without rounds to 9.6-9.7: 3.7 ns/row over 191 rounds of 4,096 partitions;
+//!   `docs/results/rss-xeon-2vcpu-kvm/round-size/`). A round therefore scatters at least
+//!   `ROWS_PER_PARTITION` rows a partition (`fanout * ROWS_PER_PARTITION` rows), so that this
+//!   cost stays a few percent of the rows' (the same input: 5.9-6.3 ns/row, the same folder);
 //! - above that, a round scatters at most what the last-level cache holds, and at most
 //!   `rows / ROUND_SHARE` rows (an eighth of the input): the scatter streams past the caches
 //!   anyway, so the last-level cache is no floor, and rounds sized by a large declared cache
