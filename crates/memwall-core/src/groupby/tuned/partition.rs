@@ -15,25 +15,31 @@ use crate::groupby::phases::{Phase, Phases};
 use crate::groupby::result::Groups;
 use crate::scratch::Scratch;
 
+/// Aggregates one row (`key`, `v`) into `slots`, listing its slot in `touched` at `fresh` and
+/// moving `fresh` on where the key is new.
+#[inline(always)]
+fn count_row<S: State>(slots: &mut [Slot<S>], touched: &mut [u32], fresh: &mut usize, key: u64, v: S::Value) {
+    let i = find(slots, key, hash(key as i64));
+    let slot = &mut slots[i];
+    let new = slot.1.count() == 0;
+    slot.0 = key;
+    slot.1.update(v);
+    // Written always, kept only for a new key: no branch on whether the key is new.
+    touched[*fresh] = i as u32;
+    *fresh += usize::from(new);
+}
+
 /// Aggregates every row of `block` (rows of `S::WORDS` words) into `slots`, listing in
 /// `touched` (from index `groups` on) the slot of each key seen for the first time. Returns the
 /// number of new keys.
 pub(super) fn count_block<S: State>(slots: &mut [Slot<S>], block: &[u64], touched: &mut [u32], groups: usize) -> usize {
     let mut fresh = groups;
-    let mut row = |key: u64, v: S::Value| {
-        let i = find(slots, key, hash(key as i64));
-        let slot = &mut slots[i];
-        let new = slot.1.count() == 0;
-        slot.0 = key;
-        slot.1.update(v);
-        // Written always, kept only for a new key: no branch on whether the key is new.
-        touched[fresh] = i as u32;
-        fresh += usize::from(new);
-    };
     if S::WORDS == 1 {
-        block.iter().for_each(|&key| row(key, RowValue::from_bits(0)));
+        block.iter().for_each(|&key| count_row::<S>(slots, touched, &mut fresh, key, RowValue::from_bits(0)));
     } else {
-        block.as_chunks::<2>().0.iter().for_each(|&[key, bits]| row(key, RowValue::from_bits(bits)));
+        block.as_chunks::<2>().0.iter().for_each(|&[key, bits]| {
+            count_row::<S>(slots, touched, &mut fresh, key, RowValue::from_bits(bits));
+        });
     }
     fresh - groups
 }
@@ -53,14 +59,8 @@ fn count_until_full<S: State>(
 ) -> (usize, usize) {
     let mut fresh = groups;
     for (counted, row) in rows.chunks_exact(S::WORDS).enumerate() {
-        let key = row[0];
-        let i = find(slots, key, hash(key as i64));
-        let slot = &mut slots[i];
-        let new = slot.1.count() == 0;
-        slot.0 = key;
-        slot.1.update(RowValue::from_bits(if S::WORDS == 2 { row[1] } else { 0 }));
-        touched[fresh] = i as u32;
-        fresh += usize::from(new);
+        let value = RowValue::from_bits(if S::WORDS == 2 { row[1] } else { 0 });
+        count_row::<S>(slots, touched, &mut fresh, row[0], value);
         if fresh == limit {
             return (counted + 1, fresh);
         }
