@@ -180,16 +180,17 @@ fn measure_here(
     let kinds = curve_kinds(args)?;
     let measuring = Curves::new(kinds.len(), sizes.len(), &config, host, clock);
     let mut curves = Vec::with_capacity(kinds.len());
+    let mut visits = vec![revisit::Visits::default(); kinds.len()];
     for &kind in &kinds {
         curves.push(measuring.curve(kind, &sizes)?);
         if curves.last().is_some_and(revisit::reads_caches) {
-            measuring.revisit(&kinds, &mut curves)?;
+            measuring.revisit(&kinds, &mut curves, &mut visits)?;
         }
     }
     let parallelism =
         if args.chains.is_empty() { None } else { Some(measure_chains(args, chains_at, &config, clock)?) };
     if parallelism.is_some() {
-        measuring.revisit(&kinds, &mut curves)?;
+        measuring.revisit(&kinds, &mut curves, &mut visits)?;
     }
     measuring.bar.finish_and_clear();
     let measured = Measured {
@@ -267,9 +268,14 @@ impl<'a> Curves<'a> {
     }
 
     /// Measures the sizes around the last cache's end again on every curve the caches are read
-    /// from, each size keeping its fastest reading (`explain::revisit`): one of the moments,
+    /// from, each size keeping its typical reading (`explain::revisit`): one of the moments,
     /// spread over the run, at which the guest's share of a shared cache is sampled.
-    fn revisit(&self, kinds: &[(Pattern, HugePages)], curves: &mut [Curve]) -> CliResult<()> {
+    fn revisit(
+        &self,
+        kinds: &[(Pattern, HugePages)],
+        curves: &mut [Curve],
+        visits: &mut [revisit::Visits],
+    ) -> CliResult<()> {
         if !curves.iter().any(revisit::reads_caches) {
             return Ok(());
         }
@@ -282,10 +288,11 @@ impl<'a> Curves<'a> {
             duration_s: None,
         };
         let window = revisit::around_last_cache(&memwall_core::explain::measured::read(so_far, self.host));
-        for (kind, curve) in kinds.iter().zip(curves.iter_mut()).filter(|(_, c)| revisit::reads_caches(c)) {
+        let each = kinds.iter().zip(curves.iter_mut()).zip(visits.iter_mut());
+        for ((kind, curve), visits) in each.filter(|((_, c), _)| revisit::reads_caches(c)) {
             self.bar.inc_length(window.len() as u64);
             let again = self.points(*kind, &window)?;
-            revisit::keep_fastest(curve, again);
+            visits.keep_typical(curve, again);
         }
         Ok(())
     }

@@ -157,6 +157,7 @@ mod tests {
             samples: 3,
             samples_ns_per_load: vec![1.0, 1.1, 1.3],
             attempts: 1,
+            visits_ns_per_load: Vec::new(),
             huge_page_bytes: None,
         };
         let measured = memwall_core::explain::measured::Measured {

@@ -236,6 +236,7 @@ mod tests {
             samples: 15,
             samples_ns_per_load: vec![],
             attempts: 2,
+            visits_ns_per_load: Vec::new(),
             huge_page_bytes: Some(0),
         }
     }

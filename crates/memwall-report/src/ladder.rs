@@ -155,6 +155,12 @@ pub struct LadderPoint {
     /// spread too far (a disturbed run); the samples are those of the least disturbed attempt.
     #[serde(default = "one")]
     pub attempts: u32,
+    /// Where the size was measured at several moments of one run (the sizes around the last
+    /// cache's end, which a guest shares with its neighbours): each moment's fastest sample, in
+    /// the order measured. The point itself is the typical moment's reading (see
+    /// `memwall_core::explain::revisit`). Empty where the size was measured at one moment.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub visits_ns_per_load: Vec<f64>,
     /// Bytes of the buffer the kernel reported as backed by transparent huge pages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub huge_page_bytes: Option<u64>,

@@ -50,6 +50,7 @@ fn full_report() -> Report {
             samples: 3,
             samples_ns_per_load: vec![1.2, 1.25, 1.3],
             attempts: 2,
+            visits_ns_per_load: Vec::new(),
             huge_page_bytes: Some(0),
         }],
         steps: vec![Step { from_bytes: 32768, to_bytes: 65536, ns_per_load_before: 1.2, ns_per_load_after: 3.4 }],

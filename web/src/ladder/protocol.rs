@@ -202,6 +202,7 @@ pub fn decode_event(line: &str) -> Result<LadderEvent, String> {
                 samples: samples_ns_per_load.len() as u32,
                 samples_ns_per_load,
                 attempts,
+                visits_ns_per_load: Vec::new(),
                 huge_page_bytes: None,
             };
             LadderEvent::Point { curve, point }

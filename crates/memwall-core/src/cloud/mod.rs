@@ -113,6 +113,7 @@ fn point(bytes: u64, ns: f64) -> LadderPoint {
         samples: 1,
         samples_ns_per_load: vec![],
         attempts: 1,
+        visits_ns_per_load: Vec::new(),
         huge_page_bytes: None,
     }
 }

@@ -1,4 +1,4 @@
-//! Measuring the last cache's end again, later in the run, and keeping each size's fastest.
+//! Measuring the last cache's end again, later in the run, and keeping each size's typical reading.
 //!
 //! A guest's share of a shared last-level cache moves while a ladder runs: in five back-to-back
 //! `memwall run`s on the 2-vCPU EPYC dev guest (2026-12-06,
@@ -6,10 +6,19 @@
 //! 2 MiB and the random curve on huge pages a minute later to 8 MiB. A curve measured once per
 //! size reads the share of its moment. So the front end measures the sizes around the last
 //! cache's end again at a few moments spread over the run (after each TLB-friendly curve and
-//! after the parallelism sweep), and each size keeps its fastest reading: a neighbour's traffic
-//! can only evict, never add cache, so the fastest reading is the nearest to what the host gives.
-//! Which sizes are measured again comes from reading what was measured so far, so the window
-//! follows the cache wherever it ends on the host at hand.
+//! after the parallelism sweep). Which sizes are measured again comes from reading what was
+//! measured so far, so the window follows the cache wherever it ends on the host at hand.
+//!
+//! Each size keeps its typical moment: the median of its readings (the faster of the middle two
+//! where their number is even), each reading being one moment's fastest sample. Not the fastest
+//! moment: the fastest of n readings of a share that moves is the largest share the guest held at
+//! any of them, and grows with n, so it says how long the run looked more than what the host
+//! gives. On the Xeon guest that declares 480 MiB of L3 it read the last cache's end as 64, 96,
+//! 256, 128 and 96 MiB in five runs (`docs/results/stability-xeon-2vcpu-kvm.md`: 128 MiB read
+//! 43 ns at best in one run and 22 ns in another). The median is what a kernel running at an
+//! unknown moment can count on at least half the time. Within one moment, the least disturbed of
+//! its attempts is still kept (`ladder::sampling`): over a fraction of a second noise only adds
+//! time. Every moment's reading is kept in the point (`visits_ns_per_load`).
 
 use memwall_report::{Cause, Curve, Ladder, LadderPoint};
 
@@ -33,18 +42,43 @@ pub fn around_last_cache(ladder: &Ladder) -> Vec<u64> {
     ladder.points.iter().map(|p| p.bytes).filter(|&b| b > from && b <= to).collect()
 }
 
-/// Keeps, for each size of `curve` measured `again`, the reading with the lower minimum; the
-/// kept point counts every measurement of its size in `attempts`. Sizes the curve lacks are
-/// ignored.
-pub fn keep_fastest(curve: &mut Curve, again: Vec<LadderPoint>) {
-    for point in again {
-        let Some(old) = curve.points.iter_mut().find(|p| p.bytes == point.bytes) else { continue };
-        let attempts = old.attempts + point.attempts;
-        if point.ns_per_load.min < old.ns_per_load.min {
-            *old = point;
+/// Every reading, so far, of the sizes of one curve that were measured again.
+#[derive(Debug, Clone, Default)]
+pub struct Visits {
+    readings: Vec<(u64, Vec<LadderPoint>)>,
+}
+
+impl Visits {
+    /// Adds the readings `again` of sizes of `curve` (the first reading of each is the curve's own)
+    /// and sets each of those sizes to its typical reading so far (see the module's docs); the
+    /// kept point counts every measurement of its size in `attempts` and lists each moment's
+    /// fastest sample in `visits_ns_per_load`. Sizes the curve lacks are ignored.
+    pub fn keep_typical(&mut self, curve: &mut Curve, again: Vec<LadderPoint>) {
+        for point in again {
+            let Some(kept) = curve.points.iter_mut().find(|p| p.bytes == point.bytes) else { continue };
+            let at = match self.readings.iter().position(|(bytes, _)| *bytes == point.bytes) {
+                Some(at) => at,
+                None => {
+                    self.readings.push((point.bytes, vec![kept.clone()]));
+                    self.readings.len() - 1
+                }
+            };
+            let readings = &mut self.readings[at].1;
+            readings.push(point);
+            *kept = typical(readings);
         }
-        old.attempts = attempts;
     }
+}
+
+/// The median reading by fastest sample (the faster of the middle two of an even number), with
+/// every reading's attempts and fastest sample.
+fn typical(readings: &[LadderPoint]) -> LadderPoint {
+    let mut order: Vec<&LadderPoint> = readings.iter().collect();
+    order.sort_by(|a, b| a.ns_per_load.min.total_cmp(&b.ns_per_load.min));
+    let mut kept = order[(order.len() - 1) / 2].clone();
+    kept.attempts = readings.iter().map(|r| r.attempts).sum();
+    kept.visits_ns_per_load = readings.iter().map(|r| r.ns_per_load.min).collect();
+    kept
 }
 
 #[cfg(test)]
@@ -81,11 +115,21 @@ mod tests {
     }
 
     #[test]
-    fn each_size_keeps_its_fastest_reading_and_counts_every_measurement() {
+    fn each_size_keeps_its_typical_reading_and_counts_every_measurement() {
         let mut kept = curve("page-local", "thp", 1, vec![point(MIB, 12.0), point(2 * MIB, 100.0)]);
-        keep_fastest(&mut kept, vec![point(MIB, 13.0), point(2 * MIB, 14.0), point(3 * MIB, 1.0)]);
-        let read: Vec<(u64, f64, u32)> = kept.points.iter().map(|p| (p.bytes, p.ns_per_load.min, p.attempts)).collect();
-        assert_eq!(read, [(MIB, 12.0, 2), (2 * MIB, 14.0, 2)]);
+        let mut visits = Visits::default();
+        let read = |c: &Curve| -> Vec<(u64, f64, u32, Vec<f64>)> {
+            c.points.iter().map(|p| (p.bytes, p.ns_per_load.min, p.attempts, p.visits_ns_per_load.clone())).collect()
+        };
+        // Two readings: the faster of the two.
+        visits.keep_typical(&mut kept, vec![point(MIB, 13.0), point(2 * MIB, 14.0), point(3 * MIB, 1.0)]);
+        assert_eq!(read(&kept), [(MIB, 12.0, 2, vec![12.0, 13.0]), (2 * MIB, 14.0, 2, vec![100.0, 14.0])]);
+        // Three: the middle one, not the lucky moment (2 MiB at 9 ns once).
+        visits.keep_typical(&mut kept, vec![point(2 * MIB, 9.0)]);
+        assert_eq!(read(&kept)[1], (2 * MIB, 14.0, 3, vec![100.0, 14.0, 9.0]));
+        // Four: the faster of the middle two; a size not measured again keeps its readings.
+        visits.keep_typical(&mut kept, vec![point(2 * MIB, 20.0)]);
+        assert_eq!(read(&kept), [(MIB, 12.0, 2, vec![12.0, 13.0]), (2 * MIB, 14.0, 4, vec![100.0, 14.0, 9.0, 20.0])]);
     }
 
     #[test]

@@ -217,6 +217,7 @@ pub fn measure_point<A: Arena>(
         samples: samples.len() as u32,
         samples_ns_per_load: samples,
         attempts,
+        visits_ns_per_load: Vec::new(),
         huge_page_bytes: buffer.huge_page_bytes(),
     })
 }
