@@ -148,8 +148,11 @@ export function nativeLadderMedian(size) {
 }
 
 /** The native GROUP BY on the small preset, one thread, as the page races it: ns per row. */
-export function nativeGroupBy(kernel, runs = 3) {
-  const out = execFileSync(MEMWALL, ["groupby", "--preset", "small", "--kernel", kernel, "--threads", "1", "--runs", String(runs), "--json", "-"], { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 << 20 });
+/** `memwall groupby` on the small preset, one thread; `pages` the scratch's pages (thp: native's
+ * default; off: small pages, the memory a browser's wasm gets). */
+export function nativeGroupBy(kernel, runs = 3, pages = "thp") {
+  const args = ["groupby", "--preset", "small", "--kernel", kernel, "--threads", "1", "--runs", String(runs), "--scratch-pages", pages, "--json", "-"];
+  const out = execFileSync(MEMWALL, args, { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 << 20 });
   const report = JSON.parse(out).groupby;
   // The caches native sized by, as adaptive's choice names them (when it ran).
   const caches = report.runs.map((r) => r.choice?.reason.match(/\(caches: ([^)]*)\)/)?.[1]).find(Boolean);

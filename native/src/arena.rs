@@ -100,6 +100,18 @@ impl MmapArena {
 /// partition buffer or a big table in 4 KiB pages would miss the TLB on nearly every line).
 pub const SCRATCH: MmapArena = MmapArena { huge_pages: HugePages::Thp };
 
+/// The scratch pool's regions on `pages`: [`SCRATCH`] by default; small pages (`off`) give a
+/// race the memory a browser's wasm has, none of it on huge pages.
+pub fn scratch(pages: HugePages) -> &'static MmapArena {
+    static SMALL: MmapArena = MmapArena { huge_pages: HugePages::Off };
+    static RESERVED: MmapArena = MmapArena { huge_pages: HugePages::On };
+    match pages {
+        HugePages::Thp => &SCRATCH,
+        HugePages::Off => &SMALL,
+        HugePages::On => &RESERVED,
+    }
+}
+
 impl memwall_core::scratch::ChunkSource for MmapArena {
     fn map(&self, bytes: usize) -> Result<Box<dyn memwall_core::scratch::Chunk>, String> {
         Ok(Box::new(MmapArena::map(self, bytes)?))

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use memwall_core::race::{self, Named, RaceEvent, Racer, Truth, Workload};
 use memwall_core::scratch::MemoryPolicy;
 
-use crate::arena::SCRATCH;
+use crate::arena::{self, HugePages};
 use crate::threads::Threads;
 
 /// Kernels in the order given, without repeats.
@@ -29,6 +29,12 @@ pub struct RuleArgs {
     /// its scratch inside its timer, as a one-off query does).
     #[arg(long, default_value = "warm", value_parser = parse_policy)]
     pub memory: MemoryPolicy,
+    /// Pages of that scratch memory: thp (transparent huge pages, as a native engine asks for),
+    /// off (small pages only, the memory a browser's wasm gets: the like-for-like comparison
+    /// with the page's races) or on (reserved huge pages; needs vm.nr_hugepages). The report's
+    /// huge_page_share says what the kernel gave.
+    #[arg(long, value_enum, default_value = "thp")]
+    pub scratch_pages: HugePages,
     /// Check every run against a reference computed outside the timer (sort and count a GROUP
     /// BY's keys; sort both sides of a join and merge them): the default below 20,000,000 rows.
     /// Row totals, known key or match counts and agreement between kernels are always checked.
@@ -42,7 +48,7 @@ pub struct RuleArgs {
 impl RuleArgs {
     /// The rules of `memwall run`'s races.
     pub fn defaults() -> Self {
-        Self { memory: MemoryPolicy::Warm, verify: false, no_verify: false }
+        Self { memory: MemoryPolicy::Warm, scratch_pages: HugePages::Thp, verify: false, no_verify: false }
     }
 
     /// What is checked on `rows` rows, `known` the generator's count of the answer (distinct keys,
@@ -99,6 +105,7 @@ pub struct RaceSetup<'a, K, C> {
     pub config: C,
     pub threads: &'a Threads,
     pub policy: MemoryPolicy,
+    pub pages: HugePages,
     pub truth: Truth,
     pub runs: u32,
 }
@@ -106,7 +113,15 @@ pub struct RaceSetup<'a, K, C> {
 impl<'a, K: Named, C> RaceSetup<'a, K, C> {
     /// The race `race` asks for over `kernels`, held to `truth`.
     pub fn new(kernels: &'a [K], race: &RaceArgs, config: C, threads: &'a Threads, truth: Truth) -> Self {
-        Self { kernels, config, threads, policy: race.rules.memory, truth, runs: race.runs }
+        Self {
+            kernels,
+            config,
+            threads,
+            policy: race.rules.memory,
+            pages: race.rules.scratch_pages,
+            truth,
+            runs: race.runs,
+        }
     }
 
     /// The core's racer of this setup over `work`, its scratch from the native pool, and a
@@ -114,7 +129,7 @@ impl<'a, K: Named, C> RaceSetup<'a, K, C> {
     pub fn racer<W: Workload<Kernel = K>>(&self, what: &str, work: W) -> (Racer<'a, W>, ProgressBar) {
         let runs = self.runs.max(1);
         let bar = race_bar(what, u64::from(runs) * self.kernels.len() as u64);
-        (Racer { kernels: self.kernels, memory: &SCRATCH, policy: self.policy, runs, work }, bar)
+        (Racer { kernels: self.kernels, memory: arena::scratch(self.pages), policy: self.policy, runs, work }, bar)
     }
 }
 

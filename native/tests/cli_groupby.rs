@@ -45,6 +45,20 @@ fn all_kernels_agree_and_the_json_says_so() {
 }
 
 #[test]
+fn scratch_on_small_pages_gives_the_same_answer_and_no_huge_page() {
+    let race = "groupby --rows 300000 --keys 50000 --kernel naive,tuned,adaptive --runs 1 --json - --scratch-pages";
+    let small = report_from(&memwall(&words(&format!("{race} off")))).groupby.unwrap();
+    let huge = report_from(&memwall(&words(&format!("{race} thp")))).groupby.unwrap();
+    for (s, h) in small.runs.iter().zip(&huge.runs) {
+        assert_eq!((&s.kernel, s.groups, &s.checksum), (&h.kernel, h.groups, &h.checksum));
+        // None of the pool on huge pages where it was asked for small ones (the share is left
+        // out only where the host cannot tell, which a Linux host always can).
+        assert_eq!(s.huge_page_share, Some(0.0), "{}", s.kernel);
+    }
+    assert_refused(&words("groupby --rows 1000 --scratch-pages small"), "--scratch-pages");
+}
+
+#[test]
 fn table_on_stdout_with_speedups() {
     let out = memwall(&words("groupby --rows 100K --keys 10K --kernel naive,tuned --partitions 256 --runs 1"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
