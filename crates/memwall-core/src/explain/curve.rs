@@ -65,9 +65,9 @@ pub(super) fn undisturb(ns: &mut [f64]) -> Vec<(usize, f64)> {
 /// Each curve is measured at another moment, and on a shared host the cache a guest gets moves
 /// between them: in five back-to-back `memwall run`s on the 2-vCPU EPYC dev guest (2026-12-06,
 /// `docs/results/stability-epyc-2vcpu-kvm.md`), the page-local curve held cache speed to 2, 3 or
-/// 6 MiB while the random curve on huge pages, measured after it, held it to 8 MiB. A neighbour's
-/// traffic can only evict, never add cache, so the fastest reading of each size is the nearest
-/// to what the host gives.
+/// 6 MiB while the random curve on huge pages, measured after it, held it to 8 MiB. Away from
+/// that edge the pointwise fastest is the curve whose page walks cost least; at the edge each
+/// curve already holds the typical one of the moments it was measured at (`revisit.rs`).
 pub(super) fn cache_curve(evidence: &Evidence<'_>) -> Result<CacheCurve, String> {
     let main = evidence.curves.first().ok_or("the ladder has no curve")?;
     let same: Vec<&CurveView<'_>> = evidence.curves.iter().filter(|c| c.same_sizes(main)).collect();
