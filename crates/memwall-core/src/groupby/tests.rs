@@ -407,11 +407,15 @@ fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
     // row left, and the table gives up there, not at its limit.
     let distinct: Vec<i64> = (0..100_000i64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64)).collect();
     let values = vec![(); distinct.len()];
-    let mut paying = prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch)
-        .unwrap()
-        .paying_back();
-    assert!(!paying.add(&distinct, &values, &never).unwrap());
-    assert!(paying.groups() < max_groups / 16, "gave up at {} groups", paying.groups());
+    // Hinted at no groups or at all of them (an estimate past the cache): it starts within the
+    // cache either way, so its first look comes as it outgrows the cache.
+    for hint in [0, max_groups as u64] {
+        let mut paying =
+            prefetch::Bounded::<agg::Count>::paying_back(distinct.len(), hint, max_groups, cache_bytes, &scratch)
+                .unwrap();
+        assert!(!paying.add(&distinct, &values, &never).unwrap());
+        assert!(paying.groups() < max_groups / 16, "hint {hint}: gave up at {} groups", paying.groups());
+    }
     // Without the rule it goes on to its limit.
     let mut plain = prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch).unwrap();
     assert!(!plain.add(&distinct, &values, &never).unwrap());
@@ -421,7 +425,7 @@ fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
     let hot: Vec<i64> =
         (0..200_000u64).map(|i| distinct[((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % 2_000) as usize]).collect();
     let mut kept =
-        prefetch::Bounded::<agg::Count>::new(hot.len(), 0, max_groups, cache_bytes, &scratch).unwrap().paying_back();
+        prefetch::Bounded::<agg::Count>::paying_back(hot.len(), 0, max_groups, cache_bytes, &scratch).unwrap();
     assert!(kept.add(&hot, &vec![(); hot.len()], &never).unwrap());
     assert_eq!(kept.groups(), 2_000);
 }
