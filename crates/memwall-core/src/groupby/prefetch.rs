@@ -102,9 +102,7 @@ pub(super) fn aggregate_bounded<S: State>(
     Ok(Some(out))
 }
 
-/// Rows between two looks at whether another thread gave up; also the window a table paying
-/// back counts its new groups over ([`Bounded::paying_back`]): at the rate it tests for, one
-/// new group in [`PAYBACK_ROWS`] rows, a window holds ~1,000 new groups, a count good to ~3%.
+/// Rows between two looks at whether another thread gave up.
 const GIVE_UP_ROWS: usize = 1 << 16;
 
 /// The prefetched table of `keys`, or `None` as soon as more than `max_groups` groups turn up
@@ -145,12 +143,6 @@ pub(super) struct Bounded<'a, 's, S: State> {
     /// groups still to come are too many for those rows to pay back ([`Bounded::paying_back`]).
     rows: usize,
     paying_back: bool,
-    /// Rows taken so far, and where the current window of [`GIVE_UP_ROWS`] rows began (rows
-    /// taken, groups then).
-    taken: usize,
-    window_start: (usize, usize),
-    /// The rows and new groups of the last whole window: the rate new groups come at now.
-    last_window: (usize, usize),
     cache_bytes: u64,
     scratch: &'a Scratch<'s>,
 }
@@ -182,9 +174,6 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             stretched: false,
             rows,
             paying_back: false,
-            taken: 0,
-            window_start: (0, 0),
-            last_window: (0, 0),
             cache_bytes,
             scratch,
         })
@@ -290,17 +279,9 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         if !must_pay_back {
             return true;
         }
-        let rows_left = (self.rows as u64).saturating_sub(self.taken as u64);
-        // Chao's bound assumes rows in no order. Where they come sorted or in sessions, a key's
-        // rows come together, its count is whole once seen, and the bound foresees almost no
-        // groups to come while new ones arrive at a steady rate: so the rate of the last whole
-        // window, kept up over the rows left, counts too. That is, the table also gives up where
-        // its last window found new groups in more than one of every `PAYBACK_ROWS` rows. On
-        // shuffled rows the rate only falls, so this may give up a table whose rate would have
-        // fallen in time; a table not yet a window old is judged by Chao's bound alone.
-        let (window_rows, window_groups) = self.last_window;
-        let at_rate = (window_groups as u64).saturating_mul(rows_left) / (window_rows as u64).max(1);
-        let to_come = foreseen.saturating_sub(counts.len() as u64).max(at_rate);
+        let taken: u64 = counts.iter().sum();
+        let to_come = foreseen.saturating_sub(counts.len() as u64);
+        let rows_left = (self.rows as u64).saturating_sub(taken);
         to_come.saturating_mul(PAYBACK_ROWS) <= rows_left
     }
 
@@ -406,11 +387,6 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
                 }
             }
             self.groups += groups;
-            self.taken += end - next;
-            if self.taken - self.window_start.0 >= GIVE_UP_ROWS {
-                self.last_window = (self.taken - self.window_start.0, self.groups - self.window_start.1);
-                self.window_start = (self.taken, self.groups);
-            }
             next = end;
         }
         Ok(self.groups <= self.max_groups || self.stretch())

@@ -191,10 +191,15 @@ fn adaptive_explains_its_choice() {
     let outcome = run(Kernel::Adaptive, &data(100), &config, &Sequential).unwrap();
     assert_eq!((outcome.choice.unwrap().kernel.as_str(), outcome.threads), ("naive", 1));
 
-    let choice = run(Kernel::Adaptive, &data(30_000), &config, &Sequential).unwrap().choice.unwrap();
+    // 30,000 groups past the L2 take 128 rows each to pay their misses back: a table outgrowing
+    // the L2 at 8,192 groups foresees ~22,000 more: it goes on where it has 1.4M rows or more
+    // left (4M rows on one thread, 2M on each of two); over 300,000 rows it gives up for tuned.
+    let paying = datagen::generate(&DataSpec { rows: 4_000_000, keys: 30_000, skew: Skew::Uniform, seed: 1 }).unwrap();
+    let choice = run(Kernel::Adaptive, &paying, &config, &Sequential).unwrap().choice.unwrap();
     assert_eq!((choice.kernel.as_str(), choice.estimated_groups), ("prefetch", 30_000));
+    assert_eq!(run(Kernel::Adaptive, &data(30_000), &config, &Sequential).unwrap().choice.unwrap().kernel, "tuned");
     // Two tables of 30,000 groups share the 2 MiB: each still fits its half.
-    let outcome = run(Kernel::Adaptive, &data(30_000), &config, &Threads(2)).unwrap();
+    let outcome = run(Kernel::Adaptive, &paying, &config, &Threads(2)).unwrap();
     assert_eq!((outcome.choice.unwrap().kernel.as_str(), outcome.threads), ("prefetch", 2));
     // Too few rows to be worth a second thread: one table.
     let few = datagen::generate(&DataSpec { rows: 50_000, keys: 100, skew: Skew::Uniform, seed: 1 }).unwrap();
