@@ -50,6 +50,18 @@ pub(crate) fn initial_capacity(hint: usize) -> usize {
     capacity_for((hint + hint / 8) * LOAD_DEN / LOAD_NUM, 1)
 }
 
+/// The initial capacity for a hint of `groups_hint` groups, of which there can be no more than
+/// `rows` nor (before the table gives up) `max_groups`.
+fn hinted_capacity(rows: usize, groups_hint: u64, max_groups: usize) -> usize {
+    initial_capacity(usize::try_from(groups_hint).unwrap_or(usize::MAX).min(rows).min(max_groups))
+}
+
+/// The most slots (a power of two, at least 16) of `slot_bytes` that fit `cache_bytes`.
+fn cache_capacity(cache_bytes: u64, slot_bytes: usize) -> usize {
+    let slots = usize::try_from(cache_bytes / slot_bytes.max(1) as u64).unwrap_or(usize::MAX).max(16);
+    1 << slots.ilog2()
+}
+
 /// The most groups a table of `capacity` slots takes before it grows.
 pub(super) fn groups_before_growing(capacity: usize) -> usize {
     capacity / LOAD_DEN * LOAD_NUM
@@ -104,9 +116,12 @@ fn table_bounded<'a, 's, S: State>(
     scratch: &'a Scratch<'s>,
     give_up: &AtomicBool,
 ) -> Result<Option<Table<'a, 's, S>>, GroupByError> {
-    let table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?;
     // The prefetch kernel itself (no limit) never gives up; adaptive's try does.
-    let mut table = if max_groups == usize::MAX { table } else { table.paying_back() };
+    let mut table = if max_groups == usize::MAX {
+        Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?
+    } else {
+        Bounded::<S>::paying_back(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?
+    };
     Ok(table.add(keys, values, give_up)?.then_some(table.table))
 }
 
@@ -141,10 +156,18 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         cache_bytes: u64,
         scratch: &'a Scratch<'s>,
     ) -> Result<Self, GroupByError> {
-        let hint = usize::try_from(groups_hint).unwrap_or(usize::MAX).min(rows).min(max_groups);
-        let table = Table::new(scratch, initial_capacity(hint))?;
+        Self::with_capacity(hinted_capacity(rows, groups_hint, max_groups), rows, max_groups, cache_bytes, scratch)
+    }
+
+    fn with_capacity(
+        capacity: usize,
+        rows: usize,
+        max_groups: usize,
+        cache_bytes: u64,
+        scratch: &'a Scratch<'s>,
+    ) -> Result<Self, GroupByError> {
         Ok(Self {
-            table,
+            table: Table::new(scratch, capacity)?,
             groups: 0,
             max_groups,
             looked_past_limit: false,
@@ -156,18 +179,36 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         })
     }
 
-    /// The table also gives up, each time it would double past the per-core cache, where the
-    /// groups its counts foresee (Chao's bound) beyond those it has would come more often than
-    /// one in [`PAYBACK_ROWS`] of the rows it has left. Past that cache a new group costs a miss
-    /// to where the table lives, and another each time the table doubles and moves it; a row
-    /// that finds its group costs a few ns. Where new groups keep coming, those misses cost
-    /// more than a partitioned pass, and every row the table took before its limit tripped is
-    /// wasted (adaptive starts over partitioned). Not for the trial's own tables (`small.rs`):
-    /// they take a few slices of rows each, and one giving up would end the small tables' try
-    /// before the others showed whether the groups fit them.
-    pub fn paying_back(mut self) -> Self {
-        self.paying_back = true;
-        self
+    /// As [`Bounded::new`], for a table that also gives up, each time it would double past the
+    /// per-core cache, where the groups its counts foresee (Chao's bound) beyond those it has
+    /// would come more often than one in [`PAYBACK_ROWS`] of the rows it has left. Past that
+    /// cache a new group costs a miss to where the table lives, and another each time the table
+    /// doubles and moves it; a row that finds its group costs a few ns. Where new groups keep
+    /// coming, those misses cost more than a partitioned pass, and every row the table took
+    /// before it gave up is wasted (adaptive starts over partitioned). Not for the trial's own
+    /// tables (`small.rs`): they take a few slices of rows each, and one giving up would end the
+    /// small tables' try before the others showed whether the groups fit them.
+    ///
+    /// It starts no larger than the table that fills the per-core cache, whatever `groups_hint`
+    /// says, so that its first look at its counts comes when it first outgrows that cache, not
+    /// when it outgrows a size an estimate chose. On the small preset (10M rows, 1.7M groups,
+    /// Zipf-like) a sample's ~520,000 groups sized it at 2 Mi slots (32 MiB), and it took 1.87M
+    /// rows to its first look, at 1,048,576 groups, which gave it up: 5.45 ns/row of adaptive's
+    /// 11.87 on the 2-vCPU Xeon guest. From 128 Ki slots (its 2 MiB L2) the first look comes at
+    /// 65,536 groups. A table that goes on only pays rehashes up to its size, each moving its
+    /// groups once.
+    pub fn paying_back(
+        rows: usize,
+        groups_hint: u64,
+        max_groups: usize,
+        cache_bytes: u64,
+        scratch: &'a Scratch<'s>,
+    ) -> Result<Self, GroupByError> {
+        let capacity =
+            hinted_capacity(rows, groups_hint, max_groups).min(cache_capacity(cache_bytes, size_of::<Slot<S>>()));
+        let mut table = Self::with_capacity(capacity, rows, max_groups, cache_bytes, scratch)?;
+        table.paying_back = true;
+        Ok(table)
     }
 
     /// Whether the table, past its limit, may go on to [`stretched_limit`], decided once from

@@ -187,7 +187,7 @@ pub(super) fn aggregate_bounded<S: State>(
             split::Bounded::<S>::new(max_groups, cache_bytes, scratch)
         }),
         Table::Prefetched => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
-            Ok(prefetch::Bounded::<S>::new(rows_per_thread, hint, max_groups, cache_bytes, scratch)?.paying_back())
+            prefetch::Bounded::<S>::paying_back(rows_per_thread, hint, max_groups, cache_bytes, scratch)
         }),
     }?;
     Ok(groups.map(|groups| (groups, winner, trial)))

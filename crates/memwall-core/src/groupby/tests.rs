@@ -191,10 +191,15 @@ fn adaptive_explains_its_choice() {
     let outcome = run(Kernel::Adaptive, &data(100), &config, &Sequential).unwrap();
     assert_eq!((outcome.choice.unwrap().kernel.as_str(), outcome.threads), ("naive", 1));
 
-    let choice = run(Kernel::Adaptive, &data(30_000), &config, &Sequential).unwrap().choice.unwrap();
+    // 30,000 groups past the L2 take 128 rows each to pay their misses back: a table outgrowing
+    // the L2 at 8,192 groups foresees ~22,000 more: it goes on where it has 1.4M rows or more
+    // left (4M rows on one thread, 2M on each of two); over 300,000 rows it gives up for tuned.
+    let paying = datagen::generate(&DataSpec { rows: 4_000_000, keys: 30_000, skew: Skew::Uniform, seed: 1 }).unwrap();
+    let choice = run(Kernel::Adaptive, &paying, &config, &Sequential).unwrap().choice.unwrap();
     assert_eq!((choice.kernel.as_str(), choice.estimated_groups), ("prefetch", 30_000));
+    assert_eq!(run(Kernel::Adaptive, &data(30_000), &config, &Sequential).unwrap().choice.unwrap().kernel, "tuned");
     // Two tables of 30,000 groups share the 2 MiB: each still fits its half.
-    let outcome = run(Kernel::Adaptive, &data(30_000), &config, &Threads(2)).unwrap();
+    let outcome = run(Kernel::Adaptive, &paying, &config, &Threads(2)).unwrap();
     assert_eq!((outcome.choice.unwrap().kernel.as_str(), outcome.threads), ("prefetch", 2));
     // Too few rows to be worth a second thread: one table.
     let few = datagen::generate(&DataSpec { rows: 50_000, keys: 100, skew: Skew::Uniform, seed: 1 }).unwrap();
@@ -407,11 +412,15 @@ fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
     // row left, and the table gives up there, not at its limit.
     let distinct: Vec<i64> = (0..100_000i64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64)).collect();
     let values = vec![(); distinct.len()];
-    let mut paying = prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch)
-        .unwrap()
-        .paying_back();
-    assert!(!paying.add(&distinct, &values, &never).unwrap());
-    assert!(paying.groups() < max_groups / 16, "gave up at {} groups", paying.groups());
+    // Hinted at no groups or at all of them (an estimate past the cache): it starts within the
+    // cache either way, so its first look comes as it outgrows the cache.
+    for hint in [0, max_groups as u64] {
+        let mut paying =
+            prefetch::Bounded::<agg::Count>::paying_back(distinct.len(), hint, max_groups, cache_bytes, &scratch)
+                .unwrap();
+        assert!(!paying.add(&distinct, &values, &never).unwrap());
+        assert!(paying.groups() < max_groups / 16, "hint {hint}: gave up at {} groups", paying.groups());
+    }
     // Without the rule it goes on to its limit.
     let mut plain = prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch).unwrap();
     assert!(!plain.add(&distinct, &values, &never).unwrap());
@@ -421,7 +430,7 @@ fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
     let hot: Vec<i64> =
         (0..200_000u64).map(|i| distinct[((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % 2_000) as usize]).collect();
     let mut kept =
-        prefetch::Bounded::<agg::Count>::new(hot.len(), 0, max_groups, cache_bytes, &scratch).unwrap().paying_back();
+        prefetch::Bounded::<agg::Count>::paying_back(hot.len(), 0, max_groups, cache_bytes, &scratch).unwrap();
     assert!(kept.add(&hot, &vec![(); hot.len()], &never).unwrap());
     assert_eq!(kept.groups(), 2_000);
 }
