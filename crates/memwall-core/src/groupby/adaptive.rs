@@ -155,7 +155,7 @@ pub(super) fn aggregate<S: State>(
         if own_tables {
             let rows_per_thread = keys.len().div_ceil(threads);
             per_thread::aggregate_bounded::<S, _>(keys, values, Vec::new(), exec, scratch, phases, || {
-                prefetch::Bounded::<S>::paying_back(rows_per_thread, estimate.groups, single_limit, cache, scratch)
+                prefetch::Bounded::<S>::new(rows_per_thread, estimate.groups, single_limit, cache, scratch, true)
             })
         } else {
             prefetch::aggregate_bounded::<S>(keys, values, estimate.groups, single_limit, cache, scratch, phases)

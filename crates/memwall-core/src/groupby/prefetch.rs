@@ -117,11 +117,8 @@ fn table_bounded<'a, 's, S: State>(
     give_up: &AtomicBool,
 ) -> Result<Option<Table<'a, 's, S>>, GroupByError> {
     // The prefetch kernel itself (no limit) never gives up; adaptive's try does.
-    let mut table = if max_groups == usize::MAX {
-        Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?
-    } else {
-        Bounded::<S>::paying_back(keys.len(), groups_hint, max_groups, cache_bytes, scratch)?
-    };
+    let paying_back = max_groups != usize::MAX;
+    let mut table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch, paying_back)?;
     Ok(table.add(keys, values, give_up)?.then_some(table.table))
 }
 
@@ -140,7 +137,7 @@ pub(super) struct Bounded<'a, 's, S: State> {
     /// Whether it went on past its first limit.
     stretched: bool,
     /// The rows it is meant to take (its thread's share), and whether it gives up once the
-    /// groups still to come are too many for those rows to pay back ([`Bounded::paying_back`]).
+    /// groups still to come are too many for those rows to pay back ([`Bounded::new`]'s `paying_back`).
     rows: usize,
     paying_back: bool,
     cache_bytes: u64,
@@ -149,23 +146,36 @@ pub(super) struct Bounded<'a, 's, S: State> {
 
 impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// A table sized for `groups_hint` groups (too low only costs rehashes) among `rows` rows.
+    ///
+    /// `paying_back`: the table also gives up, each time it would double past the per-core
+    /// cache, where the groups its counts foresee (Chao's bound) beyond those it has would come
+    /// more often than one in [`PAYBACK_ROWS`] of the rows it has left. Past that cache a new
+    /// group costs a miss to where the table lives, and another each time the table doubles and
+    /// moves it; a row that finds its group costs a few ns. Where new groups keep coming, those
+    /// misses cost more than a partitioned pass, and every row the table took before it gave up
+    /// is wasted (adaptive starts over partitioned). Not for the trial's own tables (`small.rs`):
+    /// they take a few slices of rows each, and one giving up would end the small tables' try
+    /// before the others showed whether the groups fit them.
+    ///
+    /// Such a table starts no larger than the table that fills the per-core cache, whatever
+    /// `groups_hint` says, so that its first look at its counts comes when it first outgrows that
+    /// cache, not when it outgrows a size an estimate chose. On the small preset (10M rows, 1.7M
+    /// groups, Zipf-like) a sample's ~520,000 groups sized it at 2 Mi slots (32 MiB), its first
+    /// look came at 1,048,576 groups, and adaptive's given-up phase took 2.95-4.53 ns/row of
+    /// 9.73-10.82 on the 2-vCPU Xeon guest; from 128 Ki slots (its 2 MiB L2) the first look comes
+    /// at 65,536 groups, and it took 0.93-1.36 of 7.43-9.89
+    /// (`docs/results/adaptive-carry-xeon-2vcpu-kvm/small-phases-*.txt`). A table that goes on
+    /// only pays rehashes up to its size, each moving its groups once.
     pub fn new(
         rows: usize,
         groups_hint: u64,
         max_groups: usize,
         cache_bytes: u64,
         scratch: &'a Scratch<'s>,
+        paying_back: bool,
     ) -> Result<Self, GroupByError> {
-        Self::with_capacity(hinted_capacity(rows, groups_hint, max_groups), rows, max_groups, cache_bytes, scratch)
-    }
-
-    fn with_capacity(
-        capacity: usize,
-        rows: usize,
-        max_groups: usize,
-        cache_bytes: u64,
-        scratch: &'a Scratch<'s>,
-    ) -> Result<Self, GroupByError> {
+        let hinted = hinted_capacity(rows, groups_hint, max_groups);
+        let capacity = if paying_back { hinted.min(cache_capacity(cache_bytes, size_of::<Slot<S>>())) } else { hinted };
         Ok(Self {
             table: Table::new(scratch, capacity)?,
             groups: 0,
@@ -173,42 +183,10 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             looked_past_limit: false,
             stretched: false,
             rows,
-            paying_back: false,
+            paying_back,
             cache_bytes,
             scratch,
         })
-    }
-
-    /// As [`Bounded::new`], for a table that also gives up, each time it would double past the
-    /// per-core cache, where the groups its counts foresee (Chao's bound) beyond those it has
-    /// would come more often than one in [`PAYBACK_ROWS`] of the rows it has left. Past that
-    /// cache a new group costs a miss to where the table lives, and another each time the table
-    /// doubles and moves it; a row that finds its group costs a few ns. Where new groups keep
-    /// coming, those misses cost more than a partitioned pass, and every row the table took
-    /// before it gave up is wasted (adaptive starts over partitioned). Not for the trial's own
-    /// tables (`small.rs`): they take a few slices of rows each, and one giving up would end the
-    /// small tables' try before the others showed whether the groups fit them.
-    ///
-    /// It starts no larger than the table that fills the per-core cache, whatever `groups_hint`
-    /// says, so that its first look at its counts comes when it first outgrows that cache, not
-    /// when it outgrows a size an estimate chose. On the small preset (10M rows, 1.7M groups,
-    /// Zipf-like) a sample's ~520,000 groups sized it at 2 Mi slots (32 MiB), and it took 1.87M
-    /// rows to its first look, at 1,048,576 groups, which gave it up: 5.45 ns/row of adaptive's
-    /// 11.87 on the 2-vCPU Xeon guest. From 128 Ki slots (its 2 MiB L2) the first look comes at
-    /// 65,536 groups. A table that goes on only pays rehashes up to its size, each moving its
-    /// groups once.
-    pub fn paying_back(
-        rows: usize,
-        groups_hint: u64,
-        max_groups: usize,
-        cache_bytes: u64,
-        scratch: &'a Scratch<'s>,
-    ) -> Result<Self, GroupByError> {
-        let capacity =
-            hinted_capacity(rows, groups_hint, max_groups).min(cache_capacity(cache_bytes, size_of::<Slot<S>>()));
-        let mut table = Self::with_capacity(capacity, rows, max_groups, cache_bytes, scratch)?;
-        table.paying_back = true;
-        Ok(table)
     }
 
     /// Whether the table, past its limit, may go on to [`stretched_limit`], decided once from
@@ -263,7 +241,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// Whether the table may double, from one look at its counts where a rule needs them:
     /// * a stretched table looks again each time it doubles: more rows make a truer bound, and a
     ///   table that would give up at its stretched limit gives up sooner, wasting fewer rows;
-    /// * a table [paying back](Bounded::paying_back) that would double past the per-core cache
+    /// * a table [paying back](Bounded::new) that would double past the per-core cache
     ///   must foresee few enough groups still to come for the rows it has left.
     fn may_double(&self) -> bool {
         let past_cache = 2 * core::mem::size_of_val(&*self.table.slots) as u64 > self.cache_bytes;
@@ -325,7 +303,7 @@ pub(crate) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
 }
 
 /// A table past the per-core cache goes on only while the groups still to come are at most
-/// one in this many of its rows left ([`Bounded::paying_back`]). Measured on the 2-vCPU Xeon
+/// one in this many of its rows left ([`Bounded::new`]'s `paying_back`). Measured on the 2-vCPU Xeon
 /// guest with Zipf 1.1 keys, at each doubling past its 2 MiB L2 (a debug print, not kept;
 /// `memwall groupby --rows R --keys K --skew zipf:1.1 --threads T --kernel adaptive,tuned
 /// --caches-from C`, C a ladder that read L3 to 16 MiB): 10^6 keys over 100M rows, 1 thread,

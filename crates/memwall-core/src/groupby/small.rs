@@ -136,7 +136,7 @@ pub(super) fn aggregate_bounded<S: State>(
     let mut hashbrown = naive::Bounded::<S>::new(max_groups, scratch);
     let mut flat = split::Bounded::<S>::new(max_groups, cache_bytes, scratch)?;
     let rows_per_thread = keys.len().div_ceil(chunks_for(keys.len(), exec));
-    let mut prefetched = prefetch::Bounded::<S>::new(rows_per_thread, 0, max_groups, cache_bytes, scratch)?;
+    let mut prefetched = prefetch::Bounded::<S>::new(rows_per_thread, 0, max_groups, cache_bytes, scratch, false)?;
     let mut next = 0;
     let mut take = |rows: usize| {
         let range = next..next + rows;
@@ -187,7 +187,7 @@ pub(super) fn aggregate_bounded<S: State>(
             split::Bounded::<S>::new(max_groups, cache_bytes, scratch)
         }),
         Table::Prefetched => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
-            prefetch::Bounded::<S>::paying_back(rows_per_thread, hint, max_groups, cache_bytes, scratch)
+            prefetch::Bounded::<S>::new(rows_per_thread, hint, max_groups, cache_bytes, scratch, true)
         }),
     }?;
     Ok(groups.map(|groups| (groups, winner, trial)))

@@ -416,21 +416,21 @@ fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
     // cache either way, so its first look comes as it outgrows the cache.
     for hint in [0, max_groups as u64] {
         let mut paying =
-            prefetch::Bounded::<agg::Count>::paying_back(distinct.len(), hint, max_groups, cache_bytes, &scratch)
+            prefetch::Bounded::<agg::Count>::new(distinct.len(), hint, max_groups, cache_bytes, &scratch, true)
                 .unwrap();
         assert!(!paying.add(&distinct, &values, &never).unwrap());
         assert!(paying.groups() < max_groups / 16, "hint {hint}: gave up at {} groups", paying.groups());
     }
     // Without the rule it goes on to its limit.
-    let mut plain = prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch).unwrap();
+    let mut plain =
+        prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch, false).unwrap();
     assert!(!plain.add(&distinct, &values, &never).unwrap());
     assert!(plain.groups() > max_groups);
     // 2,000 keys drawn at random for 200,000 rows, a table four times the cache: few groups
     // left to come once it passes the cache, and it keeps on.
     let hot: Vec<i64> =
         (0..200_000u64).map(|i| distinct[((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % 2_000) as usize]).collect();
-    let mut kept =
-        prefetch::Bounded::<agg::Count>::paying_back(hot.len(), 0, max_groups, cache_bytes, &scratch).unwrap();
+    let mut kept = prefetch::Bounded::<agg::Count>::new(hot.len(), 0, max_groups, cache_bytes, &scratch, true).unwrap();
     assert!(kept.add(&hot, &vec![(); hot.len()], &never).unwrap());
     assert_eq!(kept.groups(), 2_000);
 }
