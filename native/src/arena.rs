@@ -70,8 +70,8 @@ impl MmapArena {
                 let len = bytes.checked_next_multiple_of(HUGE_PAGE).ok_or_else(too_big)?;
                 let map = MmapOptions::new().len(len).huge(Some(21)).map_anon().map_err(|e| {
                     format!(
-                        "--huge-pages on: could not map {} of reserved huge pages ({e}); \
-                         reserve some with `sysctl vm.nr_hugepages=N`, or use --huge-pages thp",
+                        "huge pages `on`: could not map {} of reserved huge pages ({e}); \
+                         reserve some with `sysctl vm.nr_hugepages=N`, or ask for `thp` instead",
                         memwall_core::size::format_bytes(len as u64)
                     )
                 })?;
