@@ -12,7 +12,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ARTIFACTS, MEMWALL, checkInputs, launch, pageWeight, startServer } from "./lib.mjs";
+import { ARTIFACTS, MEMWALL, checkInputs, launch, nativeGroupBy, pageWeight, startServer } from "./lib.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -58,13 +58,6 @@ async function browserGroupBy(kernel) {
   return { nsPerRow };
 }
 
-// `pages`: the scratch's pages; "off" is the browser's memory policy (wasm has no huge pages).
-function nativeGroupBy(kernel, pages) {
-  const out = execFileSync(MEMWALL, ["groupby", "--preset", "small", "--kernel", kernel, "--threads", "1", "--runs", "3", "--scratch-pages", pages, "--json", "-"], { stdio: ["ignore", "pipe", "ignore"] });
-  const report = JSON.parse(out).groupby;
-  return { rows: report.dataset.rows, nsPerRow: report.runs[0].ns_per_row };
-}
-
 async function timeToInteractive() {
   const fresh = await browser.newContext();
   const page = await fresh.newPage();
@@ -85,8 +78,9 @@ for (let i = 0; i < RUNS; i++) {
 }
 for (let i = 0; i < RUNS; i++) {
   const b = await browserGroupBy("tuned");
-  const n = nativeGroupBy("tuned", "off");
-  results.groupby.native_thp.push(nativeGroupBy("tuned", "thp").nsPerRow);
+  // Native's scratch on small pages is the browser's memory policy (wasm has no huge pages).
+  const n = nativeGroupBy("tuned", 3, "off");
+  results.groupby.native_thp.push(nativeGroupBy("tuned", 3, "thp").nsPerRow);
   results.groupby.rows = n.rows;
   results.groupby.browser.push(b.nsPerRow);
   results.groupby.native.push(n.nsPerRow);
