@@ -20,6 +20,7 @@ use crate::scratch::{HeapChunks, MemoryPolicy, Scratch, rounded};
 
 pub(crate) mod adaptive;
 pub mod agg;
+mod arrivals;
 mod config;
 pub(crate) mod estimate;
 mod flat;

@@ -9,6 +9,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use allocator_api2::vec::Vec as ScratchVec;
 
 use super::agg::State;
+use super::arrivals::{self, Counts, Window};
 use super::config::GroupByError;
 use super::flat::{Slot, capacity_for, drain_into, filled, rehash, upsert};
 use super::hash::hash;
@@ -140,6 +141,11 @@ pub(super) struct Bounded<'a, 's, S: State> {
     /// groups still to come are too many for those rows to pay back ([`Bounded::new`]'s `paying_back`).
     rows: usize,
     paying_back: bool,
+    /// The counts at the start of the window that the next look past the cache tests for
+    /// order ([`super::arrivals`]), and the capacity they were taken at.
+    mark: Option<(Counts, usize)>,
+    /// The rows taken since the mark.
+    window: Window,
     cache_bytes: u64,
     scratch: &'a Scratch<'s>,
 }
@@ -184,6 +190,8 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             stretched: false,
             rows,
             paying_back,
+            mark: None,
+            window: Window::default(),
             cache_bytes,
             scratch,
         })
@@ -217,7 +225,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         self.looked_past_limit = true;
         let mut counts = self.counts();
         let rows: u64 = counts.iter().sum();
-        let foreseen = foreseen_groups(&counts);
+        let foreseen = Counts::of(counts.iter().copied()).chao();
         let hot = (self.max_groups / 2).min(counts.len());
         if hot < counts.len() {
             counts.select_nth_unstable_by(hot, |a, b| b.cmp(a));
@@ -249,32 +257,39 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         if !self.stretched && !must_pay_back {
             return true;
         }
-        let counts = self.counts();
-        let foreseen = foreseen_groups(&counts);
-        if self.stretched && foreseen > self.max_groups as u64 {
+        let look = self.counts_now();
+        if self.stretched && look.chao() > self.max_groups as u64 {
             return false;
         }
         if !must_pay_back {
             return true;
         }
-        let taken: u64 = counts.iter().sum();
-        let to_come = foreseen.saturating_sub(counts.len() as u64);
-        let rows_left = (self.rows as u64).saturating_sub(taken);
-        to_come.saturating_mul(PAYBACK_ROWS) <= rows_left
+        let rows_left = (self.rows as u64).saturating_sub(look.rows);
+        let since = self.mark.as_ref().map(|(mark, _)| (mark, &self.window));
+        arrivals::to_come(since, &look, rows_left).saturating_mul(PAYBACK_ROWS) <= rows_left
+    }
+
+    /// Groups to go before the table takes its mark: the window its next look tests for order
+    /// starts at half the groups it will hold then. `None` where no look comes at its next
+    /// doubling (not paying back, or within the cache still) or the mark is taken.
+    fn groups_to_mark(&self) -> Option<usize> {
+        let capacity = self.table.capacity();
+        let looks = 2 * core::mem::size_of_val(&*self.table.slots) as u64 > self.cache_bytes;
+        if !self.paying_back || !looks || self.mark.is_some_and(|(_, at)| at == capacity) {
+            return None;
+        }
+        Some((groups_before_growing(capacity) / 2).saturating_sub(self.groups))
+    }
+
+    /// The counts of its groups now.
+    fn counts_now(&self) -> Counts {
+        Counts::of(self.table.slots.iter().map(|slot| slot.1.count()))
     }
 
     /// The groups' counts so far, one per group.
     fn counts(&self) -> Vec<u64> {
         self.table.slots.iter().map(|slot| slot.1.count()).filter(|&count| count != 0).collect()
     }
-}
-
-/// Chao's lower bound on the groups, from the counts of those seen so far.
-fn foreseen_groups(counts: &[u64]) -> u64 {
-    let (once, twice) = counts
-        .iter()
-        .fold((0u64, 0u64), |(once, twice), &count| (once + u64::from(count == 1), twice + u64::from(count == 2)));
-    super::estimate::chao(counts.len() as u64, once, twice)
 }
 
 /// The hot keys the cache a table's limit was sized by can hold: one line each, whatever the
@@ -336,7 +351,16 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
                 return Ok(false);
             }
             // Each row adds at most one group: check the load once per block, not per row.
-            let room = groups_before_growing(self.table.capacity()).saturating_sub(self.groups);
+            let mut room = groups_before_growing(self.table.capacity()).saturating_sub(self.groups);
+            match self.groups_to_mark() {
+                Some(0) => {
+                    self.mark = Some((self.counts_now(), self.table.capacity()));
+                    self.window = Window::default();
+                    continue;
+                }
+                Some(to_mark) => room = room.min(to_mark),
+                None => {}
+            }
             if room == 0 {
                 if !self.may_double() {
                     return Ok(false);
@@ -365,6 +389,9 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
                 }
             }
             self.groups += groups;
+            if self.mark.is_some() {
+                self.window.tally(&keys[next..end]);
+            }
             next = end;
         }
         Ok(self.groups <= self.max_groups || self.stretch())
