@@ -141,10 +141,9 @@ pub(super) struct Bounded<'a, 's, S: State> {
     /// groups still to come are too many for those rows to pay back ([`Bounded::new`]'s `paying_back`).
     rows: usize,
     paying_back: bool,
-    /// The counts at the start of the window that the next look past the cache tests for
-    /// order ([`super::arrivals`]), and the capacity they were taken at.
-    mark: Option<(Counts, usize)>,
-    /// The rows taken since the mark.
+    /// The capacity at which the window of rows that the next look past the cache tests for
+    /// order ([`super::arrivals`]) opened, and its first rows.
+    window_at: Option<usize>,
     window: Window,
     cache_bytes: u64,
     scratch: &'a Scratch<'s>,
@@ -190,7 +189,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             stretched: false,
             rows,
             paying_back,
-            mark: None,
+            window_at: None,
             window: Window::default(),
             cache_bytes,
             scratch,
@@ -251,7 +250,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     ///   table that would give up at its stretched limit gives up sooner, wasting fewer rows;
     /// * a table [paying back](Bounded::new) that would double past the per-core cache
     ///   must foresee few enough groups still to come for the rows it has left.
-    fn may_double(&self) -> bool {
+    fn may_double(&mut self) -> bool {
         let past_cache = 2 * core::mem::size_of_val(&*self.table.slots) as u64 > self.cache_bytes;
         let must_pay_back = self.paying_back && past_cache;
         if !self.stretched && !must_pay_back {
@@ -265,17 +264,22 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             return true;
         }
         let rows_left = (self.rows as u64).saturating_sub(look.rows);
-        let since = self.mark.as_ref().map(|(mark, _)| (mark, &self.window));
-        arrivals::to_come(since, &look, rows_left).saturating_mul(PAYBACK_ROWS) <= rows_left
+        let window = self.window_at.map(|_| &self.window);
+        let pays_back = arrivals::to_come(window, &look).saturating_mul(PAYBACK_ROWS) <= rows_left;
+        // The next window opens now: the doubled table holds half the groups it will hold at its
+        // own look.
+        self.window_at = Some(2 * self.table.capacity());
+        self.window = Window::default();
+        pays_back
     }
 
-    /// Groups to go before the table takes its mark: the window its next look tests for order
-    /// starts at half the groups it will hold then. `None` where no look comes at its next
-    /// doubling (not paying back, or within the cache still) or the mark is taken.
-    fn groups_to_mark(&self) -> Option<usize> {
+    /// Groups to go before the table opens the window of rows its next look tests for order: at
+    /// half the groups it will hold then. `None` where no look comes at its next doubling (not
+    /// paying back, or within the cache still) or the window is open.
+    fn groups_to_window(&self) -> Option<usize> {
         let capacity = self.table.capacity();
         let looks = 2 * core::mem::size_of_val(&*self.table.slots) as u64 > self.cache_bytes;
-        if !self.paying_back || !looks || self.mark.is_some_and(|(_, at)| at == capacity) {
+        if !self.paying_back || !looks || self.window_at == Some(capacity) {
             return None;
         }
         Some((groups_before_growing(capacity) / 2).saturating_sub(self.groups))
@@ -352,13 +356,13 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
             }
             // Each row adds at most one group: check the load once per block, not per row.
             let mut room = groups_before_growing(self.table.capacity()).saturating_sub(self.groups);
-            match self.groups_to_mark() {
+            match self.groups_to_window() {
                 Some(0) => {
-                    self.mark = Some((self.counts_now(), self.table.capacity()));
+                    self.window_at = Some(self.table.capacity());
                     self.window = Window::default();
                     continue;
                 }
-                Some(to_mark) => room = room.min(to_mark),
+                Some(to_open) => room = room.min(to_open),
                 None => {}
             }
             if room == 0 {
@@ -389,7 +393,9 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
                 }
             }
             self.groups += groups;
-            if self.mark.is_some() {
+            // The test for order and the runs' bound take a block's rows, not every row of a
+            // long window: a table that has stopped growing would pay for a look that never comes.
+            if self.window_at.is_some() && self.window.pairs < GIVE_UP_ROWS as u64 {
                 self.window.tally(&keys[next..end]);
             }
             next = end;
