@@ -142,9 +142,11 @@ pub(super) struct Bounded<'a, 's, S: State> {
     rows: usize,
     paying_back: bool,
     /// The capacity at which the window of rows that the next look past the cache tests for
-    /// order ([`super::arrivals`]) opened, and its first rows.
+    /// order ([`super::arrivals`]) opened, and the window.
     window_at: Option<usize>,
     window: Window,
+    /// Rows taken so far.
+    taken: u64,
     cache_bytes: u64,
     scratch: &'a Scratch<'s>,
 }
@@ -191,6 +193,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             paying_back,
             window_at: None,
             window: Window::default(),
+            taken: 0,
             cache_bytes,
             scratch,
         })
@@ -265,11 +268,11 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         }
         let rows_left = (self.rows as u64).saturating_sub(look.rows);
         let window = self.window_at.map(|_| &self.window);
-        let pays_back = arrivals::to_come(window, &look).saturating_mul(PAYBACK_ROWS) <= rows_left;
+        let pays_back = arrivals::to_come(window, &look, rows_left).saturating_mul(PAYBACK_ROWS) <= rows_left;
         // The next window opens now: the doubled table holds half the groups it will hold at its
         // own look.
         self.window_at = Some(2 * self.table.capacity());
-        self.window = Window::default();
+        self.window = Window::open(look.rows, look.groups);
         pays_back
     }
 
@@ -359,7 +362,7 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
             match self.groups_to_window() {
                 Some(0) => {
                     self.window_at = Some(self.table.capacity());
-                    self.window = Window::default();
+                    self.window = Window::open(self.taken, self.groups as u64);
                     continue;
                 }
                 Some(to_open) => room = room.min(to_open),
@@ -393,8 +396,9 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
                 }
             }
             self.groups += groups;
-            // The test for order and the runs' bound take a block's rows, not every row of a
-            // long window: a table that has stopped growing would pay for a look that never comes.
+            self.taken += (end - next) as u64;
+            // The test for order takes a block's rows, not every row of a long window: a table
+            // that has stopped growing would pay for a look that never comes.
             if self.window_at.is_some() && self.window.pairs < GIVE_UP_ROWS as u64 {
                 self.window.tally(&keys[next..end]);
             }
