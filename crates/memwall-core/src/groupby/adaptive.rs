@@ -114,7 +114,7 @@ pub(super) fn aggregate<S: State>(
                 small::Table::Hashbrown => (Kernel::Naive, "one hashbrown table"),
                 small::Table::Flat => (
                     Kernel::Prefetch,
-                    "one flat table (as the prefetch kernel's, its keys apart from its states, no prefetches)",
+                    "one flat table (as the prefetch kernel's, its keys apart from its states, no prefetches; handed to a prefetched table where it would outgrow the per-core cache)",
                 ),
                 small::Table::Prefetched => (Kernel::Prefetch, "one prefetched table (the prefetch kernel's)"),
             };

@@ -11,7 +11,7 @@ use allocator_api2::vec::Vec as ScratchVec;
 use super::agg::State;
 use super::arrivals::{self, Counts, Window};
 use super::config::GroupByError;
-use super::flat::{Slot, capacity_for, drain_into, filled, rehash, upsert};
+use super::flat::{Slot, capacity_for, drain_into, filled, merge_into, rehash, upsert};
 use super::hash::hash;
 use super::per_thread::{Part, PartTable};
 use super::phases::{Phase, Phases};
@@ -240,6 +240,23 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             self.stretched = true;
         }
         stretches
+    }
+
+    /// Takes another table's groups, each `(key, state)` a group it does not hold yet, as if it
+    /// had taken their rows: the flat table hands its groups over this way where it would grow
+    /// past the per-core cache (`split.rs`).
+    pub fn adopt(&mut self, groups: impl Iterator<Item = (u64, S)>) -> Result<(), GroupByError> {
+        for (key, state) in groups {
+            if self.groups >= groups_before_growing(self.table.capacity()) {
+                let mut bigger = Table::new(self.scratch, self.table.capacity() * 2)?;
+                rehash(&mut self.table.slots, &mut bigger.slots);
+                self.table = bigger;
+            }
+            merge_into(&mut self.table.slots, key, &state);
+            self.groups += 1;
+            self.taken += state.count();
+        }
+        Ok(())
     }
 
     /// The groups it holds (for the property tests, which wasm32 does not build).

@@ -184,7 +184,7 @@ pub(super) fn aggregate_bounded<S: State>(
             Ok(naive::Bounded::<S>::new(max_groups, scratch))
         }),
         Table::Flat => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
-            split::Bounded::<S>::new(max_groups, cache_bytes, scratch)
+            split::Bounded::<S>::handing_over(max_groups, cache_bytes, scratch, rows_per_thread)
         }),
         Table::Prefetched => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
             prefetch::Bounded::<S>::new(rows_per_thread, hint, max_groups, cache_bytes, scratch, true)
