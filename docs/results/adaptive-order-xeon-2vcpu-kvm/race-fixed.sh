@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# As ../race.sh, but every run sized by one ladder (caches.json, `memwall ladder --pattern
+# As race.sh, but every run sized by one ladder ($D/caches.json, `memwall ladder --pattern
 # page-local --json caches.json`, taken once), so that the two sides differ only in their code.
+# The shapes are $D/shapes.txt, one `name|groupby flags` a line; each step's folder (fixed,
+# runs-chao, heaps, sunk, handover) holds its own. Run in the folder: D=. BASE=... NEW=... TURNS=N.
 set -u
 D=${D:-.}
 TURNS=${TURNS:-3}
-shapes=(
-  "zipf99k-heavy03-s14|--rows 10000000 --keys 99000 --skew zipf:1.1 --heavy 0.3 --seed 14"
-  "zipf100k-sessions-s12|--rows 10000000 --keys 100000 --skew zipf:1.1 --order sessions --seed 12"
-  "uni300k-sorted-s13|--rows 20000000 --keys 300000 --skew uniform --order sorted --seed 13"
-  "small|--preset small"
-)
+mapfile -t shapes < "$D/shapes.txt"
 one() { local name=$1 bin=$2; shift 2
   { date -u; uptime; echo "start $(date +%s)"; echo "\$ memwall $*"; "$bin" "$@" 2>&1; echo "end $(date +%s)"; } > "$D/$name.txt" 2>&1; }
 for t in $(seq 1 "$TURNS"); do
@@ -18,7 +15,7 @@ for t in $(seq 1 "$TURNS"); do
     for side in base new; do
       if [ $side = base ]; then B=$BASE; else B=$NEW; fi
       # shellcheck disable=SC2086
-      one "$name-$side-$t" "$B" groupby $args --kernel naive,tuned,prefetch,adaptive --runs 3 --caches-from caches.json
+      one "$name-$side-$t" "$B" groupby $args --kernel naive,tuned,prefetch,adaptive --runs 3 --caches-from "$D/caches.json"
     done
   done
 done
