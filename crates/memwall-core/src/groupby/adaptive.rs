@@ -174,7 +174,7 @@ pub(super) fn aggregate<S: State>(
     // follows the estimate that skew cannot pull down.
     let partitions = partitions_for(estimate.groups.max(estimate.upper_groups.div_ceil(4)), config);
     let reason = format!(
-        "more groups than one table pays back ({} a table at most, fewer where its counts foresee new groups in more than one of every {} rows it has left; a sample of {} rows suggests ~{}, at most ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half the last-level cache (caches: {caches})",
+        "more groups than one table pays back ({} a table at most, fewer where its counts foresee new groups in more than one of every {} of its rows, those left and those taken; a sample of {} rows suggests ~{}, at most ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half the last-level cache (caches: {caches})",
         limits.single_table_groups,
         prefetch::PAYBACK_ROWS,
         estimate.sampled_rows,

@@ -156,7 +156,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     ///
     /// `paying_back`: the table also gives up, each time it would double past the per-core
     /// cache, where the groups its counts foresee (Chao's bound) beyond those it has would come
-    /// more often than one in [`PAYBACK_ROWS`] of the rows it has left. Past that cache a new
+    /// more often than one in [`PAYBACK_ROWS`] of its rows, left and taken ([`Bounded::may_double`]). Past that cache a new
     /// group costs a miss to where the table lives, and another each time the table doubles and
     /// moves it; a row that finds its group costs a few ns. Where new groups keep coming, those
     /// misses cost more than a partitioned pass, and every row the table took before it gave up
@@ -348,7 +348,7 @@ pub(crate) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
 }
 
 /// A table past the per-core cache goes on only while the groups still to come are at most
-/// one in this many of its rows left ([`Bounded::new`]'s `paying_back`). Measured on the 2-vCPU Xeon
+/// one in this many of its rows, left and taken ([`Bounded::new`]'s `paying_back`). Measured on the 2-vCPU Xeon
 /// guest with Zipf 1.1 keys, at each doubling past its 2 MiB L2 (a debug print, not kept;
 /// `memwall groupby --rows R --keys K --skew zipf:1.1 --threads T --kernel adaptive,tuned
 /// --caches-from C`, C a ladder that read L3 to 16 MiB): 10^6 keys over 100M rows, 1 thread,
