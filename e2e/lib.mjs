@@ -147,9 +147,9 @@ export function nativeLadderMedian(size) {
   return JSON.parse(out).ladder.points[0].ns_per_load.median;
 }
 
-/** The native GROUP BY on the small preset, one thread, as the page races it: ns per row. */
-/** `memwall groupby` on the small preset, one thread; `pages` the scratch's pages (thp: native's
- * default; off: small pages, the memory a browser's wasm gets). */
+/** The native GROUP BY on the small preset, one thread, as the page races it: ns per row.
+ * `pages` is the scratch's pages (thp: native's default; off: small pages, the memory a browser's
+ * wasm gets). */
 export function nativeGroupBy(kernel, runs = 3, pages = "thp") {
   const args = ["groupby", "--preset", "small", "--kernel", kernel, "--threads", "1", "--runs", String(runs), "--scratch-pages", pages, "--json", "-"];
   const out = execFileSync(MEMWALL, args, { stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 << 20 });

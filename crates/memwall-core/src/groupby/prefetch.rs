@@ -155,8 +155,9 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// A table sized for `groups_hint` groups (too low only costs rehashes) among `rows` rows.
     ///
     /// `paying_back`: the table also gives up, each time it would double past the per-core
-    /// cache, where the groups its counts foresee (Chao's bound) beyond those it has would come
-    /// more often than one in [`PAYBACK_ROWS`] of its rows, left and taken ([`Bounded::may_double`]). Past that cache a new
+    /// cache, where the groups its counts foresee beyond those it has (`arrivals.rs`: Chao's
+    /// bound, or Heaps' law where its rows come in order) would come more often than one in
+    /// [`PAYBACK_ROWS`] of its rows, left and taken ([`Bounded::may_double`]). Past that cache a new
     /// group costs a miss to where the table lives, and another each time the table doubles and
     /// moves it; a row that finds its group costs a few ns. Where new groups keep coming, those
     /// misses cost more than a partitioned pass, and every row the table took before it gave up
