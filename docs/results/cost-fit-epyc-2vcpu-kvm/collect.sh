@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The cost model's fit data (crates/memwall-core/src/cost/fit): run from the repository root
-# with a release build (cargo build --release --locked -p memwall). Writes beside this script.
+# with a release build (cargo build --release --locked -p memwall). Writes beside this script,
+# or into the folder given as its one argument.
 set -euo pipefail
-D=$(dirname "$0")
+D=${1:-$(dirname "$0")}
 M=${MEMWALL:-target/release/memwall}
 # The ladder as adaptive's quick probe reads it (page-local, on THP), to 256 MiB so DRAM shows,
 # with the parallelism curve for the knee.
