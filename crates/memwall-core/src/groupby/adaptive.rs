@@ -106,8 +106,14 @@ pub(super) fn aggregate<S: State>(
     let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
     // The trial's parts merge with the rest, so it needs a state that merges exactly.
     let trial_clock = clock.filter(|_| S::MERGES_EXACTLY && small::slice_rows(keys.len(), threads) > 0);
+    // The sample of rows, taken once: by the trial where its first rows foresee too many groups
+    // for it, else after the first try.
+    let sampled = core::cell::OnceCell::new();
+    let estimate = || *sampled.get_or_init(|| phases.time(Phase::Sample, || estimate_groups(keys)));
     if let Some(clock) = trial_clock {
-        let tried = || small::aggregate_bounded::<S>(keys, values, naive_limit, cache, clock, exec, scratch, phases);
+        let more = || estimate().groups > limits.naive_groups;
+        let tried =
+            || small::aggregate_bounded::<S>(keys, values, naive_limit, cache, clock, exec, scratch, phases, &more);
         if let Some((groups, table, trial)) = phases.attempt(tried)? {
             let exact = groups.len();
             let (kernel, name) = match table {
@@ -145,7 +151,7 @@ pub(super) fn aggregate<S: State>(
             return Ok(single_table(result, choice(Kernel::Naive, exact, rows, reason), threads));
         }
     }
-    let estimate = phases.time(Phase::Sample, || estimate_groups(keys));
+    let estimate = estimate();
     let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
     let stretched_limit = prefetch::stretched_limit(single_limit, size_of::<Slot<S>>());
     // Skew only ever makes the estimate low, so one above what the table may stretch to is safe

@@ -79,6 +79,11 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     pub fn new(max_groups: usize, scratch: &'a Scratch<'s>) -> Self {
         Self { table: HashMap::with_hasher_in(ahash_state(), scratch.alloc()), max_groups, scratch }
     }
+
+    /// How its groups' counts stand.
+    pub fn counts(&self) -> super::arrivals::Counts {
+        super::arrivals::Counts::of(self.table.values().map(|state| state.count()))
+    }
 }
 
 impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {

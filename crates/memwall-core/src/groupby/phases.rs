@@ -133,17 +133,20 @@ impl<'p> Phases<'p> {
     }
 
     /// Times an attempt that may be given up (adaptive's cheap kernels): if `f` returns `None`,
-    /// all it spent, in whatever phases, is moved to [`Phase::GivenUp`].
+    /// all it spent, in whatever phases but [`Phase::Sample`], is moved to [`Phase::GivenUp`].
+    /// A sample taken within the attempt is kept as one: adaptive uses it after.
     pub fn attempt<T, E>(self, f: impl FnOnce() -> Result<Option<T>, E>) -> Result<Option<T>, E> {
         let Some(clock) = self.0 else { return f() };
         let before = clock.snapshot();
         let start = clock.clock.now_ns();
         let out = f();
         if matches!(out, Ok(None)) {
-            for (i, &was) in before.iter().enumerate() {
+            let sample = Phase::Sample as usize;
+            let sampled = clock.ns[sample].load(Ordering::Relaxed).saturating_sub(before[sample]);
+            for (i, &was) in before.iter().enumerate().filter(|&(i, _)| i != sample) {
                 clock.ns[i].store(was, Ordering::Relaxed);
             }
-            clock.add(Phase::GivenUp, clock.clock.now_ns() - start);
+            clock.add(Phase::GivenUp, clock.clock.now_ns() - start - sampled as f64);
         }
         out
     }
@@ -184,16 +187,18 @@ mod tests {
         phases.time(Phase::Sample, || ());
         let gave_up: Result<Option<()>, ()> = phases.attempt(|| {
             phases.time(Phase::Aggregate, || ());
+            phases.time(Phase::Sample, || ());
             Ok(None)
         });
         assert_eq!(gave_up, Ok(None));
         let kept: Result<Option<u8>, ()> = phases.attempt(|| Ok(Some(phases.time(Phase::Emit, || 1))));
         assert_eq!(kept, Ok(Some(1)));
-        // The attempt's aggregation went to given-up (its own two reads plus the inner two).
+        // The attempt's aggregation went to given-up (its own two reads plus the inner four, less
+        // the sample's one), its sample stayed a sample.
         let times = clock.times();
-        assert_eq!(times[0], (Phase::Sample, 1000.0));
+        assert_eq!(times[0], (Phase::Sample, 2000.0));
         assert!(times.contains(&(Phase::Aggregate, 0.0)));
-        assert!(times.contains(&(Phase::GivenUp, 3000.0)));
+        assert!(times.contains(&(Phase::GivenUp, 4000.0)));
         assert!(times.contains(&(Phase::Emit, 1000.0)));
     }
 }

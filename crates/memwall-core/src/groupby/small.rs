@@ -118,7 +118,8 @@ pub(super) fn slice_rows(rows: usize, threads: usize) -> usize {
 }
 
 /// All groups of the rows in one table per thread, merged, the table picked by a trial; `None`
-/// once more than `max_groups` groups turn up in any part. Needs [`slice_rows`] > 0.
+/// once more than `max_groups` groups turn up in any part, or once the first rows and a sample
+/// (`sample_says_more`) both foresee more. Needs [`slice_rows`] > 0.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn aggregate_bounded<S: State>(
     keys: &[i64],
@@ -129,6 +130,7 @@ pub(super) fn aggregate_bounded<S: State>(
     exec: &dyn Executor,
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
+    sample_says_more: &dyn Fn() -> bool,
 ) -> Result<Option<(Groups, Table, Trial)>, GroupByError> {
     let values = &values[..keys.len()];
     let never = AtomicBool::new(false);
@@ -147,6 +149,16 @@ pub(super) fn aggregate_bounded<S: State>(
     let warm = WARM_SLICES * slice;
     let (k, v) = take(warm);
     let mut fit = hashbrown.add(k, v, &never)?;
+    // Where the first rows' counts already foresee more groups than the try may hold (Chao's
+    // bound), the trial and the winner's rows up to that limit would be thrown away. Rows in
+    // some orders make the first rows look so when the groups do fit (every key once, then the
+    // repeats), so a random sample decides (`sample_says_more`, adaptive's, taken once and
+    // kept): where it says more too, the try ends here, one warm-up's rows spent. On 10M keys
+    // over 10M rows the whole try had cost 7% of the run.
+    if fit && hashbrown.counts().chao() > max_groups as u64 && sample_says_more() {
+        phases.stop(Phase::Aggregate, start);
+        return Ok(None);
+    }
     let (k, v) = take(warm);
     fit &= flat.add(k, v, &never)?;
     let (k, v) = take(warm);

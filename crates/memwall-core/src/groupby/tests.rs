@@ -292,6 +292,65 @@ fn adaptive_keeps_the_small_table_its_trial_found_faster() {
     assert!(!outcome.choice.unwrap().reason.contains("trial"));
 }
 
+/// A clock that counts its reads: the trial reads it for each slice it times.
+#[derive(Default)]
+struct CountedClock(std::cell::Cell<u32>);
+
+impl crate::clock::Clock for CountedClock {
+    fn now_ns(&self) -> f64 {
+        self.0.set(self.0.get() + 1);
+        f64::from(self.0.get())
+    }
+}
+
+#[test]
+fn the_trial_ends_early_only_where_a_sample_agrees_its_first_rows_foresee_too_many_groups() {
+    let rows = 4_000_000;
+    let (limit, cache) = (65_536, 1 << 20);
+    let run = |keys: &[i64], sample_says_more: bool| {
+        let (clock, asked) = (CountedClock::default(), std::cell::Cell::new(0));
+        let mut scratch = Scratch::new(&DirtyChunks, MemoryPolicy::Warm);
+        scratch.begin_run();
+        let more = || {
+            asked.set(asked.get() + 1);
+            sample_says_more
+        };
+        let values = vec![(); keys.len()];
+        let outcome = small::aggregate_bounded::<agg::Count>(
+            keys,
+            &values,
+            limit,
+            cache,
+            &clock,
+            &Sequential,
+            &scratch,
+            Phases::OFF,
+            &more,
+        )
+        .unwrap()
+        .map(|(groups, _, _)| groups.finish_with(Aggregates::COUNT, None));
+        (outcome, clock.0.get(), asked.get())
+    };
+    // Every key distinct: the first rows foresee far more groups than the limit; the sample,
+    // asked once, agrees, and the try ends before any slice is timed.
+    let distinct: Vec<i64> = (0..rows as i64).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    assert_eq!(run(&distinct, true), (None, 0, 1));
+    // Where the sample says the groups fit (the first rows misled), the trial goes on.
+    let (outcome, reads, asked) = run(&distinct, false);
+    assert!(outcome.is_none() && reads > 0 && asked == 1);
+    // Every key once first, then the repeats: the first rows look like all-distinct keys, but
+    // the groups fit; a sample that says so keeps the try, which finds every group.
+    let keys: Vec<i64> = (0..rows as i64).map(|i| (i % 50_000) * 7 - 3).collect();
+    let (outcome, reads, asked) = run(&keys, false);
+    assert_eq!(outcome, Some(reference(&keys)));
+    assert!(reads > 0 && asked == 1);
+    // Rows whose first ones repeat enough: the sample is never asked.
+    let shuffled: Vec<i64> =
+        (0..rows).map(|i| datagen::below(&mut fastrand::Rng::with_seed(i as u64), 1000) as i64).collect();
+    let (outcome, _, asked) = run(&shuffled, true);
+    assert_eq!((outcome, asked), (Some(reference(&shuffled)), 0));
+}
+
 #[test]
 fn kernels_name_and_parse() {
     for kernel in Kernel::ALL {
