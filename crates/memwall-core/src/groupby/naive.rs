@@ -80,6 +80,12 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         Self { table: HashMap::with_hasher_in(ahash_state(), scratch.alloc()), max_groups, scratch }
     }
 
+    /// Makes room for `groups` groups in all (at most its limit), so that none of them grows it.
+    pub fn reserve(&mut self, groups: usize) -> Result<(), GroupByError> {
+        let more = groups.min(self.max_groups).saturating_sub(self.table.len());
+        self.table.try_reserve(more).map_err(|_| allocation_error(self.scratch, self.table.len()))
+    }
+
     /// How its groups' counts stand.
     pub fn counts(&self) -> super::arrivals::Counts {
         super::arrivals::Counts::of(self.table.values().map(|state| state.count()))

@@ -136,9 +136,7 @@ pub(super) fn aggregate_bounded<S: State>(
     let never = AtomicBool::new(false);
     let slice = slice_rows(keys.len(), chunks_for(keys.len(), exec));
     let mut hashbrown = naive::Bounded::<S>::new(max_groups, scratch);
-    let mut flat = split::Bounded::<S>::new(max_groups, cache_bytes, scratch)?;
     let rows_per_thread = keys.len().div_ceil(chunks_for(keys.len(), exec));
-    let mut prefetched = prefetch::Bounded::<S>::new(rows_per_thread, 0, max_groups, cache_bytes, scratch, false)?;
     let mut next = 0;
     let mut take = |rows: usize| {
         let range = next..next + rows;
@@ -155,31 +153,40 @@ pub(super) fn aggregate_bounded<S: State>(
     // repeats), so a random sample decides (`sample_says_more`, adaptive's, taken once and
     // kept): where it says more too, the try ends here, one warm-up's rows spent. On 10M keys
     // over 10M rows the whole try had cost 7% of the run.
-    if fit && hashbrown.counts().chao() > max_groups as u64 && sample_says_more() {
+    let foreseen = usize::try_from(hashbrown.counts().chao()).unwrap_or(usize::MAX);
+    if fit && foreseen > max_groups && sample_says_more() {
         phases.stop(Phase::Aggregate, start);
         return Ok(None);
     }
-    let (k, v) = take(warm);
-    fit &= flat.add(k, v, &never)?;
-    let (k, v) = take(warm);
-    fit &= prefetched.add(k, v, &never)?;
-    // Each table's faster slice counts: a slice the OS took the core away in (a time slice is
-    // milliseconds, as long as the trial) counts for nothing. ABCCBA, so drift and warm-up fall
-    // on all.
+    // Each table is sized for the groups it will hold by the end of its timed slices, as far as
+    // the first rows foresee them: a table that doubles within a timed slice would be timed
+    // moving its groups, which the rest of the run does not do.
+    let held = foreseen.min(warm + 2 * slice);
+    hashbrown.reserve(held)?;
+    let mut flat = split::Bounded::<S>::sized(held, max_groups, cache_bytes, scratch)?;
+    let mut prefetched =
+        prefetch::Bounded::<S>::new(rows_per_thread, held as u64, max_groups, cache_bytes, scratch, false)?;
+    // Each table takes its warm-up (hashbrown's came first), then its two timed slices at once:
+    // timed after another table's rows, a table would be timed fetching its own lines back from
+    // a farther cache, which the rest of the run, one table on the core, does not do.
     let mut ns = [f64::INFINITY; 3];
-    let order = Table::ALL.into_iter().chain(Table::ALL.into_iter().rev());
-    for table in order {
-        if !fit {
-            break;
+    for table in Table::ALL {
+        for timed in [false, true, true].into_iter().skip(usize::from(table == Table::Hashbrown)) {
+            if !fit {
+                break;
+            }
+            let (k, v) = take(if timed { slice } else { warm });
+            let began = if timed { clock.now_ns() } else { 0.0 };
+            fit = match table {
+                Table::Hashbrown => hashbrown.add(k, v, &never)?,
+                Table::Flat => flat.add(k, v, &never)?,
+                Table::Prefetched => prefetched.add(k, v, &never)?,
+            };
+            // The faster slice counts: one the OS took the core away in counts for nothing.
+            if timed {
+                ns[table as usize] = ns[table as usize].min(clock.now_ns() - began);
+            }
         }
-        let (k, v) = take(slice);
-        let began = clock.now_ns();
-        fit = match table {
-            Table::Hashbrown => hashbrown.add(k, v, &never)?,
-            Table::Flat => flat.add(k, v, &never)?,
-            Table::Prefetched => prefetched.add(k, v, &never)?,
-        };
-        ns[table as usize] = ns[table as usize].min(clock.now_ns() - began);
     }
     phases.stop(Phase::Aggregate, start);
     if !fit {

@@ -79,7 +79,20 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// An empty table; it grows with its groups, more sparsely while small against
     /// `cache_bytes`, the per-core cache.
     pub fn new(max_groups: usize, cache_bytes: u64, scratch: &'a Scratch<'s>) -> Result<Self, GroupByError> {
-        let capacity = capacity_for(0, 1);
+        Self::sized(0, max_groups, cache_bytes, scratch)
+    }
+
+    /// As [`Bounded::new`], with room for `groups` groups before it first grows.
+    pub fn sized(
+        groups: usize,
+        max_groups: usize,
+        cache_bytes: u64,
+        scratch: &'a Scratch<'s>,
+    ) -> Result<Self, GroupByError> {
+        let mut capacity = capacity_for(0, 1);
+        while capacity / load_den(capacity, size_of::<(u64, S)>(), cache_bytes) < groups.min(max_groups) {
+            capacity *= 2;
+        }
         Ok(Self {
             keys: filled(scratch, capacity, 0)?,
             states: filled(scratch, capacity, S::EMPTY)?,
