@@ -26,7 +26,7 @@ use super::per_thread::{self, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use super::work::chunks_for;
-use super::{naive, prefetch, split};
+use super::{arrivals, naive, prefetch, split};
 use crate::clock::{Clock, resolution_ns};
 use crate::exec::Executor;
 use crate::scratch::Scratch;
@@ -145,15 +145,26 @@ pub(super) fn aggregate_bounded<S: State>(
     };
     let start = phases.start();
     let warm = WARM_SLICES * slice;
-    let (k, v) = take(warm);
+    // hashbrown's warm-up in two halves, the second a window on the rows' order (`arrivals.rs`).
+    let (k, v) = take(warm / 2);
     let mut fit = hashbrown.add(k, v, &never)?;
+    let opened = hashbrown.counts();
+    let mut window = arrivals::Window::open(opened.rows, opened.groups);
+    let (k, v) = take(warm - warm / 2);
+    window.tally(k);
+    fit &= hashbrown.add(k, v, &never)?;
     // Where the first rows' counts already foresee more groups than the try may hold (Chao's
-    // bound), the trial and the winner's rows up to that limit would be thrown away. Rows in
-    // some orders make the first rows look so when the groups do fit (every key once, then the
-    // repeats), so a random sample decides (`sample_says_more`, adaptive's, taken once and
-    // kept): where it says more too, the try ends here, one warm-up's rows spent. On 10M keys
-    // over 10M rows the whole try had cost 7% of the run.
-    let foreseen = usize::try_from(hashbrown.counts().chao()).unwrap_or(usize::MAX);
+    // bound, or where their keys come in runs, the groups' growth: `arrivals::to_come`), the
+    // trial and the winner's rows up to that limit would be thrown away. Rows in some orders
+    // make the first rows look so when the groups do fit (every key once, then the repeats), so
+    // a random sample decides (`sample_says_more`, adaptive's, taken once and kept): where it
+    // says more too, the try ends here, one warm-up's rows spent. On 10M keys over 10M rows the
+    // whole try had cost 7% of the run; on 300,000 sorted keys over 20M rows (67 rows a key) it
+    // gave up only at its limit's 262,144 groups, some 87% of the rows, and adaptive ran at 2.0x
+    // naive's time (`docs/results/adaptive-order-xeon-2vcpu-kvm/consecutive/`).
+    let look = hashbrown.counts();
+    let to_come = arrivals::to_come(Some(&window), &look, rows_per_thread.saturating_sub(warm) as u64);
+    let foreseen = usize::try_from(look.groups.saturating_add(to_come)).unwrap_or(usize::MAX);
     if fit && foreseen > max_groups && sample_says_more() {
         phases.stop(Phase::Aggregate, start);
         return Ok(None);

@@ -304,7 +304,7 @@ impl crate::clock::Clock for CountedClock {
 }
 
 #[test]
-fn the_trial_ends_early_only_where_a_sample_agrees_its_first_rows_foresee_too_many_groups() {
+fn the_trial_ends_early_only_where_a_sample_agrees_its_first_rows_or_their_runs_foresee_too_many_groups() {
     let rows = 4_000_000;
     let (limit, cache) = (65_536, 1 << 20);
     let run = |keys: &[i64], sample_says_more: bool| {
@@ -349,6 +349,15 @@ fn the_trial_ends_early_only_where_a_sample_agrees_its_first_rows_foresee_too_ma
         (0..rows).map(|i| datagen::below(&mut fastrand::Rng::with_seed(i as u64), 1000) as i64).collect();
     let (outcome, _, asked) = run(&shuffled, true);
     assert_eq!((outcome, asked), (Some(reference(&shuffled)), 0));
+    // Sorted keys, 40 rows each: no key of the first rows is seen once, so Chao's bound foresees
+    // no more groups; their runs foresee them (`arrivals::to_come`), and the sample decides.
+    let sorted: Vec<i64> = (0..rows as i64).map(|i| i / 40 - 50_000).collect();
+    assert_eq!(run(&sorted, true), (None, 0, 1));
+    // Sorted keys that do fit (4,000 rows each): the sample, asked, keeps the try.
+    let few: Vec<i64> = (0..rows as i64).map(|i| i / 4000).collect();
+    let (outcome, reads, asked) = run(&few, false);
+    assert_eq!(outcome, Some(reference(&few)));
+    assert!(reads > 0 && asked <= 1);
 }
 
 #[test]
