@@ -91,7 +91,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     ) -> Result<Self, GroupByError> {
         let mut capacity = capacity_for(0, 1);
         while capacity / load_den(capacity, size_of::<(u64, S)>(), cache_bytes) < groups.min(max_groups) {
-            capacity *= 2;
+            capacity = capacity.checked_mul(2).ok_or_else(|| super::config::allocation_error(scratch, groups))?;
         }
         Ok(Self {
             keys: filled(scratch, capacity, 0)?,
