@@ -117,6 +117,73 @@ pub(super) fn slice_rows(rows: usize, threads: usize) -> usize {
     if slice < MIN_SLICE_ROWS { 0 } else { slice }
 }
 
+/// The rows a trial has not taken yet, handed out in order.
+struct Cursor<'k, V> {
+    keys: &'k [i64],
+    values: &'k [V],
+    next: usize,
+}
+
+impl<'k, V> Cursor<'k, V> {
+    fn take(&mut self, rows: usize) -> (&'k [i64], &'k [V]) {
+        let range = self.next..self.next + rows;
+        self.next += rows;
+        (&self.keys[range.clone()], &self.values[range])
+    }
+}
+
+/// hashbrown's warm-up of `warm` rows, in two halves, the second a window on the rows' order
+/// (`arrivals.rs`); whether its groups fit, and the groups its rows foresee by the end of
+/// `rows_per_thread` rows (Chao's bound, or where the keys come in runs, the groups' growth:
+/// `arrivals::to_come`).
+fn warm_up<S: State>(
+    hashbrown: &mut naive::Bounded<'_, '_, S>,
+    rows: &mut Cursor<'_, S::Value>,
+    warm: usize,
+    rows_per_thread: usize,
+) -> Result<(bool, usize), GroupByError> {
+    let never = AtomicBool::new(false);
+    let (k, v) = rows.take(warm / 2);
+    let mut fit = hashbrown.add(k, v, &never)?;
+    let opened = hashbrown.counts();
+    let mut window = arrivals::Window::open(opened.rows, opened.groups);
+    let (k, v) = rows.take(warm - warm / 2);
+    window.tally(k);
+    fit &= hashbrown.add(k, v, &never)?;
+    let look = hashbrown.counts();
+    let to_come = arrivals::to_come(Some(&window), &look, rows_per_thread.saturating_sub(warm) as u64);
+    Ok((fit, usize::try_from(look.groups.saturating_add(to_come)).unwrap_or(usize::MAX)))
+}
+
+/// Times the tables, in [`Table`]'s order: each takes its warm-up of `warm` rows (hashbrown
+/// took its own before), then its two timed slices at once. Timed after another table's rows, a
+/// table would be timed fetching its own lines back from a farther cache, which the rest of the
+/// run, one table on the core, does not do. Each table's faster slice counts: one the OS took
+/// the core away in counts for nothing. `None` once a table's groups outgrow it.
+fn time_tables<'a, 's, S: State>(
+    tables: [&mut dyn PartTable<'a, 's, S>; 3],
+    rows: &mut Cursor<'_, S::Value>,
+    warm: usize,
+    slice: usize,
+    clock: &dyn Clock,
+) -> Result<Option<[f64; 3]>, GroupByError> {
+    let never = AtomicBool::new(false);
+    let mut ns = [f64::INFINITY; 3];
+    for (table, part) in Table::ALL.into_iter().zip(tables) {
+        for timed in [false, true, true].into_iter().skip(usize::from(table == Table::Hashbrown)) {
+            let (k, v) = rows.take(if timed { slice } else { warm });
+            let began = if timed { clock.now_ns() } else { 0.0 };
+            if !part.add(k, v, &never)? {
+                return Ok(None);
+            }
+            if timed {
+                ns[table as usize] = ns[table as usize].min(clock.now_ns() - began);
+            }
+        }
+    }
+    Ok(Some(ns))
+}
+
 /// All groups of the rows in one table per thread, merged, the table picked by a trial; `None`
 /// once more than `max_groups` groups turn up in any part, or once the first rows and a sample
 /// (`sample_says_more`) both foresee more. Needs [`slice_rows`] > 0.
@@ -132,40 +199,22 @@ pub(super) fn aggregate_bounded<S: State>(
     phases: Phases<'_>,
     sample_says_more: &dyn Fn() -> bool,
 ) -> Result<Option<(Groups, Table, Trial)>, GroupByError> {
-    let values = &values[..keys.len()];
-    let never = AtomicBool::new(false);
     let slice = slice_rows(keys.len(), chunks_for(keys.len(), exec));
     let mut hashbrown = naive::Bounded::<S>::new(max_groups, scratch);
     let rows_per_thread = keys.len().div_ceil(chunks_for(keys.len(), exec));
-    let mut next = 0;
-    let mut take = |rows: usize| {
-        let range = next..next + rows;
-        next += rows;
-        (&keys[range.clone()], &values[range])
-    };
+    let mut rows = Cursor { keys, values: &values[..keys.len()], next: 0 };
     let start = phases.start();
     let warm = WARM_SLICES * slice;
-    // hashbrown's warm-up in two halves, the second a window on the rows' order (`arrivals.rs`).
-    let (k, v) = take(warm / 2);
-    let mut fit = hashbrown.add(k, v, &never)?;
-    let opened = hashbrown.counts();
-    let mut window = arrivals::Window::open(opened.rows, opened.groups);
-    let (k, v) = take(warm - warm / 2);
-    window.tally(k);
-    fit &= hashbrown.add(k, v, &never)?;
-    // Where the first rows' counts already foresee more groups than the try may hold (Chao's
-    // bound, or where their keys come in runs, the groups' growth: `arrivals::to_come`), the
-    // trial and the winner's rows up to that limit would be thrown away. Rows in some orders
-    // make the first rows look so when the groups do fit (every key once, then the repeats), so
-    // a random sample decides (`sample_says_more`, adaptive's, taken once and kept): where it
-    // says more too, the try ends here, one warm-up's rows spent. On 10M keys over 10M rows the
-    // whole try had cost 7% of the run; on 300,000 sorted keys over 20M rows (67 rows a key) it
-    // gave up only at its limit's 262,144 groups, some 87% of the rows, and adaptive ran at 2.0x
-    // naive's time (`docs/results/adaptive-order-xeon-2vcpu-kvm/consecutive/`).
-    let look = hashbrown.counts();
-    let to_come = arrivals::to_come(Some(&window), &look, rows_per_thread.saturating_sub(warm) as u64);
-    let foreseen = usize::try_from(look.groups.saturating_add(to_come)).unwrap_or(usize::MAX);
-    if fit && foreseen > max_groups && sample_says_more() {
+    let (fit, foreseen) = warm_up(&mut hashbrown, &mut rows, warm, rows_per_thread)?;
+    // Where the first rows already foresee more groups than the try may hold, the trial and the
+    // winner's rows up to that limit would be thrown away. Rows in some orders make the first
+    // rows look so when the groups do fit (every key once, then the repeats), so a random sample
+    // decides (`sample_says_more`, adaptive's, taken once and kept): where it says more too, the
+    // try ends here, one warm-up's rows spent. On 10M keys over 10M rows the whole try had cost
+    // 7% of the run; on 300,000 sorted keys over 20M rows (67 rows a key), where only the keys'
+    // runs foresee more, it gave up only at its limit's 262,144 groups, some 87% of the rows, and
+    // adaptive ran at 2.0x naive's time (`docs/results/adaptive-order-xeon-2vcpu-kvm/consecutive/`).
+    if !fit || (foreseen > max_groups && sample_says_more()) {
         phases.stop(Phase::Aggregate, start);
         return Ok(None);
     }
@@ -177,37 +226,14 @@ pub(super) fn aggregate_bounded<S: State>(
     let mut flat = split::Bounded::<S>::sized(held, max_groups, cache_bytes, scratch)?;
     let mut prefetched =
         prefetch::Bounded::<S>::new(rows_per_thread, held as u64, max_groups, cache_bytes, scratch, false)?;
-    // Each table takes its warm-up (hashbrown's came first), then its two timed slices at once:
-    // timed after another table's rows, a table would be timed fetching its own lines back from
-    // a farther cache, which the rest of the run, one table on the core, does not do.
-    let mut ns = [f64::INFINITY; 3];
-    for table in Table::ALL {
-        for timed in [false, true, true].into_iter().skip(usize::from(table == Table::Hashbrown)) {
-            if !fit {
-                break;
-            }
-            let (k, v) = take(if timed { slice } else { warm });
-            let began = if timed { clock.now_ns() } else { 0.0 };
-            fit = match table {
-                Table::Hashbrown => hashbrown.add(k, v, &never)?,
-                Table::Flat => flat.add(k, v, &never)?,
-                Table::Prefetched => prefetched.add(k, v, &never)?,
-            };
-            // The faster slice counts: one the OS took the core away in counts for nothing.
-            if timed {
-                ns[table as usize] = ns[table as usize].min(clock.now_ns() - began);
-            }
-        }
-    }
+    let timed = time_tables([&mut hashbrown, &mut flat, &mut prefetched], &mut rows, warm, slice, clock)?;
     phases.stop(Phase::Aggregate, start);
-    if !fit {
-        return Ok(None);
-    }
+    let Some(ns) = timed else { return Ok(None) };
     let trial = Trial { rows: slice, ns, resolution_ns: resolution_ns(clock, 2) };
     let done = vec![hashbrown.into_part()?, flat.into_part()?, prefetched.into_part()?];
     // The winner's tables start at the most groups a trial table met: fewer rehashes.
     let hint = done.iter().map(|part| part.len()).max().unwrap_or(0) as u64;
-    let (keys, values) = (&keys[next..], &values[next..]);
+    let (keys, values) = (&keys[rows.next..], &rows.values[rows.next..]);
     let winner = trial.winner();
     let groups = match winner {
         Table::Hashbrown => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
