@@ -43,6 +43,11 @@ fn load_den(slots: usize, group_bytes: usize, cache_bytes: u64) -> usize {
     if bytes <= cache_bytes / 4 { SPARSE_LOAD_DEN } else { LOAD_DEN }
 }
 
+/// The groups a table of `slots` slots of `S` holds before it grows.
+fn holds<S: State>(slots: usize, cache_bytes: u64) -> usize {
+    slots / load_den(slots, size_of::<(u64, S)>(), cache_bytes)
+}
+
 /// Scratch bytes of a table grown from empty to `groups` groups of `group_bytes` (a key and its
 /// state), every smaller table on the way included (freed, but not reusable by a larger one):
 /// the doubling sizes add up to less than twice the last, an eighth full at most.
@@ -90,7 +95,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         scratch: &'a Scratch<'s>,
     ) -> Result<Self, GroupByError> {
         let mut capacity = capacity_for(0, 1);
-        while capacity / load_den(capacity, size_of::<(u64, S)>(), cache_bytes) < groups.min(max_groups) {
+        while holds::<S>(capacity, cache_bytes) < groups.min(max_groups) {
             capacity = capacity.checked_mul(2).ok_or_else(|| super::config::allocation_error(scratch, groups))?;
         }
         Ok(Self {
@@ -168,7 +173,7 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
             }
             // Each row adds at most one group: check the load once per block, not per row.
             let slots = self.keys.len();
-            let room = (slots / load_den(slots, size_of::<(u64, S)>(), self.cache_bytes)).saturating_sub(self.groups);
+            let room = holds::<S>(slots, self.cache_bytes).saturating_sub(self.groups);
             if room == 0 {
                 if let Some(rows) = self.hand_over.filter(|_| self.outgrows_cache()) {
                     let table = self.prefetched.insert(self.hand_over_to_prefetched(rows)?);
