@@ -15,6 +15,9 @@ pub struct Costs {
     /// The share of a random load's expected latency a row waits out: 1 where every access
     /// waits, less where the core overlaps rows' misses (out-of-order execution, prefetches).
     pub exposure: f64,
+    /// Core cycles each group costs besides its rows' (its insert, the table growing for it, its
+    /// emit), spread over the rows: a row pays it times the groups a row.
+    pub group_cycles: f64,
 }
 
 /// What has fixed costs of its own: the kernels but adaptive (priced as what it runs), and the
@@ -50,16 +53,17 @@ impl Priced {
 /// The fitted fixed costs. Printed by `cargo test -p memwall-core --lib cost::fit::tests::refit
 /// -- --nocapture` from the kept data; that test fails when these drift from what the data gives.
 const COSTS: [(Priced, Costs); 5] = [
-    (Priced::Naive, Costs { work_cycles: 5.8, exposure: 0.509 }),
-    (Priced::Radix, Costs { work_cycles: 76.3, exposure: 0.000 }),
-    (Priced::Tuned, Costs { work_cycles: 21.5, exposure: 0.000 }),
-    (Priced::Prefetch, Costs { work_cycles: 0.0, exposure: 1.224 }),
-    (Priced::Flat, Costs { work_cycles: 4.0, exposure: 0.522 }),
+    (Priced::Naive, Costs { work_cycles: 6.0, exposure: 0.408, group_cycles: 118.8 }),
+    (Priced::Radix, Costs { work_cycles: 55.3, exposure: 0.000, group_cycles: 72.5 }),
+    (Priced::Tuned, Costs { work_cycles: 17.7, exposure: 0.000, group_cycles: 14.3 }),
+    (Priced::Prefetch, Costs { work_cycles: 2.2, exposure: 0.878, group_cycles: 93.8 }),
+    (Priced::Flat, Costs { work_cycles: 5.8, exposure: 0.319, group_cycles: 2485.7 }),
 ];
 
 /// The fixed costs of `what`.
 pub fn costs(what: Priced) -> Costs {
-    COSTS.iter().find(|(p, _)| *p == what).map_or(Costs { work_cycles: f64::NAN, exposure: f64::NAN }, |&(_, c)| c)
+    let unknown = Costs { work_cycles: f64::NAN, exposure: f64::NAN, group_cycles: f64::NAN };
+    COSTS.iter().find(|(p, _)| *p == what).map_or(unknown, |&(_, c)| c)
 }
 
 /// The data a prediction is for.
@@ -96,8 +100,24 @@ fn hashbrown_bytes(groups: u64, entry: u64) -> u64 {
     (groups * 8 / 7 + 1).max(8).next_power_of_two() * (entry + 1)
 }
 
+/// What a row of a kernel costs besides its fixed costs: the expected ns of its random loads,
+/// the bytes it streams, and the groups a row (each paid for once).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Terms {
+    pub random_ns: f64,
+    pub stream_bytes: f64,
+    pub groups_per_row: f64,
+}
+
+/// The [`Terms`] of a row of `what` on `m` for `w`.
+pub(super) fn terms(what: Priced, m: &Machine, w: &Work) -> Terms {
+    let (random_ns, stream_bytes) = loads(what, m, w);
+    let groups_per_row = w.groups.min(w.rows) as f64 / w.rows.max(1) as f64;
+    Terms { random_ns, stream_bytes, groups_per_row }
+}
+
 /// The expected ns of the random loads a row of `what` makes, and the bytes it streams.
-pub(super) fn terms(what: Priced, m: &Machine, w: &Work) -> (f64, f64) {
+fn loads(what: Priced, m: &Machine, w: &Work) -> (f64, f64) {
     let (groups, state, row) = (w.groups.max(1), w.state_bytes(), w.row_bytes());
     let partitions = u64::from(w.config.partitions.max(1));
     let flat_slots = initial_capacity(usize::try_from(groups).unwrap_or(usize::MAX)) as u64;
@@ -133,10 +153,15 @@ pub(super) fn terms(what: Priced, m: &Machine, w: &Work) -> (f64, f64) {
 
 /// ns a row of `what` with its fixed costs, on `threads` threads where it splits its work.
 fn priced(what: Priced, m: &Machine, w: &Work) -> f64 {
-    let c = costs(what);
-    let (random, stream) = terms(what, m, w);
-    let one = c.work_cycles / m.ghz() + c.exposure * random + stream / m.read_bytes_per_ns();
+    let one = cost_of(costs(what), m, terms(what, m, w));
     if what.parallel() { one / w.threads.max(1) as f64 } else { one }
+}
+
+/// ns a row of one thread with fixed costs `c` and terms `t` on `m`.
+pub(super) fn cost_of(c: Costs, m: &Machine, t: Terms) -> f64 {
+    (c.work_cycles + c.group_cycles * t.groups_per_row) / m.ghz()
+        + c.exposure * t.random_ns
+        + t.stream_bytes / m.read_bytes_per_ns()
 }
 
 /// The predicted ns per row of `kernel` on `m` for `work`.

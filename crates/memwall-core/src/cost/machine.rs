@@ -15,13 +15,13 @@ pub struct FitHost {
     pub read_gb_per_s: f64,
 }
 
-/// See `docs/results/cost-fit-xeon-2vcpu-kvm.md` for the data of both hosts, the commands and
-/// the fit.
+/// See `docs/results/cost-fit-emr-2vcpu-kvm.md` for the data of the three hosts, the commands
+/// and the fit.
 pub const FIT_HOST: FitHost = FitHost {
-    cpu: "an AMD EPYC and an Intel Xeon 2-vCPU KVM guest (dev VMs)",
-    ghz: 3.74,
-    knee: 32.0,
-    read_gb_per_s: 19.6,
+    cpu: "an AMD EPYC and two Intel Xeon 2-vCPU KVM guests (dev VMs)",
+    ghz: 3.49,
+    knee: 26.7,
+    read_gb_per_s: 17.1,
 };
 
 /// What the model knows of a host: the ladder's plateaus and what else was measured.

@@ -1,10 +1,11 @@
 //! Fitting the kernels' fixed costs once, over every kept host together: for each kernel, a
 //! least-squares fit of its measured ns per row (less what its streamed bytes cost at the host's
-//! measured bandwidth) as `work_cycles / GHz + exposure × random`, where `random` is the expected
-//! latency of its random loads from that host's ladder. Hosts of other clocks and other caches
-//! tell the two apart where one host alone cannot (a kernel whose working sets sit in one level
-//! over a whole sweep shows only their sum). The data and the command are kept:
-//! `docs/results/cost-fit-*.md`.
+//! measured bandwidth) as `(work_cycles + group_cycles × groups a row) / GHz + exposure ×
+//! random`, where `random` is the expected latency of its random loads from that host's ladder.
+//! Hosts of other clocks and other caches tell the terms apart where one host alone cannot (a
+//! kernel whose working sets sit in one level over a whole sweep shows only their sum); the
+//! sweeps' groups, from a thousand to one a row, tell a group's cost from a row's. The data and
+//! the command are kept: `docs/results/cost-fit-*.md`.
 
 use super::kernels::Work;
 use super::kernels::{self, Costs, Priced};
@@ -26,53 +27,90 @@ pub struct Host {
 }
 
 /// The fixed costs that best explain every host's observations, for each of [`Priced::ALL`]
-/// with at least two points. The work is at least 0 cycles and the exposure at least 0.
+/// with at least two points. Every cost is at least 0.
 pub fn fit(hosts: &[Host]) -> Vec<(Priced, Costs)> {
     Priced::ALL
         .into_iter()
         .filter_map(|what| {
             let points: Vec<Point> = hosts.iter().flat_map(|host| points(what, host)).collect();
-            let (work_cycles, exposure) = least_squares(&points)?;
-            Some((what, Costs { work_cycles, exposure }))
+            let [work_cycles, exposure, group_cycles] = least_squares(&points)?;
+            Some((what, Costs { work_cycles, exposure, group_cycles }))
         })
         .collect()
 }
 
-/// `(1 / GHz, random ns, what is left to explain)` for each of `host`'s points of `what`.
-type Point = (f64, f64, f64);
+/// What each unknown multiplies (`1 / GHz`, random ns, groups a row / GHz), and what is left to
+/// explain, for one point.
+type Point = ([f64; 3], f64);
 
 fn points(what: Priced, host: &Host) -> impl Iterator<Item = Point> + '_ {
     let m = &host.machine;
     host.observations.iter().filter(move |o| o.what == what && o.ns_per_row.is_finite()).map(move |o| {
-        let (random, stream) = kernels::terms(what, m, &o.work);
+        let t = kernels::terms(what, m, &o.work);
         let threads = if what.parallel() { o.work.threads.max(1) as f64 } else { 1.0 };
-        (1.0 / m.ghz(), random, o.ns_per_row * threads - stream / m.read_bytes_per_ns())
+        let x = [1.0 / m.ghz(), t.random_ns, t.groups_per_row / m.ghz()];
+        (x, o.ns_per_row * threads - t.stream_bytes / m.read_bytes_per_ns())
     })
 }
 
-/// Least squares `y = a x + b r` with `a, b >= 0` (a row costs no negative work, and waiting
-/// longer never makes it faster), in relative terms: each point weighted by `1 / y²`, so the
-/// fit minimizes the relative error the model is judged by, and a kernel's fast points count as
-/// much as its slow ones. `None` with fewer than two usable points.
-fn least_squares(points: &[Point]) -> Option<(f64, f64)> {
+/// Least squares `y = Σ c_i x_i` with every `c_i >= 0` (a row or a group costs no negative
+/// work, and waiting longer never makes it faster), in relative terms: each point weighted by
+/// `1 / y²`, so the fit minimizes the relative error the model is judged by, and a kernel's fast
+/// points count as much as its slow ones. The non-negative solution is the best of the
+/// unconstrained fits over each subset of the unknowns (the others at zero) that come out
+/// non-negative: with three unknowns, seven small solves. `None` with fewer than two usable points.
+fn least_squares(points: &[Point]) -> Option<[f64; 3]> {
     let points: Vec<Point> =
-        points.iter().copied().filter(|p| p.2 > 0.0 && p.0.is_finite() && p.1.is_finite()).collect();
+        points.iter().copied().filter(|(x, y)| *y > 0.0 && x.iter().all(|v| v.is_finite())).collect();
     if points.len() < 2 {
         return None;
     }
-    let sum = |f: &dyn Fn(&Point) -> f64| points.iter().map(|p| f(p) / (p.2 * p.2)).sum::<f64>();
-    let (xx, rr, xr) = (sum(&|p| p.0 * p.0), sum(&|p| p.1 * p.1), sum(&|p| p.0 * p.1));
-    let (xy, ry) = (sum(&|p| p.0 * p.2), sum(&|p| p.1 * p.2));
-    let residual = |(a, b): (f64, f64)| sum(&|p| (p.2 - a * p.0 - b * p.1).powi(2));
-    let det = xx * rr - xr * xr;
-    let both = (det > 0.0).then(|| ((xy * rr - ry * xr) / det, (ry * xx - xy * xr) / det));
-    if let Some((a, b)) = both.filter(|&(a, b)| a >= 0.0 && b >= 0.0) {
-        return Some((a, b));
+    let residual = |c: &[f64; 3]| {
+        points.iter().map(|(x, y)| ((y - (0..3).map(|i| c[i] * x[i]).sum::<f64>()) / y).powi(2)).sum::<f64>()
+    };
+    (1..8u32)
+        .filter_map(|subset| solve(&points, subset))
+        .filter(|c| c.iter().all(|&v| v >= 0.0))
+        .min_by(|a, b| residual(a).total_cmp(&residual(b)))
+        .or(Some([0.0; 3]))
+}
+
+/// The weighted least-squares fit over the unknowns in `subset` (bit `i`: unknown `i`), the
+/// others at zero; `None` where their columns are not independent.
+fn solve(points: &[Point], subset: u32) -> Option<[f64; 3]> {
+    let used: Vec<usize> = (0..3).filter(|i| subset & (1 << i) != 0).collect();
+    let n = used.len();
+    // The normal equations, each point weighted by 1 / y².
+    let mut a = vec![vec![0.0; n + 1]; n];
+    for (x, y) in points {
+        let w = 1.0 / (y * y);
+        for (r, &i) in used.iter().enumerate() {
+            for (c, &j) in used.iter().enumerate() {
+                a[r][c] += w * x[i] * x[j];
+            }
+            a[r][n] += w * x[i] * y;
+        }
     }
-    // The best with one of the two at zero.
-    let work_only = (if xx > 0.0 { xy / xx } else { 0.0 }.max(0.0), 0.0);
-    let wait_only = (0.0, if rr > 0.0 { ry / rr } else { 0.0 }.max(0.0));
-    Some(if residual(work_only) <= residual(wait_only) { work_only } else { wait_only })
+    // Gaussian elimination with partial pivoting.
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
+        if a[pivot][col].abs() <= 1e-12 * a.iter().map(|row| row[col].abs()).fold(0.0, f64::max) {
+            return None;
+        }
+        a.swap(col, pivot);
+        let pivot_row = a[col].clone();
+        for (_, row) in a.iter_mut().enumerate().filter(|&(r, _)| r != col) {
+            let f = row[col] / pivot_row[col];
+            for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= f * p;
+            }
+        }
+    }
+    let mut c = [0.0; 3];
+    for (r, &i) in used.iter().enumerate() {
+        c[i] = a[r][n] / a[r][r];
+    }
+    c.iter().all(|v| v.is_finite()).then_some(c)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::groupby::{GroupByConfig, Kernel, thresholds};
 /// with its parallelism curve), its bandwidth, and a cardinality sweep of the kernels on one
 /// thread; and whether adaptive's trial kept its flat table within the first try there
 /// (`adaptive.txt` beside each host's data): where it did, those points price the flat table.
-const KEPT: [(&str, &str, &str, &str, bool); 2] = [
+const KEPT: [(&str, &str, &str, &str, bool); 3] = [
     (
         "AMD EPYC",
         include_str!("../../../../../docs/results/cost-fit-epyc-2vcpu-kvm/ladder.json"),
@@ -21,6 +21,13 @@ const KEPT: [(&str, &str, &str, &str, bool); 2] = [
         include_str!("../../../../../docs/results/cost-fit-xeon-2vcpu-kvm/ladder.json"),
         include_str!("../../../../../docs/results/cost-fit-xeon-2vcpu-kvm/bandwidth.json"),
         include_str!("../../../../../docs/results/cost-fit-xeon-2vcpu-kvm/sweep.json"),
+        false,
+    ),
+    (
+        "Intel Xeon (Emerald Rapids)",
+        include_str!("../../../../../docs/results/cost-fit-emr-2vcpu-kvm/ladder.json"),
+        include_str!("../../../../../docs/results/cost-fit-emr-2vcpu-kvm/bandwidth.json"),
+        include_str!("../../../../../docs/results/cost-fit-emr-2vcpu-kvm/sweep.json"),
         false,
     ),
 ];
@@ -68,11 +75,7 @@ fn pairs(host: &Host, costs: &dyn Fn(Priced) -> Costs) -> Vec<(f64, f64)> {
     let m = &host.machine;
     host.observations
         .iter()
-        .map(|o| {
-            let (random, stream) = kernels::terms(o.what, m, &o.work);
-            let c = costs(o.what);
-            (c.work_cycles / m.ghz() + c.exposure * random + stream / m.read_bytes_per_ns(), o.ns_per_row)
-        })
+        .map(|o| (kernels::cost_of(costs(o.what), m, kernels::terms(o.what, m, &o.work)), o.ns_per_row))
         .collect()
 }
 
@@ -89,8 +92,8 @@ fn refit() {
     let fitted = fit(&hosts());
     for (what, fitted) in &fitted {
         println!(
-            "(Priced::{what:?}, Costs {{ work_cycles: {:.1}, exposure: {:.3} }}),",
-            fitted.work_cycles, fitted.exposure
+            "(Priced::{what:?}, Costs {{ work_cycles: {:.1}, exposure: {:.3}, group_cycles: {:.1} }}),",
+            fitted.work_cycles, fitted.exposure, fitted.group_cycles
         );
     }
     assert_eq!(fitted.len(), Priced::ALL.len(), "the kept data prices everything");
@@ -98,7 +101,9 @@ fn refit() {
         let coded = costs(what);
         let close = |a: f64, b: f64, floor: f64| (a - b).abs() <= (0.01 * a.abs()).max(floor);
         assert!(
-            close(coded.work_cycles, fitted.work_cycles, 0.5) && close(coded.exposure, fitted.exposure, 0.005),
+            close(coded.work_cycles, fitted.work_cycles, 0.5)
+                && close(coded.exposure, fitted.exposure, 0.005)
+                && close(coded.group_cycles, fitted.group_cycles, 0.5),
             "{what:?}: coded {coded:?}, the kept data gives {fitted:?}"
         );
     }
@@ -115,22 +120,32 @@ fn the_stand_ins_are_the_fit_hosts_mean() {
     assert!((mean(&|m| m.read_bytes_per_ns()) - fit.read_gb_per_s).abs() < 0.1, "{}", mean(&|m| m.read_bytes_per_ns()));
 }
 
+/// A point of `1 / GHz`, random ns and groups a row, priced by `c`.
+fn priced(x: f64, r: f64, g: f64, c: [f64; 3]) -> Point {
+    ([x, r, g * x], c[0] * x + c[1] * r + c[2] * g * x)
+}
+
 #[test]
 fn the_least_squares_split_is_found_and_kept_non_negative() {
-    // Two clocks and several latencies: both terms are found exactly.
-    let exact: Vec<Point> =
-        [(0.25, 1.0), (0.25, 4.0), (0.3, 2.0), (0.3, 9.0)].map(|(x, r)| (x, r, 12.0 * x + 0.5 * r)).to_vec();
-    let (a, b) = least_squares(&exact).unwrap();
-    assert!((a - 12.0).abs() < 1e-9 && (b - 0.5).abs() < 1e-9, "{a} {b}");
+    // Two clocks, several latencies and groups: all three terms are found exactly.
+    let c = [12.0, 0.5, 40.0];
+    let exact: Vec<Point> = [(0.25, 1.0, 0.001), (0.25, 4.0, 0.5), (0.3, 2.0, 0.01), (0.3, 9.0, 1.0), (0.3, 3.0, 0.2)]
+        .map(|(x, r, g)| priced(x, r, g, c))
+        .to_vec();
+    let [a, b, g] = least_squares(&exact).unwrap();
+    assert!((a - 12.0).abs() < 1e-6 && (b - 0.5).abs() < 1e-6 && (g - 40.0).abs() < 1e-6, "{a} {b} {g}");
     // Falling with latency: no waiting, all work, at the mean weighted by 1 / y² (4 counts a
     // quarter of 2).
-    let (a, b) = least_squares(&[(1.0, 1.0, 4.0), (1.0, 2.0, 2.0)]).unwrap();
-    assert!((a - 2.4).abs() < 1e-9 && b == 0.0, "{a} {b}");
+    let [a, b, g] = least_squares(&[([1.0, 1.0, 0.0], 4.0), ([1.0, 2.0, 0.0], 2.0)]).unwrap();
+    assert!((a - 2.4).abs() < 1e-9 && b == 0.0 && g == 0.0, "{a} {b} {g}");
     // Growing faster than latency from a start below zero: all waiting.
-    let (a, b) = least_squares(&[(1.0, 10.0, 1.0), (1.0, 20.0, 12.0)]).unwrap();
+    let [a, b, _] = least_squares(&[([1.0, 10.0, 0.0], 1.0), ([1.0, 20.0, 0.0], 12.0)]).unwrap();
     assert_eq!(a, 0.0);
     assert!(b > 0.0);
-    assert_eq!(least_squares(&[(1.0, 1.0, 1.0)]), None);
+    // Falling with the groups: a group costs nothing, never less.
+    let [_, _, g] = least_squares(&[([1.0, 1.0, 0.1], 4.0), ([1.0, 1.0, 0.9], 2.0)]).unwrap();
+    assert_eq!(g, 0.0);
+    assert_eq!(least_squares(&[([1.0, 1.0, 0.0], 1.0)]), None);
 }
 
 /// How far the fitted model is off on each host's data, fitted on all hosts, and fitted on the
@@ -140,10 +155,10 @@ fn error_on_the_fit_data_and_on_a_host_left_out() {
     let kept = kept();
     for (i, (name, host)) in kept.iter().enumerate() {
         for o in &host.observations {
-            let (random, stream) = kernels::terms(o.what, &host.machine, &o.work);
+            let t = kernels::terms(o.what, &host.machine, &o.work);
             println!(
-                "{name} {:?} {}: random {random:.2} ns, stream {stream:.0} B, measured {:.2}",
-                o.what, o.work.groups, o.ns_per_row
+                "{name} {:?} {}: random {:.2} ns, stream {:.0} B, groups a row {:.4}, measured {:.2}",
+                o.what, o.work.groups, t.random_ns, t.stream_bytes, t.groups_per_row, o.ns_per_row
             );
         }
         let (median, worst) = crate::cost::model_error(pairs(host, &costs)).unwrap();
