@@ -170,7 +170,7 @@ pub(super) fn aggregate<S: State>(
     if worth_trying && let Some(groups) = phases.attempt(attempt)? {
         let exact = groups.len();
         let reason = format!(
-            "{exact} groups: more than fit the per-core cache, few enough for one prefetched table in the last-level cache{on_threads} ({} groups a table at most, or {stretched_limit}, four times the keys the cache holds lines for, where the hottest half of its keys took 3/4 of its rows) (caches: {caches})",
+            "{exact} groups: more than fit the per-core cache, few enough for one prefetched table in the last-level cache{on_threads} ({} groups a table at most, or {stretched_limit}, four times the keys the cache holds lines for, where the hottest half of its keys took 3/4 of its rows, or as many as come where its rows keep to runs that rarely return to a key) (caches: {caches})",
             limits.single_table_groups,
         );
         let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);

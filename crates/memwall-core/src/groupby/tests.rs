@@ -468,6 +468,39 @@ fn adaptive_keeps_one_table_past_its_limit_only_for_a_hot_set() {
 }
 
 #[test]
+fn a_table_past_its_limit_goes_on_only_where_its_rows_keep_to_runs_that_rarely_return() {
+    use core::sync::atomic::AtomicBool;
+
+    use super::per_thread::PartTable;
+    let never = AtomicBool::new(false);
+    let (cache_bytes, max_groups) = (16 << 10, 2_000);
+    let scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+    let key = |k: u64| k.wrapping_mul(0x9E37_79B9_7F4A_7C15) as i64;
+    let table = |keys: &[i64]| {
+        let mut table =
+            prefetch::Bounded::<agg::Count>::new(keys.len(), 0, max_groups, cache_bytes, &scratch, true).unwrap();
+        let kept = table.add(keys, &vec![(); keys.len()], &never).unwrap();
+        (kept, table.groups())
+    };
+    // 6,000 keys sorted, 100 rows each: a new group every 100 rows pays back, no row returns to
+    // a key, and the table goes on past its limit to hold them all.
+    let sorted: Vec<i64> = (0..600_000u64).map(|i| key(i / 100)).collect();
+    assert_eq!(table(&sorted), (true, 6_000));
+    // The same keys in sessions of 5 rows, each key's 20 sessions spread over the input: as much
+    // in order, row to row, but most sessions return to a key seen before, and it gives up.
+    let mut rng = fastrand::Rng::with_seed(9);
+    let mut sessions: Vec<u64> = (0..120_000u64).map(|s| s % 6_000).collect();
+    rng.shuffle(&mut sessions);
+    let sessions: Vec<i64> = sessions.iter().flat_map(|&k| [key(k); 5]).collect();
+    let (kept, groups) = table(&sessions);
+    assert!(!kept && groups < 6_000, "kept {kept}, {groups} groups");
+    // Shuffled, no order at all: it gives up too.
+    let mut shuffled = sorted.clone();
+    rng.shuffle(&mut shuffled);
+    assert!(!table(&shuffled).0);
+}
+
+#[test]
 fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
     use core::sync::atomic::AtomicBool;
 
