@@ -258,12 +258,13 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// that run starts a new group, as the pay-back already counts, or where it returns to a key
     /// seen before, after others. So the table goes on where its window's rows are in order
     /// ([`arrivals::ordered`]) and the groups still to come with the rows that will return to a
-    /// key, at the window's rate, pay back as new groups do ([`PAYBACK_ROWS`]). Sorted keys
-    /// return to none; sessions of a few rows each return on most runs, and a table of them
-    /// past the cache lost to tuned (780,000 Zipf 0.9 keys in sessions: the prefetch kernel 10.7-
-    /// 11.3 ns/row against tuned's 9.2-9.8, and 300,000 uniform keys sorted, 67 rows each, 4.4-4.5
-    /// against 7.9-8.3, where adaptive gave up at its limit of 262,144 groups and took 12.1:
-    /// `docs/results/adaptive-order-emr-2vcpu-kvm/`).
+    /// key, at the window's rate, pay back as new groups do ([`pays_back`]). Sorted keys return
+    /// to none: on 300,000 uniform keys sorted, 67 rows each, the prefetch kernel's one table
+    /// took 4.4-4.5 ns/row against tuned's 7.9-8.3, where adaptive gave up at its limit of
+    /// 262,144 groups and took 12.1. Sessions of a few rows each return on most runs, and a
+    /// table of them past the cache lost to tuned: on 780,000 Zipf 0.9 keys in sessions the
+    /// prefetch kernel took 10.7-11.3 against tuned's 9.2-9.8
+    /// (`docs/results/adaptive-order-emr-2vcpu-kvm/d70b79e-alone/`).
     fn keeps_to_its_runs(&self) -> bool {
         if !self.paying_back || self.window_at.is_none() || self.window.pairs == 0 {
             return false;
@@ -276,8 +277,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         let new = look.groups.saturating_sub(window.opened_groups) as f64 / (look.rows - window.opened_rows) as f64;
         let rows_left = (self.rows as u64).saturating_sub(look.rows);
         let returns = (starts - new).max(0.0) * rows_left as f64;
-        let misses = arrivals::to_come(Some(window), &look, rows_left) as f64 + returns;
-        misses * PAYBACK_ROWS as f64 <= (rows_left + look.rows) as f64
+        pays_back(arrivals::to_come(Some(window), &look, rows_left) as f64 + returns, rows_left, look.rows)
     }
 
     /// Takes another table's groups, each `(key, state)` a group it does not hold yet, as if it
@@ -328,8 +328,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         }
         let rows_left = (self.rows as u64).saturating_sub(look.rows);
         let window = self.window_at.map(|_| &self.window);
-        let pays_back =
-            arrivals::to_come(window, &look, rows_left).saturating_mul(PAYBACK_ROWS) <= rows_left + look.rows;
+        let pays_back = pays_back(arrivals::to_come(window, &look, rows_left) as f64, rows_left, look.rows);
         // The next window opens now: the doubled table holds half the groups it will hold at its
         // own look.
         self.window_at = Some(2 * self.table.capacity());
@@ -398,6 +397,13 @@ pub(crate) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
 /// tuned for a count, 10% ahead for a sum). One in 64 (1.6%) lies between the clear cases, a
 /// factor of two from each, and leaves the mixed ones as they were.
 pub(super) const PAYBACK_ROWS: u64 = 64;
+
+/// Whether `misses` rows still to come that miss past the cache (new groups, and in
+/// [`Bounded::keeps_to_its_runs`] the rows that return to a key) pay back over the rows left and
+/// taken: one in [`PAYBACK_ROWS`] at most.
+fn pays_back(misses: f64, rows_left: u64, taken: u64) -> bool {
+    misses * PAYBACK_ROWS as f64 <= rows_left.saturating_add(taken) as f64
+}
 
 /// The share of its rows the hottest half of a table's keys must take for it to go past its
 /// limit ([`Bounded::stretch`]). At their trip points (a simulation of the first rows) Zipf 1.1
