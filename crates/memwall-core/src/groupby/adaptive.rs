@@ -104,6 +104,7 @@ pub(super) fn aggregate<S: State>(
     let cache = config.budget.per_core_bytes;
     let on_threads = if threads > 1 { format!(", one on each of {threads} threads, merged") } else { String::new() };
     let naive_limit = usize::try_from(limits.naive_groups).unwrap_or(usize::MAX);
+    let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
     // The trial's parts merge with the rest, so it needs a state that merges exactly.
     let trial_clock = clock.filter(|_| S::MERGES_EXACTLY && small::slice_rows(keys.len(), threads) > 0);
     // The sample of rows, taken once: by the trial where its first rows foresee too many groups
@@ -112,8 +113,20 @@ pub(super) fn aggregate<S: State>(
     let estimate = || *sampled.get_or_init(|| phases.time(Phase::Sample, || estimate_groups(keys)));
     if let Some(clock) = trial_clock {
         let more = || estimate().groups > limits.naive_groups;
-        let tried =
-            || small::aggregate_bounded::<S>(keys, values, naive_limit, cache, clock, exec, scratch, phases, &more);
+        let tried = || {
+            small::aggregate_bounded::<S>(
+                keys,
+                values,
+                naive_limit,
+                single_limit,
+                cache,
+                clock,
+                exec,
+                scratch,
+                phases,
+                &more,
+            )
+        };
         if let Some((groups, table, trial)) = phases.attempt(tried)? {
             let exact = groups.len();
             let (kernel, name) = match table {
@@ -124,11 +137,16 @@ pub(super) fn aggregate<S: State>(
                 ),
                 small::Table::Prefetched => (Kernel::Prefetch, "one prefetched table (the prefetch kernel's)"),
             };
-            let reason = format!(
-                "all {exact} groups fit {name}{on_threads}, within the first try's {} (what the per-core cache holds, or a quarter of the last level's share); {} (caches: {caches})",
-                limits.naive_groups,
-                trial.describe()
-            );
+            let within = if table == small::Table::Prefetched {
+                format!("within its limit of {} (one table in the last level's share)", limits.single_table_groups)
+            } else {
+                format!(
+                    "within the first try's {} (what the per-core cache holds, or a quarter of the last level's share)",
+                    limits.naive_groups
+                )
+            };
+            let reason =
+                format!("all {exact} groups fit {name}{on_threads}, {within}; {} (caches: {caches})", trial.describe());
             let result = groups.finish_with(config.aggregates, S::VALUE_TYPE);
             return Ok(single_table(result, choice(kernel, exact, rows, reason), threads));
         }
@@ -152,7 +170,6 @@ pub(super) fn aggregate<S: State>(
         }
     }
     let estimate = estimate();
-    let single_limit = usize::try_from(limits.single_table_groups).unwrap_or(usize::MAX);
     let stretched_limit = prefetch::stretched_limit(single_limit, size_of::<Slot<S>>());
     // Skew only ever makes the estimate low, so one above what the table may stretch to is safe
     // to believe, and saves setting up a table that would be given up anyway.

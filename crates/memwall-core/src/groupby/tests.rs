@@ -292,6 +292,42 @@ fn adaptive_keeps_the_small_table_its_trial_found_faster() {
     assert!(!outcome.choice.unwrap().reason.contains("trial"));
 }
 
+#[test]
+fn a_prefetched_table_the_trial_found_faster_goes_on_to_its_own_limit() {
+    // The first 200,000 rows hold 1,000 keys, so the trial foresees few groups; the rest hold
+    // 6,000, uniform (no hot set to stretch for): past the small tables' limit, within the
+    // prefetched table's (a 64 KiB per-core cache and 512 KiB in all: 4,096 and 16,384 groups
+    // on one thread, 2,304 and 9,216 a table on two).
+    let mut rng = fastrand::Rng::with_seed(9);
+    let keys: Vec<i64> = (0..6_400_000)
+        .map(|row| hash::hash(if row < 200_000 { rng.i64(0..1_000) } else { rng.i64(0..6_000) }) as i64)
+        .collect();
+    let expected = reference(&keys);
+    let config = GroupByConfig { budget: CacheBudget::sized(64 << 10, 512 << 10), ..GroupByConfig::default() };
+    for (tables, limits) in [(1, (4_096, 16_384)), (2, (2_304, 9_216))] {
+        let found = adaptive::thresholds_sharing(&config, tables);
+        assert_eq!((found.naive_groups, found.single_table_groups), limits);
+    }
+    for exec in [&Sequential as &dyn Executor, &Threads(2)] {
+        let clock = TrialClock { reads: Default::default(), now: Default::default(), fast: small::Table::Prefetched };
+        let mut scratch = Scratch::new(&DirtyChunks, MemoryPolicy::Warm);
+        scratch.begin_run();
+        let outcome =
+            run_timed_in(Kernel::Adaptive, Rows::keys(&keys), &config, exec, &scratch, Phases::OFF, Some(&clock));
+        let outcome = outcome.unwrap();
+        assert_eq!(outcome.result, expected, "{} threads", exec.threads());
+        // Held to the small tables' limit, it would give up there and adaptive would start over
+        // with its second try, whose reason names no trial.
+        let choice = outcome.choice.unwrap();
+        assert_eq!(choice.kernel, "prefetch", "{}", choice.reason);
+        assert!(
+            choice.reason.contains("): the prefetched table (") && choice.reason.contains("within its limit"),
+            "{}",
+            choice.reason
+        );
+    }
+}
+
 /// A clock that counts its reads: the trial reads it for each slice it times.
 #[derive(Default)]
 struct CountedClock(std::cell::Cell<u32>);
@@ -319,6 +355,7 @@ fn the_trial_ends_early_only_where_a_sample_agrees_its_first_rows_or_their_runs_
         let outcome = small::aggregate_bounded::<agg::Count>(
             keys,
             &values,
+            limit,
             limit,
             cache,
             &clock,
