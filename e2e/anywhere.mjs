@@ -19,7 +19,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, firefox, webkit } from "./browsers.mjs";
+import { EngineHung, chromium, firefox, webkit } from "./browsers.mjs";
 import {
   FIGURE_LADDER, againstIsolated, browserGroupBy, browserLadderAt, embedFirstLook, embedRun, embedSnippet, fastest,
   firstLook, groupByRace, joinRace, judgedSizes, ladderFigures, nativeLevels, nativeReadingOf, nativeRun, nativeSizes,
@@ -55,7 +55,22 @@ checkInputs();
 mkdirSync(ARTIFACTS, { recursive: true });
 const work = mkdtempSync(path.join(tmpdir(), "memwall-anywhere-"));
 const summary = { engine: ENGINE };
-const { test, summary: finish } = harness();
+const { test: harnessTest, summary: finish } = harness();
+/** A check in this engine. Where the engine stops answering (`EngineHung`), the check runs once
+ * more in a fresh session, and says so: a hung browser is the engine's fault, not the page's,
+ * and must not hold the run forever. Any other failure, or a second hang, fails the check. */
+const test = (name, body) =>
+  harnessTest(name, async () => {
+    try {
+      await body();
+    } catch (error) {
+      if (!(error instanceof EngineHung)) throw error;
+      console.log(`     ${browser.name} hung (${error.message}): the check once more, in a fresh session`);
+      await browser.close();
+      browser = await ENGINES[ENGINE]();
+      await body();
+    }
+  });
 
 // The isolated page (`memwall serve` sends COOP/COEP), the same dist/ from a plain static server,
 // and a blog post on another origin (another host name and port) embedding the static one.
@@ -86,7 +101,7 @@ summary.native = describeL2(native);
 
 const nativeStep = ladderStep(nativeSizes(nativeFile));
 summary.native_levels = describeLevels(nativeLevelsHere);
-const browser = await ENGINES[ENGINE]();
+let browser = await ENGINES[ENGINE]();
 console.log(`     ${browser.version}`);
 summary.browser = browser.version;
 

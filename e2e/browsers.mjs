@@ -17,6 +17,24 @@ import { ROOT, launch } from "./lib.mjs";
 
 const POLL_MS = 100;
 const POLL_MAX_MS = 2_000;
+/** The longest a WebDriver command may go unanswered: past the session's own page-load and script
+ * timeouts (120 s), so only an engine that stopped answering reaches it. A WebKit web process once
+ * spun at 100% on a fresh-clone CI run (a Zen 4 guest, 2026-12-07) and the next command waited
+ * for it for over 14 minutes; the run never ended. MEMWALL_E2E_COMMAND_MS sets it (to try the
+ * path by hand). */
+const COMMAND_MAX_MS = Number(process.env.MEMWALL_E2E_COMMAND_MS ?? 180_000);
+
+/** What a command that got no answer throws: the engine hung, not the page's check. */
+export class EngineHung extends Error {}
+
+/** `promise`, or EngineHung once `ms` pass first. */
+function answered(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new EngineHung(`${what}: no answer in ${(ms / 1000).toFixed(0)} s`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 /** Chromium: each tab a page of a fresh context (its own cold HTTP cache). */
 export async function chromium() {
@@ -96,8 +114,10 @@ export async function webkit() {
   children.push(xvfb);
   const display = await lineFrom(xvfb, 3, /^(\d+)$/m, "Xvfb");
   const port = await freePort();
-  const driverProcess = spawn(WEBKIT_DRIVER, [`--port=${port}`], { env: { ...process.env, DISPLAY: `:${display}` }, stdio: "ignore" });
-  children.push(driverProcess);
+  // Its own process group, so that stopping it stops MiniBrowser and its web processes too (a
+  // hung web process left behind would spin on a core through every later timing).
+  const driverProcess = spawn(WEBKIT_DRIVER, [`--port=${port}`], { env: { ...process.env, DISPLAY: `:${display}` }, stdio: "ignore", detached: true });
+  children.push({ kill: () => { try { process.kill(-driverProcess.pid, "SIGKILL"); } catch { /* gone */ } } });
   const capabilities = new Capabilities({ browserName: "MiniBrowser",
     "webkitgtk:browserOptions": { binary: WEBKIT_BROWSER, args: ["--automation", "--geometry=1280x900"] } });
   let driver;
@@ -113,7 +133,7 @@ export async function webkit() {
   // A window per tab: MiniBrowser draws only the tab in front, and a tab behind never loads an
   // iframe marked loading="lazy" (the embed snippet's), however long it waits.
   const close = async () => {
-    await driver.quit().catch(() => {});
+    await answered(driver.quit(), 10_000, "WebKit: quit").catch(() => {});
     stop();
   };
   return webDriverBrowser("WebKit", driver, close, "window");
@@ -158,10 +178,10 @@ async function webDriverBrowser(name, driver, close, opens = "tab") {
   let opened = 0;
 
   const tab = (enter) => {
-    const run = async (body) => {
+    const run = (body) => answered((async () => {
       await enter();
       return body();
-    };
+    })(), COMMAND_MAX_MS, `${name}: a WebDriver command`);
     const element = (selector) => run(() => driver.findElement(By.css(selector)));
     const self = {
       goto: (url) => run(() => driver.get(url)),
@@ -217,8 +237,10 @@ async function webDriverBrowser(name, driver, close, opens = "tab") {
     async open() {
       let handle = first;
       if (opened++ > 0) {
-        await driver.switchTo().newWindow(opens);
-        handle = await driver.getWindowHandle();
+        handle = await answered((async () => {
+          await driver.switchTo().newWindow(opens);
+          return driver.getWindowHandle();
+        })(), COMMAND_MAX_MS, `${name}: a new window`);
       }
       const enter = async () => {
         await driver.switchTo().window(handle);
@@ -232,9 +254,11 @@ async function webDriverBrowser(name, driver, close, opens = "tab") {
       t.close = async () => {
         // The session's first window stays: closing the last one would end the session.
         if (handle === first) return t.goto("about:blank");
-        await enter();
-        await driver.close();
-        await driver.switchTo().window(first);
+        await answered((async () => {
+          await enter();
+          await driver.close();
+          await driver.switchTo().window(first);
+        })(), COMMAND_MAX_MS, `${name}: closing a window`);
       };
       return t;
     },
