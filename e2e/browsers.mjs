@@ -27,14 +27,18 @@ const COMMAND_MAX_MS = Number(process.env.MEMWALL_E2E_COMMAND_MS ?? 180_000);
 /** What a command that got no answer throws: the engine hung, not the page's check. */
 export class EngineHung extends Error {}
 
-/** `promise`, or EngineHung once `ms` pass first. */
-function answered(promise, ms, what) {
+/** What `commands()` (an async function) returns, or EngineHung once `ms` pass first. */
+function answered(commands, ms, what) {
   let timer;
   const late = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new EngineHung(`${what}: no answer in ${(ms / 1000).toFixed(0)} s`)), ms);
   });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  return Promise.race([commands(), late]).finally(() => clearTimeout(timer));
 }
+
+/** How long a browser may take to quit before it is taken for hung (its processes are then
+ * killed where this file started them). */
+const QUIT_MAX_MS = 10_000;
 
 /** Chromium: each tab a page of a fresh context (its own cold HTTP cache). */
 export async function chromium() {
@@ -94,7 +98,7 @@ export async function firefox() {
   options.setProfile(mkdtempSync(path.join(tmpdir(), "memwall-firefox-")));
   const service = new firefoxDriver.ServiceBuilder(geckodriverPath());
   const driver = await new Builder().forBrowser("firefox").setFirefoxOptions(options).setFirefoxService(service).build();
-  return webDriverBrowser("Firefox", driver, () => driver.quit());
+  return webDriverBrowser("Firefox", driver, () => answered(() => driver.quit(), QUIT_MAX_MS, "Firefox: quit").catch(() => {}));
 }
 
 /** WebKitGTK's WebDriver and its MiniBrowser (Debian's webkit2gtk-driver and libwebkit2gtk-4.1),
@@ -133,7 +137,7 @@ export async function webkit() {
   // A window per tab: MiniBrowser draws only the tab in front, and a tab behind never loads an
   // iframe marked loading="lazy" (the embed snippet's), however long it waits.
   const close = async () => {
-    await answered(driver.quit(), 10_000, "WebKit: quit").catch(() => {});
+    await answered(() => driver.quit(), QUIT_MAX_MS, "WebKit: quit").catch(() => {});
     stop();
   };
   return webDriverBrowser("WebKit", driver, close, "window");
@@ -178,10 +182,10 @@ async function webDriverBrowser(name, driver, close, opens = "tab") {
   let opened = 0;
 
   const tab = (enter) => {
-    const run = (body) => answered((async () => {
+    const run = (body) => answered(async () => {
       await enter();
       return body();
-    })(), COMMAND_MAX_MS, `${name}: a WebDriver command`);
+    }, COMMAND_MAX_MS, `${name}: a WebDriver command`);
     const element = (selector) => run(() => driver.findElement(By.css(selector)));
     const self = {
       goto: (url) => run(() => driver.get(url)),
@@ -237,10 +241,10 @@ async function webDriverBrowser(name, driver, close, opens = "tab") {
     async open() {
       let handle = first;
       if (opened++ > 0) {
-        handle = await answered((async () => {
+        handle = await answered(async () => {
           await driver.switchTo().newWindow(opens);
           return driver.getWindowHandle();
-        })(), COMMAND_MAX_MS, `${name}: a new window`);
+        }, COMMAND_MAX_MS, `${name}: a new window`);
       }
       const enter = async () => {
         await driver.switchTo().window(handle);
@@ -254,11 +258,11 @@ async function webDriverBrowser(name, driver, close, opens = "tab") {
       t.close = async () => {
         // The session's first window stays: closing the last one would end the session.
         if (handle === first) return t.goto("about:blank");
-        await answered((async () => {
+        await answered(async () => {
           await enter();
           await driver.close();
           await driver.switchTo().window(first);
-        })(), COMMAND_MAX_MS, `${name}: closing a window`);
+        }, COMMAND_MAX_MS, `${name}: closing a window`);
       };
       return t;
     },

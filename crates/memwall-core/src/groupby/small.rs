@@ -191,8 +191,8 @@ fn time_tables<'a, 's, S: State>(
 /// Where the prefetched table wins, it goes on to its own limit, `prefetched_limit` (the table
 /// that fills the last level's share, as adaptive's second try has), not the small tables': on
 /// 100,000 Zipf 1.1 keys in sessions, held to the small tables' 65,536 groups it reached them,
-/// and its look at whether its hot keys let it go on (`prefetch::Bounded::stretch`) took about
-/// 2% of the run's samples (`docs/results/regret-zen4-2vcpu-kvm/overhead/`).
+/// and its look at whether its hot keys let it go on (`prefetch::Bounded::stretch`) took 2.2%
+/// of the profiled process's samples (`docs/results/regret-zen4-2vcpu-kvm/overhead/`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn aggregate_bounded<S: State>(
     keys: &[i64],
