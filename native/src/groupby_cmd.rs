@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use memwall_core::groupby::GroupByConfig;
 use memwall_report::Report;
 
 use crate::cache_budget::{caches_and_model, sized_by_a_ladder};
@@ -31,6 +32,8 @@ pub fn groupby(args: GroupByArgs) -> CliResult {
     if !early {
         machine = caches_and_model(config.budget, &args.kernel.0, &args.race, &host)?.1;
     }
+    // Adaptive prices its choices with the model where a ladder measured the host.
+    let config = GroupByConfig { host: machine.as_ref().map(|m| m.host), ..config };
     let mut out = args.export.human();
     if args.counters
         && let Err(why) = crate::counters::probe()

@@ -161,10 +161,12 @@ pub fn default_race(
         export: ExportArgs::default(),
     };
     let (threads, config, mut data) = prepare(&args, host, |declared| Ok(declared.measured(levels)))?;
+    let machine = Machine::from_ladder(levels, measured);
+    let config = GroupByConfig { host: machine.as_ref().map(|m| m.host), ..config };
     let setup = Race::for_args(&args, config, &threads, &data.dataset);
     let mut result = race(&setup, &mut data, clock)?;
-    if let Some(machine) = Machine::from_ladder(levels, measured) {
-        cost::annotate(&mut result, &data.keys, &machine, &config);
+    if let Some(machine) = &machine {
+        cost::annotate(&mut result, &data.keys, machine, &config);
     }
     Ok((result, data.label))
 }

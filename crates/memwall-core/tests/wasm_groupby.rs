@@ -176,6 +176,7 @@ fn kernels_compute_every_aggregate_like_the_reference() {
                             partitions,
                             budget: CacheBudget::sized(cache_bytes, cache_bytes * 4),
                             aggregates,
+                            host: None,
                         };
                         for kernel in Kernel::ALL {
                             let mut scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);

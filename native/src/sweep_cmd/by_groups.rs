@@ -59,7 +59,7 @@ pub(super) fn cardinality(args: CardinalityArgs) -> CliResult {
     let threads = Threads::new(args.common.race.threads, args.common.race.pin)?;
     let config = cache_budget::groupby_config(args.partitions, &host, args.common.race.threads)?;
     let (budget, machine) = cache_budget::caches_and_model(config.budget, &args.kernel.0, &args.common.race, &host)?;
-    let config = groupby::GroupByConfig { budget, ..config };
+    let config = groupby::GroupByConfig { budget, host: machine.as_ref().map(|m| m.host), ..config };
     let distinct = sweep::doublings(args.min_keys, args.max_keys.min(args.rows));
     if distinct.is_empty() {
         return Err(CliError::usage(format!(

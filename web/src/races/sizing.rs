@@ -5,7 +5,7 @@
 //! The page names the caches and where they came from; with no ladder yet, what stood in.
 
 use memwall_core::budget::{self, BudgetSource, CacheBudget};
-use memwall_core::cost::{Machine, Measured};
+use memwall_core::cost::{Host, Machine, Measured};
 use memwall_report::{Level, Report};
 use serde::{Deserialize, Serialize};
 
@@ -85,6 +85,11 @@ impl Sizing {
             &self.levels,
             Measured { knee_chains: self.knee_chains, read_gb_per_s: None, ghz: self.ghz },
         )
+    }
+
+    /// The model's figures adaptive prices with while it runs: the same ladder's.
+    pub fn host(&self) -> Option<Host> {
+        self.machine().map(|m| m.host)
     }
 
     /// The caches a race is sized by and where they came from, for a person; `at` formats a

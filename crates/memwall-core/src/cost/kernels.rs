@@ -1,39 +1,14 @@
 //! Each kernel's working sets and streamed bytes, its fixed costs, and its predicted ns per row.
 
-use super::machine::Machine;
+use super::costs::{Priced, Terms, cost_of, costs, prefetched_ns};
+use super::machine::Host;
 use crate::groupby::adaptive::{partitions_for, thresholds_sharing};
 use crate::groupby::estimate::sample_size;
 use crate::groupby::prefetch::{DISTANCE, initial_capacity, stretched_limit};
 use crate::groupby::tuned::{MIN_TABLE_SLOTS, SCATTER_BITS, WC_BYTES_PER_PARTITION, table_bytes_per_group};
 use crate::groupby::{GroupByConfig, Kernel, ValueType};
 
-/// A kernel's fixed costs: the same on every host, fitted once ([`super::fit`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Costs {
-    /// Core cycles a row takes besides waiting on memory (hashing, probing, branches).
-    pub work_cycles: f64,
-    /// The share of a random load's expected latency a row waits out: 1 where every access
-    /// waits, less where the core overlaps rows' misses (out-of-order execution, prefetches).
-    pub exposure: f64,
-    /// Core cycles each group costs besides its rows' (its insert, the table growing for it, its
-    /// emit), spread over the rows: a row pays it times the groups a row.
-    pub group_cycles: f64,
-}
-
-/// What has fixed costs of its own: the kernels but adaptive (priced as what it runs), and the
-/// flat table adaptive's first try may keep (`groupby/split.rs`), which no kernel runs alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Priced {
-    Naive,
-    Radix,
-    Tuned,
-    Prefetch,
-    Flat,
-}
-
 impl Priced {
-    pub const ALL: [Priced; 5] = [Priced::Naive, Priced::Radix, Priced::Tuned, Priced::Prefetch, Priced::Flat];
-
     pub fn of(kernel: Kernel) -> Option<Self> {
         match kernel {
             Kernel::Naive => Some(Self::Naive),
@@ -43,27 +18,6 @@ impl Priced {
             Kernel::Adaptive => None,
         }
     }
-
-    /// Whether it splits its rows over the threads.
-    pub(super) fn parallel(self) -> bool {
-        matches!(self, Self::Radix | Self::Tuned)
-    }
-}
-
-/// The fitted fixed costs. Printed by `cargo test -p memwall-core --lib cost::fit::tests::refit
-/// -- --nocapture` from the kept data; that test fails when these drift from what the data gives.
-const COSTS: [(Priced, Costs); 5] = [
-    (Priced::Naive, Costs { work_cycles: 6.0, exposure: 0.408, group_cycles: 118.8 }),
-    (Priced::Radix, Costs { work_cycles: 55.3, exposure: 0.000, group_cycles: 72.5 }),
-    (Priced::Tuned, Costs { work_cycles: 17.7, exposure: 0.000, group_cycles: 14.3 }),
-    (Priced::Prefetch, Costs { work_cycles: 2.2, exposure: 0.878, group_cycles: 93.8 }),
-    (Priced::Flat, Costs { work_cycles: 5.8, exposure: 0.319, group_cycles: 2485.7 }),
-];
-
-/// The fixed costs of `what`.
-pub fn costs(what: Priced) -> Costs {
-    let unknown = Costs { work_cycles: f64::NAN, exposure: f64::NAN, group_cycles: f64::NAN };
-    COSTS.iter().find(|(p, _)| *p == what).map_or(unknown, |&(_, c)| c)
 }
 
 /// The data a prediction is for.
@@ -100,24 +54,15 @@ fn hashbrown_bytes(groups: u64, entry: u64) -> u64 {
     (groups * 8 / 7 + 1).max(8).next_power_of_two() * (entry + 1)
 }
 
-/// What a row of a kernel costs besides its fixed costs: the expected ns of its random loads,
-/// the bytes it streams, and the groups a row (each paid for once).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Terms {
-    pub random_ns: f64,
-    pub stream_bytes: f64,
-    pub groups_per_row: f64,
-}
-
 /// The [`Terms`] of a row of `what` on `m` for `w`.
-pub(super) fn terms(what: Priced, m: &Machine, w: &Work) -> Terms {
+pub(super) fn terms(what: Priced, m: &Host, w: &Work) -> Terms {
     let (random_ns, stream_bytes) = loads(what, m, w);
     let groups_per_row = w.groups.min(w.rows) as f64 / w.rows.max(1) as f64;
     Terms { random_ns, stream_bytes, groups_per_row }
 }
 
 /// The expected ns of the random loads a row of `what` makes, and the bytes it streams.
-fn loads(what: Priced, m: &Machine, w: &Work) -> (f64, f64) {
+fn loads(what: Priced, m: &Host, w: &Work) -> (f64, f64) {
     let (groups, state, row) = (w.groups.max(1), w.state_bytes(), w.row_bytes());
     let partitions = u64::from(w.config.partitions.max(1));
     let flat_slots = initial_capacity(usize::try_from(groups).unwrap_or(usize::MAX)) as u64;
@@ -129,10 +74,7 @@ fn loads(what: Priced, m: &Machine, w: &Work) -> (f64, f64) {
             // Past the per-core cache its loads are prefetched DISTANCE rows ahead: what lies
             // beyond that cache is waited for once for as many rows as overlap (as many as the
             // core keeps in flight, or as the distance asks for).
-            let table = flat_slots * (8 + state);
-            let per_core = w.config.budget.per_core_bytes.min(table);
-            let (near, all) = (m.latency_ns(per_core), m.latency_ns(table));
-            (near + (all - near) / m.knee().min(DISTANCE as f64).max(1.0), row)
+            (prefetched_ns(m, flat_slots * (8 + state), w.config.budget.per_core_bytes, DISTANCE), row)
         }
         Priced::Radix => {
             // Per partition a hashbrown table of (hash, key, state); the scatter keeps a line
@@ -152,20 +94,13 @@ fn loads(what: Priced, m: &Machine, w: &Work) -> (f64, f64) {
 }
 
 /// ns a row of `what` with its fixed costs, on `threads` threads where it splits its work.
-fn priced(what: Priced, m: &Machine, w: &Work) -> f64 {
+fn priced(what: Priced, m: &Host, w: &Work) -> f64 {
     let one = cost_of(costs(what), m, terms(what, m, w));
     if what.parallel() { one / w.threads.max(1) as f64 } else { one }
 }
 
-/// ns a row of one thread with fixed costs `c` and terms `t` on `m`.
-pub(super) fn cost_of(c: Costs, m: &Machine, t: Terms) -> f64 {
-    (c.work_cycles + c.group_cycles * t.groups_per_row) / m.ghz()
-        + c.exposure * t.random_ns
-        + t.stream_bytes / m.read_bytes_per_ns()
-}
-
 /// The predicted ns per row of `kernel` on `m` for `work`.
-pub fn predict(kernel: Kernel, m: &Machine, work: &Work) -> f64 {
+pub fn predict(kernel: Kernel, m: &Host, work: &Work) -> f64 {
     match Priced::of(kernel) {
         Some(what) => priced(what, m, work),
         None => adaptive(m, work),
@@ -174,7 +109,7 @@ pub fn predict(kernel: Kernel, m: &Machine, work: &Work) -> f64 {
 
 /// Adaptive as it runs: its small tables while the groups fit them, else the rows it read
 /// before giving each up, its sample, and tuned at the partitions it picks.
-fn adaptive(m: &Machine, w: &Work) -> f64 {
+fn adaptive(m: &Host, w: &Work) -> f64 {
     let rows = w.rows.max(1);
     let threads = if rows < 1 << 16 { 1 } else { w.threads.max(1) };
     let limits = thresholds_sharing(&w.config, threads as u64);

@@ -24,21 +24,36 @@ pub const FIT_HOST: FitHost = FitHost {
     read_gb_per_s: 17.1,
 };
 
-/// What the model knows of a host: the ladder's plateaus and what else was measured.
+/// What the model knows of a host: the ladder's plateaus and what else was measured, with the
+/// inputs it used and lacked, for a person.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Machine {
-    /// Every plateau before DRAM, `(bytes it held, ns a random load)`, by size.
-    caches: Vec<(u64, f64)>,
+    /// The figures themselves (see [`Host`]).
+    pub host: Host,
+    /// The ladder's measurements used, one a line.
+    pub inputs: Vec<String>,
+    /// The inputs it lacked, each with what stood in.
+    pub missing: Vec<String>,
+}
+
+/// The most cache plateaus a [`Host`] keeps, smallest first (a ladder reads L1, L2, L3 and at
+/// most a slower part of each).
+const MOST_PLATEAUS: usize = 8;
+
+/// The figures the model prices with, as plain numbers: small enough to travel with a
+/// kernel's configuration (`GroupByConfig::host`), so that adaptive asks the model while it runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Host {
+    /// Every plateau before DRAM, `(bytes it held, ns a random load)`, by size; the first
+    /// `plateaus` are set.
+    caches: [(u64, f64); MOST_PLATEAUS],
+    plateaus: usize,
     dram_ns: f64,
     /// Misses one core keeps in flight (the ladder's parallelism knee).
     knee: f64,
     /// One thread's read bandwidth, bytes per ns (= GB/s).
     read_bytes_per_ns: f64,
     ghz: f64,
-    /// The ladder's measurements used, one a line.
-    pub inputs: Vec<String>,
-    /// The inputs it lacked, each with what stood in.
-    pub missing: Vec<String>,
 }
 
 /// What else a host's reports hold beside the ladder's levels, where they hold it.
@@ -109,15 +124,32 @@ impl Machine {
         let knee = or_fit(measured.knee_chains.map(f64::from), "parallelism knee", fit.knee, " misses in flight");
         let read = or_fit(measured.read_gb_per_s, "read bandwidth", fit.read_gb_per_s, " GB/s");
         let ghz = or_fit(measured.ghz, "core clock", fit.ghz, " GHz");
-        Some(Self { caches, dram_ns, knee, read_bytes_per_ns: read, ghz, inputs, missing })
+        let mut plateaus = [(0, 0.0); MOST_PLATEAUS];
+        // The largest plateaus where a ladder read more: a smaller one left out prices its loads
+        // at the next one's latency, the safe side.
+        let kept = &caches[caches.len().saturating_sub(MOST_PLATEAUS)..];
+        plateaus[..kept.len()].copy_from_slice(kept);
+        let host = Host { caches: plateaus, plateaus: kept.len(), dram_ns, knee, read_bytes_per_ns: read, ghz };
+        Some(Self { host, inputs, missing })
     }
+}
 
+/// The model prices with the figures; the inputs and what was missing are for people.
+impl core::ops::Deref for Machine {
+    type Target = Host;
+
+    fn deref(&self) -> &Host {
+        &self.host
+    }
+}
+
+impl Host {
     /// The expected ns of a random load into `bytes` of working set: each plateau's latency for
     /// the share of loads that hit there first, the working set spread evenly over its bytes.
     pub fn latency_ns(&self, bytes: u64) -> f64 {
         let bytes = bytes.max(1) as f64;
         let (mut ns, mut held) = (0.0, 0.0);
-        for &(size, level_ns) in &self.caches {
+        for &(size, level_ns) in &self.caches[..self.plateaus] {
             let share = (size as f64 / bytes).min(1.0);
             ns += (share - held) * level_ns;
             held = share;

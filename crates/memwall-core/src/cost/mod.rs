@@ -17,13 +17,16 @@
 //! Where the ladder lacks an input, the model uses what it has and names what it lacked
 //! ([`Machine::missing`]).
 
+mod costs;
 pub mod fit;
 mod kernels;
-mod machine;
+pub(crate) mod machine;
+pub mod payback;
 mod race;
 
-pub use kernels::{Costs, Priced, Work, costs, predict};
-pub use machine::{FIT_HOST, FitHost, Machine, Measured};
+pub use costs::{Costs, Priced, costs};
+pub use kernels::{Work, predict};
+pub use machine::{FIT_HOST, FitHost, Host, Machine, Measured};
 pub use race::{annotate, annotate_sweep, describe, describe_sweep, model, model_error};
 
 #[cfg(test)]

@@ -97,3 +97,36 @@ fn model_error_is_the_median_and_the_worst() {
     assert!((median - 0.1).abs() < 1e-9 && (worst - 0.5).abs() < 1e-9, "{median} {worst}");
     assert_eq!(race::model_error([]), None);
 }
+
+#[test]
+fn a_table_pays_back_where_the_host_makes_its_rows_and_new_groups_cheap() {
+    let m = Machine::from_ladder(&levels(), measured()).unwrap();
+    let look = |rows_left: u64, to_come: f64, table_bytes: u64, run_starts: Option<f64>| payback::Look {
+        taken: 1_000_000,
+        rows_left,
+        groups: 50_000,
+        to_come,
+        table_bytes,
+        run_starts,
+        per_core_bytes: 1 << 20,
+        distance: 24,
+        row_bytes: 8,
+    };
+    // 50,000 more groups over 9M rows, a 4 MiB table in this host's 16 MiB L3: kept.
+    let few = payback::prices(&m, &look(9_000_000, 50_000.0, 4 << 20, None));
+    assert!(few.keeps(), "{few:?}");
+    // A new group on every row left: each costs more than a partitioned pass over every row.
+    let every = payback::prices(&m, &look(9_000_000, 9_000_000.0, 256 << 20, None));
+    assert!(!every.keeps(), "{every:?}");
+    // One group in five rows, a table in DRAM: given up where the rows keep to no order, kept
+    // where each key's rows come together, only the run's first row missing.
+    let (rows_left, to_come) = (8_000_000, 1_600_000.0);
+    let shuffled = payback::prices(&m, &look(rows_left, to_come, 64 << 20, None));
+    let sorted = payback::prices(&m, &look(rows_left, to_come, 64 << 20, Some(to_come)));
+    assert!(sorted.kept_ns < shuffled.kept_ns, "{sorted:?} {shuffled:?}");
+    assert_eq!(sorted.given_up_ns, shuffled.given_up_ns);
+    // Giving up late throws more rows away: the same look with more rows taken keeps.
+    let late = payback::Look { taken: 50_000_000, ..look(9_000_000, 400_000.0, 16 << 20, None) };
+    let early = payback::Look { taken: 0, ..late };
+    assert!(payback::prices(&m, &late).given_up_ns > payback::prices(&m, &early).given_up_ns);
+}

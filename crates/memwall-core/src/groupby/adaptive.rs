@@ -9,6 +9,7 @@ use super::agg::State;
 use super::config::{DEFAULT_PARTITIONS, GroupByConfig, GroupByError, Kernel};
 use super::estimate::{Estimate, estimate_groups};
 use super::flat::Slot;
+use super::pay_back::{PAYBACK_ROWS, PayBack};
 use super::phases::{Phase, Phases};
 use super::result::{GroupResult, Outcome};
 use super::work::chunks_for;
@@ -50,7 +51,7 @@ pub fn thresholds(config: &GroupByConfig) -> Thresholds {
 /// per thread, 2.83 against 3.47 (`bench/sweep.sh --keys 1e4,1e5 --skews zipf:1.1 --threads 2`).
 pub(crate) fn thresholds_sharing(config: &GroupByConfig, tables: u64) -> Thresholds {
     let cache = config.budget.per_core_bytes.max(1 << 16);
-    let llc = cache + (config.budget.last_level_bytes.saturating_sub(cache)) / tables.max(1);
+    let llc = last_level_share(config, tables);
     // Both tables take twice a group's bytes (its key and state): 32 for a count, and as much
     // more as the aggregates' state takes, so a larger state gives up the single table sooner.
     let group = 2 * group_bytes(config);
@@ -59,6 +60,13 @@ pub(crate) fn thresholds_sharing(config: &GroupByConfig, tables: u64) -> Thresho
     // the Xeon guest (L3 at ~19 ns) it did not, so there the trial (small.rs) times the
     // prefetched table beside the small ones and keeps what this host runs faster.
     Thresholds { naive_groups: (cache / group).max(llc / (4 * group)), single_table_groups: llc / group }
+}
+
+/// The cache one of `tables` tables at once may fill: its core's own, and its share of the rest
+/// of the last level.
+fn last_level_share(config: &GroupByConfig, tables: u64) -> u64 {
+    let cache = config.budget.per_core_bytes.max(1 << 16);
+    cache + (config.budget.last_level_bytes.saturating_sub(cache)) / tables.max(1)
 }
 
 /// Bytes a group takes in a table: its key and the largest state its aggregates can need.
@@ -119,6 +127,7 @@ pub(super) fn aggregate<S: State>(
                 values,
                 naive_limit,
                 single_limit,
+                PayBack::of(config, last_level_share(config, threads as u64)),
                 cache,
                 clock,
                 exec,
@@ -174,14 +183,24 @@ pub(super) fn aggregate<S: State>(
     // Skew only ever makes the estimate low, so one above what the table may stretch to is safe
     // to believe, and saves setting up a table that would be given up anyway.
     let worth_trying = estimate.groups <= stretched_limit as u64;
+    let pay_back = Some(PayBack::of(config, last_level_share(config, threads as u64)));
     let attempt = || {
         if own_tables {
             let rows_per_thread = keys.len().div_ceil(threads);
             per_thread::aggregate_bounded::<S, _>(keys, values, Vec::new(), exec, scratch, phases, || {
-                prefetch::Bounded::<S>::new(rows_per_thread, estimate.groups, single_limit, cache, scratch, true)
+                prefetch::Bounded::<S>::new(rows_per_thread, estimate.groups, single_limit, cache, scratch, pay_back)
             })
         } else {
-            prefetch::aggregate_bounded::<S>(keys, values, estimate.groups, single_limit, cache, scratch, phases)
+            prefetch::aggregate_bounded::<S>(
+                keys,
+                values,
+                estimate.groups,
+                single_limit,
+                pay_back,
+                cache,
+                scratch,
+                phases,
+            )
         }
     };
     if worth_trying && let Some(groups) = phases.attempt(attempt)? {
@@ -196,13 +215,16 @@ pub(super) fn aggregate<S: State>(
     // Too few partitions (tables spilling out of cache) cost more than too many, so the count
     // follows the estimate that skew cannot pull down.
     let partitions = partitions_for(estimate.groups.max(estimate.upper_groups.div_ceil(4)), config);
+    let pays_back = if config.host.is_some() {
+        "fewer where the cost model, from the ladder, prices the rows left through it, with the new groups its counts foresee, above every row through tuned".to_string()
+    } else {
+        format!(
+            "fewer where its counts foresee new groups in more than one of every {PAYBACK_ROWS} of its rows, those left and those taken (no ladder: no model)"
+        )
+    };
     let reason = format!(
-        "more groups than one table pays back ({} a table at most, fewer where its counts foresee new groups in more than one of every {} of its rows, those left and those taken; a sample of {} rows suggests ~{}, at most ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half the last-level cache (caches: {caches})",
-        limits.single_table_groups,
-        prefetch::PAYBACK_ROWS,
-        estimate.sampled_rows,
-        estimate.groups,
-        estimate.upper_groups
+        "more groups than one table pays back ({} a table at most, {pays_back}; a sample of {} rows suggests ~{}, at most ~{}): partitioned, {partitions} partitions, each split further in cache if its groups outgrow half the last-level cache (caches: {caches})",
+        limits.single_table_groups, estimate.sampled_rows, estimate.groups, estimate.upper_groups
     );
     let fit = split_in_cache(config, &estimate, rows);
     let groups = tuned::aggregate::<S>(keys, values, partitions, config, Some(fit), exec, scratch, phases)?;

@@ -2,6 +2,7 @@
 
 use super::agg::Aggregates;
 use crate::budget::CacheBudget;
+use crate::cost::machine::Host;
 use crate::scratch::Scratch;
 
 /// The partition count radix and tuned use unless told otherwise (the published radix's 4096).
@@ -64,7 +65,7 @@ impl Kernel {
 }
 
 /// Knobs of the kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GroupByConfig {
     /// Partitions for radix and tuned: a power of two from [`MIN_PARTITIONS`] to
     /// [`MAX_PARTITIONS`].
@@ -74,11 +75,15 @@ pub struct GroupByConfig {
     pub budget: CacheBudget,
     /// What to compute per group (see `agg.rs`); anything past `count` needs a value column.
     pub aggregates: Aggregates,
+    /// The host's figures as its ladder measured them, where one did: adaptive prices with the
+    /// cost model while it runs (`cost::payback`). `None`: no ladder (a guessed or declared
+    /// budget), and adaptive goes by its rules alone.
+    pub host: Option<Host>,
 }
 
 impl Default for GroupByConfig {
     fn default() -> Self {
-        Self { partitions: DEFAULT_PARTITIONS, budget: CacheBudget::GUESS, aggregates: Aggregates::COUNT }
+        Self { partitions: DEFAULT_PARTITIONS, budget: CacheBudget::GUESS, aggregates: Aggregates::COUNT, host: None }
     }
 }
 

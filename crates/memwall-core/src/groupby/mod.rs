@@ -26,6 +26,7 @@ pub(crate) mod estimate;
 mod flat;
 mod hash;
 mod naive;
+mod pay_back;
 mod per_thread;
 pub mod phases;
 pub(crate) mod prefetch;

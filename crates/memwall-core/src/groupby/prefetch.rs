@@ -13,6 +13,7 @@ use super::arrivals::{self, Counts, Window};
 use super::config::GroupByError;
 use super::flat::{Slot, capacity_for, drain_into, filled, merge_into, rehash, upsert};
 use super::hash::hash;
+use super::pay_back::{At, PayBack};
 use super::per_thread::{Part, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
@@ -78,24 +79,28 @@ pub(super) fn aggregate<S: State>(
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
 ) -> Result<Groups, GroupByError> {
-    Ok(aggregate_bounded::<S>(keys, values, groups_hint, usize::MAX, cache_bytes, scratch, phases)?.expect("no limit"))
+    Ok(aggregate_bounded::<S>(keys, values, groups_hint, usize::MAX, None, cache_bytes, scratch, phases)?
+        .expect("no limit"))
 }
 
 /// As [`aggregate`], but gives up (returns `None`) as soon as more than `max_groups` groups turn
 /// up (more on skewed keys, see [`Bounded::stretch`]): the adaptive kernel tries one
-/// table this way before paying for partitioning.
+/// table this way before paying for partitioning, paying back as `paying_back` says.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn aggregate_bounded<S: State>(
     keys: &[i64],
     values: &[S::Value],
     groups_hint: u64,
     max_groups: usize,
+    paying_back: Option<PayBack>,
     cache_bytes: u64,
     scratch: &Scratch<'_>,
     phases: Phases<'_>,
 ) -> Result<Option<Groups>, GroupByError> {
     let never = AtomicBool::new(false);
     let table = phases.time(Phase::Aggregate, || {
-        table_bounded::<S>(keys, values, groups_hint, max_groups, cache_bytes, scratch, &never)
+        let mut table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch, paying_back)?;
+        Ok::<_, GroupByError>(table.add(keys, values, &never)?.then_some(table.table))
     })?;
     let Some(mut table) = table else { return Ok(None) };
     let mut out = Groups::default();
@@ -105,23 +110,6 @@ pub(super) fn aggregate_bounded<S: State>(
 
 /// Rows between two looks at whether another thread gave up.
 const GIVE_UP_ROWS: usize = 1 << 16;
-
-/// The prefetched table of `keys`, or `None` as soon as more than `max_groups` groups turn up
-/// (more on skewed keys) or `give_up` is set.
-fn table_bounded<'a, 's, S: State>(
-    keys: &[i64],
-    values: &[S::Value],
-    groups_hint: u64,
-    max_groups: usize,
-    cache_bytes: u64,
-    scratch: &'a Scratch<'s>,
-    give_up: &AtomicBool,
-) -> Result<Option<Table<'a, 's, S>>, GroupByError> {
-    // The prefetch kernel itself (no limit) never gives up; adaptive's try does.
-    let paying_back = max_groups != usize::MAX;
-    let mut table = Bounded::<S>::new(keys.len(), groups_hint, max_groups, cache_bytes, scratch, paying_back)?;
-    Ok(table.add(keys, values, give_up)?.then_some(table.table))
-}
 
 /// A flat table that takes rows a slice at a time (adaptive's trial times some of them) and
 /// gives up past `max_groups` groups, or past [`stretched_limit`] where its hot keys fit the cache.
@@ -140,7 +128,7 @@ pub(super) struct Bounded<'a, 's, S: State> {
     /// The rows it is meant to take (its thread's share), and whether it gives up once the
     /// groups still to come are too many for those rows to pay back ([`Bounded::new`]'s `paying_back`).
     rows: usize,
-    paying_back: bool,
+    paying_back: Option<PayBack>,
     /// The capacity at which the window of rows that the next look past the cache tests for
     /// order ([`super::arrivals`]) opened, and the window.
     window_at: Option<usize>,
@@ -180,10 +168,11 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         max_groups: usize,
         cache_bytes: u64,
         scratch: &'a Scratch<'s>,
-        paying_back: bool,
+        paying_back: Option<PayBack>,
     ) -> Result<Self, GroupByError> {
         let hinted = hinted_capacity(rows, groups_hint, max_groups);
-        let capacity = if paying_back { hinted.min(cache_capacity(cache_bytes, size_of::<Slot<S>>())) } else { hinted };
+        let capacity =
+            if paying_back.is_some() { hinted.min(cache_capacity(cache_bytes, size_of::<Slot<S>>())) } else { hinted };
         Ok(Self {
             table: Table::new(scratch, capacity)?,
             groups: 0,
@@ -266,18 +255,44 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// prefetch kernel took 10.7-11.3 against tuned's 9.2-9.8
     /// (`docs/results/adaptive-order-emr-2vcpu-kvm/d70b79e-alone/`).
     fn keeps_to_its_runs(&self) -> bool {
-        if !self.paying_back || self.window_at.is_none() || self.window.pairs == 0 {
-            return false;
+        let Some(pay_back) = self.paying_back else { return false };
+        let look = self.counts_now();
+        let rows_left = (self.rows as u64).saturating_sub(look.rows);
+        let Some(returns) = self.returns(&look, rows_left) else { return false };
+        let to_come = arrivals::to_come(Some(&self.window), &look, rows_left) as f64;
+        pay_back.keeps(&self.at(&look, to_come, Some(to_come + returns), to_come + returns))
+    }
+
+    /// What the table knows at `look` for its pay-back ([`PayBack::keeps`]).
+    fn at(&self, look: &Counts, to_come: f64, run_starts: Option<f64>, rule_misses: f64) -> At {
+        let groups = usize::try_from(look.groups.saturating_add(to_come as u64)).unwrap_or(usize::MAX);
+        At {
+            taken: look.rows,
+            rows_left: (self.rows as u64).saturating_sub(look.rows),
+            groups: look.groups,
+            to_come,
+            table_bytes: (initial_capacity(groups) as u64).saturating_mul(size_of::<Slot<S>>() as u64),
+            run_starts,
+            per_core_bytes: self.cache_bytes,
+            distance: DISTANCE,
+            rule_misses,
         }
-        let (look, window) = (self.counts_now(), &self.window);
-        if !arrivals::ordered(&look, window) || look.rows <= window.opened_rows {
-            return false;
+    }
+
+    /// Where the last window's rows keep to runs ([`arrivals::ordered`]), the rows left that will
+    /// return to a key seen before, at the window's rate: runs that start no new group. `None`
+    /// where no window was taken or its rows keep to no order.
+    fn returns(&self, look: &Counts, rows_left: u64) -> Option<f64> {
+        let window = &self.window;
+        if self.window_at.is_none() || window.pairs == 0 || look.rows <= window.opened_rows {
+            return None;
+        }
+        if !arrivals::ordered(look, window) {
+            return None;
         }
         let starts = (window.pairs - window.repeats) as f64 / window.pairs as f64;
         let new = look.groups.saturating_sub(window.opened_groups) as f64 / (look.rows - window.opened_rows) as f64;
-        let rows_left = (self.rows as u64).saturating_sub(look.rows);
-        let returns = (starts - new).max(0.0) * rows_left as f64;
-        pays_back(arrivals::to_come(Some(window), &look, rows_left) as f64 + returns, rows_left, look.rows)
+        Some((starts - new).max(0.0) * rows_left as f64)
     }
 
     /// Takes another table's groups, each `(key, state)` a group it does not hold yet, as if it
@@ -315,7 +330,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     ///   fastest (`docs/results/adaptive-order-xeon-2vcpu-kvm/heaps/late-give-up.txt`).
     fn may_double(&mut self) -> bool {
         let past_cache = 2 * core::mem::size_of_val(&*self.table.slots) as u64 > self.cache_bytes;
-        let must_pay_back = self.paying_back && past_cache;
+        let must_pay_back = self.paying_back.is_some() && past_cache;
         if !self.stretched && !must_pay_back {
             return true;
         }
@@ -328,7 +343,9 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         }
         let rows_left = (self.rows as u64).saturating_sub(look.rows);
         let window = self.window_at.map(|_| &self.window);
-        let pays_back = pays_back(arrivals::to_come(window, &look, rows_left) as f64, rows_left, look.rows);
+        let to_come = arrivals::to_come(window, &look, rows_left) as f64;
+        let run_starts = self.returns(&look, rows_left).map(|returns| to_come + returns);
+        let pays_back = self.paying_back.is_none_or(|p| p.keeps(&self.at(&look, to_come, run_starts, to_come)));
         // The next window opens now: the doubled table holds half the groups it will hold at its
         // own look.
         self.window_at = Some(2 * self.table.capacity());
@@ -342,7 +359,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     fn groups_to_window(&self) -> Option<usize> {
         let capacity = self.table.capacity();
         let looks = 2 * core::mem::size_of_val(&*self.table.slots) as u64 > self.cache_bytes;
-        if !self.paying_back || !looks || self.window_at == Some(capacity) {
+        if self.paying_back.is_none() || !looks || self.window_at == Some(capacity) {
             return None;
         }
         Some((groups_before_growing(capacity) / 2).saturating_sub(self.groups))
@@ -382,27 +399,6 @@ fn hot_keys_held(max_groups: usize, slot_bytes: usize) -> usize {
 /// keys, past the old reach, 3.95 against 4.96.
 pub(crate) fn stretched_limit(max_groups: usize, slot_bytes: usize) -> usize {
     hot_keys_held(max_groups, slot_bytes).saturating_mul(4).max(max_groups)
-}
-
-/// A table past the per-core cache goes on only while the groups still to come are at most
-/// one in this many of its rows, left and taken ([`Bounded::new`]'s `paying_back`). Measured on the 2-vCPU Xeon
-/// guest with Zipf 1.1 keys, at each doubling past its 2 MiB L2 (a debug print, not kept;
-/// `memwall groupby --rows R --keys K --skew zipf:1.1 --threads T --kernel adaptive,tuned
-/// --caches-from C`, C a ladder that read L3 to 16 MiB): 10^6 keys over 100M rows, 1 thread,
-/// where the table beat tuned (6.73 against 7.04 ns/row), foresaw 0.28%-0.41% of the rows left
-/// as new groups; 10^5 keys over 100M rows, 2 threads (1.90 against 4.09), 0.05%. Over 10M rows,
-/// 10^6 keys, where a table lost (forced on, 11.06 against tuned's 7.24; adaptive, giving up at
-/// its limit after 3.2M rows, 15.0), 3.2% at 1 thread and 6.5% at 2. Near 0.7%-0.8% it went
-/// either way (2 threads: 10^6 keys over 100M rows and 10^5 over 10M, the table 8% and 22% behind
-/// tuned for a count, 10% ahead for a sum). One in 64 (1.6%) lies between the clear cases, a
-/// factor of two from each, and leaves the mixed ones as they were.
-pub(super) const PAYBACK_ROWS: u64 = 64;
-
-/// Whether `misses` rows still to come that miss past the cache (new groups, and in
-/// [`Bounded::keeps_to_its_runs`] the rows that return to a key) pay back over the rows left and
-/// taken: one in [`PAYBACK_ROWS`] at most.
-fn pays_back(misses: f64, rows_left: u64, taken: u64) -> bool {
-    misses * PAYBACK_ROWS as f64 <= rows_left.saturating_add(taken) as f64
 }
 
 /// The share of its rows the hottest half of a table's keys must take for it to go past its

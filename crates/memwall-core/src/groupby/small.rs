@@ -22,6 +22,7 @@ use core::sync::atomic::AtomicBool;
 
 use super::agg::State;
 use super::config::GroupByError;
+use super::pay_back::PayBack;
 use super::per_thread::{self, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
@@ -199,6 +200,7 @@ pub(super) fn aggregate_bounded<S: State>(
     values: &[S::Value],
     max_groups: usize,
     prefetched_limit: usize,
+    pay_back: PayBack,
     cache_bytes: u64,
     clock: &dyn Clock,
     exec: &dyn Executor,
@@ -232,7 +234,7 @@ pub(super) fn aggregate_bounded<S: State>(
     hashbrown.reserve(held)?;
     let mut flat = split::Bounded::<S>::sized(held, max_groups, cache_bytes, scratch)?;
     let mut prefetched =
-        prefetch::Bounded::<S>::new(rows_per_thread, held as u64, max_groups, cache_bytes, scratch, false)?;
+        prefetch::Bounded::<S>::new(rows_per_thread, held as u64, max_groups, cache_bytes, scratch, None)?;
     let timed = time_tables([&mut hashbrown, &mut flat, &mut prefetched], &mut rows, warm, slice, clock)?;
     phases.stop(Phase::Aggregate, start);
     let Some(ns) = timed else { return Ok(None) };
@@ -247,7 +249,7 @@ pub(super) fn aggregate_bounded<S: State>(
             Ok(naive::Bounded::<S>::new(max_groups, scratch))
         }),
         Table::Flat => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
-            split::Bounded::<S>::handing_over(max_groups, cache_bytes, scratch, rows_per_thread)
+            split::Bounded::<S>::handing_over(max_groups, cache_bytes, scratch, (rows_per_thread, pay_back))
         }),
         Table::Prefetched => per_thread::aggregate_bounded::<S, _>(keys, values, done, exec, scratch, phases, || {
             prefetch::Bounded::<S>::new(
@@ -256,7 +258,7 @@ pub(super) fn aggregate_bounded<S: State>(
                 prefetched_limit.max(max_groups),
                 cache_bytes,
                 scratch,
-                true,
+                Some(pay_back),
             )
         }),
     }?;

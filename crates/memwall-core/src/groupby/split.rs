@@ -22,6 +22,7 @@ use super::agg::State;
 use super::config::GroupByError;
 use super::flat::{capacity_for, filled};
 use super::hash::hash;
+use super::pay_back::PayBack;
 use super::per_thread::{self, Part, PartTable};
 use super::prefetch;
 use crate::scratch::{Scratch, ScratchAlloc, rounded};
@@ -76,7 +77,7 @@ pub(super) struct Bounded<'a, 's, S: State> {
     scratch: &'a Scratch<'s>,
     /// Where the table would grow past the per-core cache, it hands its groups to a prefetched
     /// table ([`Bounded::handing_over`]): the rows its thread takes, for that table's pay-back.
-    hand_over: Option<usize>,
+    hand_over: Option<(usize, PayBack)>,
     prefetched: Option<prefetch::Bounded<'a, 's, S>>,
 }
 
@@ -122,9 +123,9 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         max_groups: usize,
         cache_bytes: u64,
         scratch: &'a Scratch<'s>,
-        rows: usize,
+        rows_and_pay_back: (usize, PayBack),
     ) -> Result<Self, GroupByError> {
-        Ok(Self { hand_over: Some(rows), ..Self::new(max_groups, cache_bytes, scratch)? })
+        Ok(Self { hand_over: Some(rows_and_pay_back), ..Self::new(max_groups, cache_bytes, scratch)? })
     }
 
     /// Whether growing would take the table past the per-core cache.
@@ -133,9 +134,13 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     }
 
     /// The prefetched table holding every group of this one, over `rows` rows.
-    fn hand_over_to_prefetched(&self, rows: usize) -> Result<prefetch::Bounded<'a, 's, S>, GroupByError> {
+    fn hand_over_to_prefetched(
+        &self,
+        (rows, pay_back): (usize, PayBack),
+    ) -> Result<prefetch::Bounded<'a, 's, S>, GroupByError> {
         let groups = self.groups as u64;
-        let mut table = prefetch::Bounded::new(rows, groups, self.max_groups, self.cache_bytes, self.scratch, true)?;
+        let mut table =
+            prefetch::Bounded::new(rows, groups, self.max_groups, self.cache_bytes, self.scratch, Some(pay_back))?;
         let full = self.keys.iter().zip(self.states.iter()).filter(|(_, state)| state.count() != 0);
         table.adopt(full.map(|(&key, &state)| (key, state)))?;
         Ok(table)
@@ -262,7 +267,8 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(11);
         let keys: Vec<i64> = (0..200_000).map(|_| rng.i64(0..2_000)).collect();
         let values = vec![(); keys.len()];
-        let mut table = Bounded::<Count>::handing_over(1 << 20, cache_bytes, &scratch, keys.len()).unwrap();
+        let mut table =
+            Bounded::<Count>::handing_over(1 << 20, cache_bytes, &scratch, (keys.len(), PayBack::RULE)).unwrap();
         for slice in keys.chunks(30_000) {
             assert!(table.add(slice, &values[..slice.len()], &never).unwrap());
         }
@@ -274,10 +280,12 @@ mod tests {
         assert_eq!(groups.finish(), super::super::result::reference(&keys));
         // Every row a new key: the prefetched table it hands over to gives up at its first look.
         let distinct: Vec<i64> = (0..100_000).collect();
-        let mut table = Bounded::<Count>::handing_over(1 << 20, cache_bytes, &scratch, distinct.len()).unwrap();
+        let mut table =
+            Bounded::<Count>::handing_over(1 << 20, cache_bytes, &scratch, (distinct.len(), PayBack::RULE)).unwrap();
         assert!(!table.add(&distinct, &vec![(); distinct.len()], &never).unwrap());
         // Within the cache it stays flat.
-        let mut table = Bounded::<Count>::handing_over(1 << 20, 1 << 20, &scratch, keys.len()).unwrap();
+        let mut table =
+            Bounded::<Count>::handing_over(1 << 20, 1 << 20, &scratch, (keys.len(), PayBack::RULE)).unwrap();
         assert!(table.add(&keys, &values, &never).unwrap());
         assert!(table.prefetched.is_none());
     }

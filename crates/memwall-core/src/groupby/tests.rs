@@ -357,6 +357,7 @@ fn the_trial_ends_early_only_where_a_sample_agrees_its_first_rows_or_their_runs_
             &values,
             limit,
             limit,
+            pay_back::PayBack::RULE,
             cache,
             &clock,
             &Sequential,
@@ -514,8 +515,15 @@ fn a_table_past_its_limit_goes_on_only_where_its_rows_keep_to_runs_that_rarely_r
     let scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
     let key = |k: u64| k.wrapping_mul(0x9E37_79B9_7F4A_7C15) as i64;
     let table = |keys: &[i64]| {
-        let mut table =
-            prefetch::Bounded::<agg::Count>::new(keys.len(), 0, max_groups, cache_bytes, &scratch, true).unwrap();
+        let mut table = prefetch::Bounded::<agg::Count>::new(
+            keys.len(),
+            0,
+            max_groups,
+            cache_bytes,
+            &scratch,
+            Some(pay_back::PayBack::RULE),
+        )
+        .unwrap();
         let kept = table.add(keys, &vec![(); keys.len()], &never).unwrap();
         (kept, table.groups())
     };
@@ -553,24 +561,90 @@ fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
     // Hinted at no groups or at all of them (an estimate past the cache): it starts within the
     // cache either way, so its first look comes as it outgrows the cache.
     for hint in [0, max_groups as u64] {
-        let mut paying =
-            prefetch::Bounded::<agg::Count>::new(distinct.len(), hint, max_groups, cache_bytes, &scratch, true)
-                .unwrap();
+        let mut paying = prefetch::Bounded::<agg::Count>::new(
+            distinct.len(),
+            hint,
+            max_groups,
+            cache_bytes,
+            &scratch,
+            Some(pay_back::PayBack::RULE),
+        )
+        .unwrap();
         assert!(!paying.add(&distinct, &values, &never).unwrap());
         assert!(paying.groups() < max_groups / 16, "hint {hint}: gave up at {} groups", paying.groups());
     }
     // Without the rule it goes on to its limit.
     let mut plain =
-        prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch, false).unwrap();
+        prefetch::Bounded::<agg::Count>::new(distinct.len(), 0, max_groups, cache_bytes, &scratch, None).unwrap();
     assert!(!plain.add(&distinct, &values, &never).unwrap());
     assert!(plain.groups() > max_groups);
     // 2,000 keys drawn at random for 200,000 rows, a table four times the cache: few groups
     // left to come once it passes the cache, and it keeps on.
     let hot: Vec<i64> =
         (0..200_000u64).map(|i| distinct[((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % 2_000) as usize]).collect();
-    let mut kept = prefetch::Bounded::<agg::Count>::new(hot.len(), 0, max_groups, cache_bytes, &scratch, true).unwrap();
+    let mut kept = prefetch::Bounded::<agg::Count>::new(
+        hot.len(),
+        0,
+        max_groups,
+        cache_bytes,
+        &scratch,
+        Some(pay_back::PayBack::RULE),
+    )
+    .unwrap();
     assert!(kept.add(&hot, &vec![(); hot.len()], &never).unwrap());
     assert_eq!(kept.groups(), 2_000);
+}
+
+/// A host as a ladder reads it: L1, L2, a 16 MiB L3 at 13 ns, DRAM at 90 ns, clock and
+/// bandwidth measured.
+fn host_with_l3() -> crate::cost::Host {
+    use crate::fixtures::level;
+    use memwall_report::{Cause, Level};
+    let at = |ns_per_load: f64, level: Level| Level { ns_per_load, ..level };
+    let levels = [
+        at(1.2, level("L1", 32 << 10, Cause::Cache)),
+        at(3.7, level("L2", 512 << 10, Cause::Cache)),
+        at(13.0, level("L3", 16 << 20, Cause::Cache)),
+        at(90.0, level("DRAM", 32 << 20, Cause::Dram)),
+    ];
+    let measured = crate::cost::Measured { knee_chains: Some(20), read_gb_per_s: Some(15.0), ghz: Some(3.2) };
+    crate::cost::Machine::from_ladder(&levels, measured).unwrap().host
+}
+
+#[test]
+fn a_table_priced_by_the_model_goes_on_where_the_host_makes_its_new_groups_cheap() {
+    use core::sync::atomic::AtomicBool;
+
+    use super::per_thread::PartTable;
+    let never = AtomicBool::new(false);
+    let (cache_bytes, max_groups) = (256 << 10, 50_000);
+    let scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+    let key = |k: u64| k.wrapping_mul(0x9E37_79B9_7F4A_7C15) as i64;
+    let run = |keys: &[i64], pay_back: pay_back::PayBack| {
+        let mut table =
+            prefetch::Bounded::<agg::Count>::new(keys.len(), 0, max_groups, cache_bytes, &scratch, Some(pay_back))
+                .unwrap();
+        let kept = table.add(keys, &vec![(); keys.len()], &never).unwrap();
+        (kept, table.groups())
+    };
+    let drawn = |keys: u64, rows: u64| -> Vec<i64> {
+        (0..rows).map(|i| key((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % keys)).collect()
+    };
+    let model = pay_back::PayBack { host: Some(host_with_l3()), row_bytes: 8, last_level_bytes: 16 << 20 };
+    // 20,000 keys drawn at random for 800,000 rows: as the table outgrows the 256 KiB cache
+    // (8,192 groups) its counts foresee some 24,000 more, one in 33 of its rows, more than the
+    // rule's one in 64, so the rule gives up. Their table (2 MiB) lives in this host's L3, where
+    // the model prices its rows at less than tuned's: it keeps it.
+    let few = drawn(20_000, 800_000);
+    assert!(!run(&few, pay_back::PayBack::RULE).0);
+    assert_eq!(run(&few, model), (true, 20_000));
+    // 40,000 keys over 120,000 rows: a new group in every third row left, each dearer than a
+    // partitioned pass over all rows: it gives up, far from its limit.
+    let (kept, groups) = run(&drawn(40_000, 120_000), model);
+    assert!(!kept && groups < 20_000, "kept {kept}, {groups} groups");
+    // Where the table would outgrow the last level the model is not asked: the rule gives the
+    // first keys' table up.
+    assert!(!run(&few, pay_back::PayBack { last_level_bytes: 512 << 10, ..model }).0);
 }
 
 #[test]

@@ -75,7 +75,8 @@ impl Form {
             return Err("there must be at least one row".into());
         }
         let kernels: Vec<Kernel> = self.kernels.iter().copied().collect();
-        let config = GroupByConfig { partitions: self.partitions, aggregates, budget: sizing.budget() };
+        let config =
+            GroupByConfig { partitions: self.partitions, aggregates, budget: sizing.budget(), host: sizing.host() };
         util::fits_in_browser(job::bytes_needed(&data, &kernels, &config))?;
         Ok(data)
     }

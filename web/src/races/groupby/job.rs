@@ -114,6 +114,7 @@ pub fn run(job: &GroupByJob, post: &mut dyn FnMut(RaceMessage)) -> Result<(), St
             Task::SweepPartitions { .. } => groupby::DEFAULT_PARTITIONS,
         },
         budget: job.sizing.budget(),
+        host: job.sizing.host(),
     };
     config.validate().map_err(|e| e.to_string())?;
     post(RaceMessage::Progress(Progress::Generating));

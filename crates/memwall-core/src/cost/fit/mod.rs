@@ -7,8 +7,8 @@
 //! sweeps' groups, from a thousand to one a row, tell a group's cost from a row's. The data and
 //! the command are kept: `docs/results/cost-fit-*.md`.
 
-use super::kernels::Work;
-use super::kernels::{self, Costs, Priced};
+use super::costs::{Costs, Priced};
+use super::kernels::{self, Work};
 use super::machine::Machine;
 
 /// One measured point: ns per row of `what` on `work`.

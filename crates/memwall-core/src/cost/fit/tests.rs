@@ -75,7 +75,7 @@ fn pairs(host: &Host, costs: &dyn Fn(Priced) -> Costs) -> Vec<(f64, f64)> {
     let m = &host.machine;
     host.observations
         .iter()
-        .map(|o| (kernels::cost_of(costs(o.what), m, kernels::terms(o.what, m, &o.work)), o.ns_per_row))
+        .map(|o| (super::super::costs::cost_of(costs(o.what), m, kernels::terms(o.what, m, &o.work)), o.ns_per_row))
         .collect()
 }
 

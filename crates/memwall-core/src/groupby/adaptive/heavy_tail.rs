@@ -43,9 +43,9 @@ fn adaptive_is_right_on_a_heavy_tail_whatever_the_cache() {
         // The choice follows the real groups against this cache, not the low estimate. A
         // table past the per-core cache would take all of them at 1 MiB, but the tail's keys
         // seen once make a new group of 12% of the rows to the end, more than such a table
-        // pays back (`prefetch::PAYBACK_ROWS`): partitioned.
+        // pays back (`PAYBACK_ROWS`): partitioned.
         let limits = thresholds(&config);
-        let tail_pays_back = 12 * prefetch::PAYBACK_ROWS <= 100;
+        let tail_pays_back = 12 * PAYBACK_ROWS <= 100;
         let right = if groups <= limits.naive_groups {
             "naive"
         } else if groups <= limits.single_table_groups && tail_pays_back {

@@ -31,7 +31,7 @@ impl Executor for Pair {
 /// A last-level cache of `cache` bytes and a per-core cache of a quarter of it: with 256 KiB,
 /// a first round of 963 rows of a count.
 fn config(partitions: u32, cache: u64, aggregates: Aggregates) -> GroupByConfig {
-    GroupByConfig { partitions, budget: CacheBudget::sized(cache / 4, cache), aggregates }
+    GroupByConfig { partitions, budget: CacheBudget::sized(cache / 4, cache), aggregates, host: None }
 }
 
 /// The rounds alone on a count: the rows they counted and the groups their tables hold.

@@ -1,0 +1,78 @@
+//! Whether one prefetched table still pays, asked of the model while adaptive runs: at each of
+//! the table's looks (`groupby::prefetch`), the rows it has left through the table, against all
+//! the rows through tuned (giving up throws away what the table took: adaptive starts over
+//! partitioned). Each side is the model's price of a row (`costs.rs`, the same fixed costs the
+//! race's predictions use) on this host's ladder, for the table it would grow to.
+
+use super::costs::{Priced, Terms, cost_of, costs, prefetched_ns};
+use super::machine::Host;
+use crate::groupby::tuned::{SCATTER_BITS, WC_BYTES_PER_PARTITION};
+
+/// What a prefetched table knows at a look.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Look {
+    /// Rows it has taken, and rows left for it.
+    pub taken: u64,
+    pub rows_left: u64,
+    /// Groups it holds, those its counts foresee still to come over the rows left, and the bytes
+    /// of the table once it holds them all.
+    pub groups: u64,
+    pub to_come: f64,
+    pub table_bytes: u64,
+    /// Where its rows keep to runs (each key's rows together), the rows left whose line is not
+    /// in cache: a run's first row, one that starts a group or returns to a key. Every other row
+    /// finds the line the row before it touched. `None` where the rows keep to no order: then
+    /// any row's line is anywhere in the table.
+    pub run_starts: Option<f64>,
+    /// The cache the table is probed in without prefetches, and how many rows ahead it
+    /// prefetches past it.
+    pub per_core_bytes: u64,
+    pub distance: usize,
+    /// Bytes a row reads (its key and values).
+    pub row_bytes: u64,
+}
+
+/// The model's price of each way on, in ns over the rows each reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prices {
+    /// The rows left through the table, with the groups still to come.
+    pub kept_ns: f64,
+    /// Every row, taken and left, through tuned.
+    pub given_up_ns: f64,
+}
+
+impl Prices {
+    pub fn keeps(&self) -> bool {
+        self.kept_ns <= self.given_up_ns
+    }
+}
+
+/// Both ways on for `look` on `host`.
+pub fn prices(host: &Host, look: &Look) -> Prices {
+    let rows_left = look.rows_left.max(1) as f64;
+    let row = look.row_bytes as f64;
+    let far = prefetched_ns(host, look.table_bytes, look.per_core_bytes, look.distance);
+    // In runs, a row that starts none finds its line in L1 (the smallest plateau's latency: a
+    // working set of one line).
+    let random_ns = match look.run_starts {
+        Some(starts) => {
+            let starts = starts.clamp(0.0, rows_left);
+            (starts * far + (rows_left - starts) * host.latency_ns(crate::ladder::LINE_BYTES as u64)) / rows_left
+        }
+        None => far,
+    };
+    let table = Terms { random_ns, stream_bytes: row, groups_per_row: look.to_come / rows_left };
+    let kept_ns = rows_left * cost_of(costs(Priced::Prefetch), host, table);
+    // Tuned's tables take at most half the per-core cache each (`groupby::partitions_for`), and
+    // its scatter keeps the write-combining lines of at most 2^SCATTER_BITS partitions open; it
+    // writes each row out and reads it back. Its groups are the table's, over all the rows.
+    let all_rows = rows_left + look.taken as f64;
+    let scatter = WC_BYTES_PER_PARTITION << SCATTER_BITS;
+    let tuned = Terms {
+        random_ns: host.latency_ns(look.per_core_bytes / 2) + host.latency_ns(scatter),
+        stream_bytes: 3.0 * row,
+        groups_per_row: (look.groups as f64 + look.to_come) / all_rows,
+    };
+    let given_up_ns = all_rows * cost_of(costs(Priced::Tuned), host, tuned);
+    Prices { kept_ns, given_up_ns }
+}

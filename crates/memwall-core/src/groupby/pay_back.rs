@@ -1,0 +1,86 @@
+//! Whether a prefetched table that adaptive tries still pays, at each of its looks
+//! (`prefetch::Bounded::new`'s `paying_back`): giving up throws away the rows it took, and
+//! adaptive starts over partitioned. Where a ladder measured the host, the cost model prices both
+//! ways on (`cost::payback`); where none did, a rule on the new groups to come decides.
+
+use super::config::GroupByConfig;
+use crate::cost::machine::Host;
+use crate::cost::payback::{self, Look};
+
+/// How a table pays back: priced by the model on the host's ladder where one measured it
+/// (`host`, with the bytes a row reads), else by the rule of [`PAYBACK_ROWS`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct PayBack {
+    pub host: Option<Host>,
+    pub row_bytes: u64,
+    /// The last-level cache the table may fill (its share where each thread keeps one).
+    pub last_level_bytes: u64,
+}
+
+/// What a table knows at a look: [`Look`] less what the [`PayBack`] brings, and the misses
+/// the rule counts (the new groups to come, and in runs the rows that return to a key).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct At {
+    pub taken: u64,
+    pub rows_left: u64,
+    pub groups: u64,
+    pub to_come: f64,
+    pub table_bytes: u64,
+    pub run_starts: Option<f64>,
+    pub per_core_bytes: u64,
+    pub distance: usize,
+    pub rule_misses: f64,
+}
+
+impl PayBack {
+    /// As `config`'s host and aggregates ask, for a table that may fill `last_level_bytes`.
+    pub fn of(config: &GroupByConfig, last_level_bytes: u64) -> Self {
+        Self { host: config.host, row_bytes: config.aggregates.row_bytes(), last_level_bytes }
+    }
+
+    /// By the rule alone, as where no ladder ran.
+    #[cfg(test)]
+    pub const RULE: Self = Self { host: None, row_bytes: 8, last_level_bytes: 0 };
+
+    /// Whether the table goes on from `at`: the model's price of its rows left, with the groups
+    /// to come, no more than tuned's over every row. The rule decides without a host's figures,
+    /// and for a table that would outgrow the last-level cache: the model prices a prefetched
+    /// table's loads as overlapping as many at a time as the core keeps in flight, which holds
+    /// for the tables in cache it was fitted on but not past it, where rows in runs leave few
+    /// lines to prefetch ahead. On 780,000 Zipf 0.9 keys in sessions (a 32 MiB table, past the 24
+    /// MiB the Zen 3 guest's ladder read) the model priced the prefetch kernel at 4.8 ns/row, which
+    /// took 9.8 against tuned's 8.3, and a table it kept made adaptive 1.4-1.5x tuned's time
+    /// (`docs/results/regret-zen3-2vcpu-kvm/model-payback/`).
+    pub fn keeps(&self, at: &At) -> bool {
+        let priced = self.host.as_ref().filter(|_| at.table_bytes <= self.last_level_bytes);
+        let Some(host) = priced else {
+            return at.rule_misses * PAYBACK_ROWS as f64 <= at.rows_left.saturating_add(at.taken) as f64;
+        };
+        let look = Look {
+            taken: at.taken,
+            rows_left: at.rows_left,
+            groups: at.groups,
+            to_come: at.to_come,
+            table_bytes: at.table_bytes,
+            run_starts: at.run_starts,
+            per_core_bytes: at.per_core_bytes,
+            distance: at.distance,
+            row_bytes: self.row_bytes,
+        };
+        payback::prices(host, &look).keeps()
+    }
+}
+
+/// A table past the per-core cache goes on only while the groups still to come are at most
+/// one in this many of its rows, left and taken (`prefetch::Bounded::new`'s `paying_back`). Measured on the 2-vCPU Xeon
+/// guest with Zipf 1.1 keys, at each doubling past its 2 MiB L2 (a debug print, not kept;
+/// `memwall groupby --rows R --keys K --skew zipf:1.1 --threads T --kernel adaptive,tuned
+/// --caches-from C`, C a ladder that read L3 to 16 MiB): 10^6 keys over 100M rows, 1 thread,
+/// where the table beat tuned (6.73 against 7.04 ns/row), foresaw 0.28%-0.41% of the rows left
+/// as new groups; 10^5 keys over 100M rows, 2 threads (1.90 against 4.09), 0.05%. Over 10M rows,
+/// 10^6 keys, where a table lost (forced on, 11.06 against tuned's 7.24; adaptive, giving up at
+/// its limit after 3.2M rows, 15.0), 3.2% at 1 thread and 6.5% at 2. Near 0.7%-0.8% it went
+/// either way (2 threads: 10^6 keys over 100M rows and 10^5 over 10M, the table 8% and 22% behind
+/// tuned for a count, 10% ahead for a sum). One in 64 (1.6%) lies between the clear cases, a
+/// factor of two from each, and leaves the mixed ones as they were.
+pub(super) const PAYBACK_ROWS: u64 = 64;
