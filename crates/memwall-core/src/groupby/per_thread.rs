@@ -16,7 +16,8 @@ use allocator_api2::vec::Vec as ScratchVec;
 
 use super::agg::State;
 use super::config::{GroupByError, allocation_error};
-use super::flat::{Slot, capacity_for, drain_into, merge_into};
+use super::flat::{Slot, capacity_for, drain_into, filled, find, rehash};
+use super::hash::hash;
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use super::work::chunks_for;
@@ -112,24 +113,69 @@ fn fill<'a, 's, S: State, T: PartTable<'a, 's, S>>(
     }
 }
 
-/// The parts' groups in one flat table, each group's states merged, handed to the result.
+/// The parts' groups in one flat table, each group's states merged, handed to the result. The
+/// table starts sized for the largest part, merged first, and doubles only where the union
+/// outgrows it: a trial's tables and the threads' tables mostly hold the same keys, and a table
+/// sized for every part's groups at once was twice the union's, out of the cache the largest
+/// part's fitted (on 100,000 uniform keys over 10M rows, adaptive's merge took 0.52 ns/row where
+/// the prefetch kernel's emit took 0.08).
 fn merge<S: State>(parts: &[Part<'_, '_, S>], scratch: &Scratch<'_>) -> Result<Groups, GroupByError> {
-    let at_most: usize = parts.iter().map(|p| p.len()).sum();
-    let capacity = capacity_for(at_most, 2);
-    let mut slots = ScratchVec::new_in(scratch.alloc());
-    slots.try_reserve_exact(capacity).map_err(|_| allocation_error(scratch, at_most))?;
-    slots.resize(capacity, (0, S::EMPTY));
-    for (key, state) in parts.iter().flat_map(|p| p.iter()) {
-        merge_into(&mut slots, *key, state);
+    let mut order: Vec<&Part<'_, '_, S>> = parts.iter().collect();
+    order.sort_by_key(|part| core::cmp::Reverse(part.len()));
+    let largest = order.first().map_or(0, |part| part.len());
+    let mut slots = filled(scratch, capacity_for(largest, 2), (0, S::EMPTY))?;
+    let mut held = 0;
+    for (key, state) in order.into_iter().flat_map(|part| part.iter()) {
+        if held >= slots.len() / 2 {
+            let mut bigger = filled(scratch, slots.len() * 2, (0, S::EMPTY))?;
+            rehash(&mut slots, &mut bigger);
+            slots = bigger;
+        }
+        let i = find(&slots, *key, hash(*key as i64));
+        if slots[i].1.count() == 0 {
+            slots[i] = (*key, *state);
+            held += 1;
+        } else {
+            slots[i].1.merge(state);
+        }
     }
     let mut groups = Groups::default();
     drain_into(&mut slots, &mut groups);
     Ok(groups)
 }
 
-/// Scratch bytes beyond the threads' own tables: every part's pairs and the merged table.
+/// Scratch bytes beyond the threads' own tables: every part's pairs and the merged table, with
+/// the smaller tables it doubled from (together no larger than the last).
 pub(super) fn merge_bytes(groups_per_part: u64, parts: u64, slot_bytes: u64) -> u64 {
     let pairs = groups_per_part.saturating_mul(parts);
     let merged = capacity_for(usize::try_from(pairs).unwrap_or(usize::MAX), 2) as u64;
-    pairs.saturating_add(merged).saturating_mul(slot_bytes)
+    pairs.saturating_add(merged.saturating_mul(2)).saturating_mul(slot_bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::agg::Count;
+    use super::*;
+    use crate::scratch::{HeapChunks, MemoryPolicy};
+
+    #[test]
+    fn merging_grows_past_the_largest_part_where_the_union_does() {
+        let scratch = Scratch::new(&HeapChunks, MemoryPolicy::Cold);
+        let key = |k: i64| k.wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as i64);
+        // A small part, a large one sharing half its keys, another with keys of its own (the
+        // union outgrows the largest part's table), and an empty one.
+        let sets: [(core::ops::Range<i64>, u64); 4] = [(0..1_000, 1), (500..5_000, 2), (5_000..20_000, 3), (0..0, 1)];
+        let parts: Vec<Part<'_, '_, Count>> = sets
+            .iter()
+            .map(|(keys, count)| {
+                let pairs = keys.clone().map(|k| (key(k) as u64, Count(*count)));
+                part_of(&scratch, keys.clone().count(), pairs).unwrap()
+            })
+            .collect();
+        let rows: Vec<i64> = sets
+            .iter()
+            .flat_map(|(keys, count)| keys.clone().flat_map(move |k| (0..*count).map(move |_| key(k))))
+            .collect();
+        assert_eq!(merge(&parts, &scratch).unwrap().finish(), super::super::result::reference(&rows));
+    }
 }

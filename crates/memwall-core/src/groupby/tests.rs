@@ -638,6 +638,12 @@ fn a_table_priced_by_the_model_goes_on_where_the_host_makes_its_new_groups_cheap
     let few = drawn(20_000, 800_000);
     assert!(!run(&few, pay_back::PayBack::RULE).0);
     assert_eq!(run(&few, model), (true, 20_000));
+    // Kept at that look, it grows straight to the table of the ~21,000 groups its counts
+    // foresee (65,536 slots), not a doubling (32,768) with another look to come.
+    let mut table =
+        prefetch::Bounded::<agg::Count>::new(few.len(), 0, max_groups, cache_bytes, &scratch, Some(model)).unwrap();
+    assert!(table.add(&few[..12_000], &[(); 12_000], &never).unwrap());
+    assert_eq!(table.capacity(), 65_536);
     // 40,000 keys over 120,000 rows: a new group in every third row left, each dearer than a
     // partitioned pass over all rows: it gives up, far from its limit.
     let (kept, groups) = run(&drawn(40_000, 120_000), model);
