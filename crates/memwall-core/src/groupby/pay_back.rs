@@ -42,18 +42,32 @@ impl PayBack {
     #[cfg(test)]
     pub const RULE: Self = Self { host: None, row_bytes: 8, last_level_bytes: 0 };
 
+    /// Whether the model prices the look at `at` (see [`PayBack::keeps`]): a host's figures, rows
+    /// in runs, and a table within the last-level cache.
+    pub fn priced(&self, at: &At) -> bool {
+        self.host.is_some() && at.run_starts.is_some() && at.table_bytes <= self.last_level_bytes
+    }
+
     /// Whether the table goes on from `at`: the model's price of its rows left, with the groups
-    /// to come, no more than tuned's over every row. The rule decides without a host's figures,
-    /// and for a table that would outgrow the last-level cache: the model prices a prefetched
-    /// table's loads as overlapping as many at a time as the core keeps in flight, which holds
-    /// for the tables in cache it was fitted on but not past it, where rows in runs leave few
-    /// lines to prefetch ahead. On 780,000 Zipf 0.9 keys in sessions (a 32 MiB table, past the 24
-    /// MiB the Zen 3 guest's ladder read) the model priced the prefetch kernel at 4.8 ns/row, which
-    /// took 9.8 against tuned's 8.3, and a table it kept made adaptive 1.4-1.5x tuned's time
-    /// (`docs/results/regret-zen3-2vcpu-kvm/model-payback/`).
+    /// to come, no more than tuned's over every row, where the rows keep to runs (`run_starts`)
+    /// and the table it would grow to fits the last-level cache. The rule decides elsewhere:
+    /// * without a host's figures;
+    /// * where the rows keep to no order, its foresight is Chao's bound, a lower bound that a
+    ///   heavy tail keeps far low, and a price of the table it foresees keeps tables that should
+    ///   go: on 1,000,000 Zipf 1.1 keys over 10M rows, shuffled, the model kept the table past
+    ///   the looks where the rule gave it up, and adaptive's given-up phase went from 0.60 to
+    ///   1.07-1.44 ns/row (`docs/results/regret-zen3-2vcpu-kvm/zipf1m-given-up.txt`). Where rows
+    ///   keep to runs the foresight is the groups' growth (Heaps' law, `arrivals.rs`), not a
+    ///   bound;
+    /// * for a table that would outgrow the last-level cache: the model prices a prefetched
+    ///   table's loads as overlapping as many at a time as the core keeps in flight, which holds
+    ///   for the tables in cache it was fitted on but not past it, where rows in runs leave few
+    ///   lines to prefetch ahead. On 780,000 Zipf 0.9 keys in sessions (a 32 MiB table, past the
+    ///   24 MiB the Zen 3 guest's ladder read) the model priced the prefetch kernel at 4.8
+    ///   ns/row, which took 9.8 against tuned's 8.3, and a table it kept made adaptive 1.4-1.5x
+    ///   tuned's time (`docs/results/regret-zen3-2vcpu-kvm/model-payback/`).
     pub fn keeps(&self, at: &At) -> bool {
-        let priced = self.host.as_ref().filter(|_| at.table_bytes <= self.last_level_bytes);
-        let Some(host) = priced else {
+        let Some(host) = self.host.as_ref().filter(|_| self.priced(at)) else {
             return at.rule_misses * PAYBACK_ROWS as f64 <= at.rows_left.saturating_add(at.taken) as f64;
         };
         let look = Look {

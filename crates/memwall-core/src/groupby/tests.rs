@@ -627,27 +627,36 @@ fn a_table_priced_by_the_model_goes_on_where_the_host_makes_its_new_groups_cheap
         let kept = table.add(keys, &vec![(); keys.len()], &never).unwrap();
         (kept, table.groups())
     };
-    let drawn = |keys: u64, rows: u64| -> Vec<i64> {
-        (0..rows).map(|i| key((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % keys)).collect()
+    // Each of `keys` keys in `sessions` sessions of `rows` rows, the sessions shuffled.
+    let in_sessions = |keys: u64, sessions: u64, rows: usize| -> Vec<i64> {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut order: Vec<u64> = (0..keys * sessions).map(|s| s % keys).collect();
+        rng.shuffle(&mut order);
+        order.iter().flat_map(|&k| vec![key(k); rows]).collect()
     };
     let model = pay_back::PayBack { host: Some(host_with_l3()), row_bytes: 8, last_level_bytes: 16 << 20 };
-    // 20,000 keys drawn at random for 800,000 rows: as the table outgrows the 256 KiB cache
-    // (8,192 groups) its counts foresee some 24,000 more, one in 33 of its rows, more than the
-    // rule's one in 64, so the rule gives up. Their table (2 MiB) lives in this host's L3, where
-    // the model prices its rows at less than tuned's: it keeps it.
-    let few = drawn(20_000, 800_000);
+    // 20,000 keys in 4 sessions each, 400,000 rows: as the table outgrows the 256 KiB cache
+    // (8,192 groups) its counts foresee new groups more often than the rule's one in 64 rows, so
+    // the rule gives up. Their table (2 MiB at most) lives in this host's L3, and only a session's
+    // first row misses: the model prices its rows at less than tuned's and keeps it.
+    let few = in_sessions(20_000, 4, 5);
     assert!(!run(&few, pay_back::PayBack::RULE).0);
     assert_eq!(run(&few, model), (true, 20_000));
-    // Kept at that look, it grows straight to the table of the ~21,000 groups its counts
-    // foresee (65,536 slots), not a doubling (32,768) with another look to come.
+    // Kept at that look, it grows straight to the table of the groups its counts foresee, not a
+    // doubling (32,768 slots) with another look to come.
     let mut table =
         prefetch::Bounded::<agg::Count>::new(few.len(), 0, max_groups, cache_bytes, &scratch, Some(model)).unwrap();
-    assert!(table.add(&few[..12_000], &[(); 12_000], &never).unwrap());
-    assert_eq!(table.capacity(), 65_536);
-    // 40,000 keys over 120,000 rows: a new group in every third row left, each dearer than a
-    // partitioned pass over all rows: it gives up, far from its limit.
-    let (kept, groups) = run(&drawn(40_000, 120_000), model);
+    assert!(table.add(&few[..60_000], &[(); 60_000], &never).unwrap());
+    assert!(table.capacity() >= 65_536, "{} slots", table.capacity());
+    // 40,000 keys in one session of 2 rows each: a new group every other row, each dearer than
+    // a partitioned pass over all rows: it gives up, far from its limit.
+    let (kept, groups) = run(&in_sessions(40_000, 1, 2), model);
     assert!(!kept && groups < 20_000, "kept {kept}, {groups} groups");
+    // The same keys as the first, drawn at random (no runs): the foresight is Chao's lower
+    // bound, and the rule decides.
+    let mut shuffled = few.clone();
+    fastrand::Rng::with_seed(8).shuffle(&mut shuffled);
+    assert_eq!(run(&shuffled, model).0, run(&shuffled, pay_back::PayBack::RULE).0);
     // Where the table would outgrow the last level the model is not asked: the rule gives the
     // first keys' table up.
     assert!(!run(&few, pay_back::PayBack { last_level_bytes: 512 << 10, ..model }).0);
