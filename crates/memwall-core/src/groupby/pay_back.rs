@@ -56,7 +56,7 @@ impl PayBack {
     ///   heavy tail keeps far low, and a price of the table it foresees keeps tables that should
     ///   go: on 1,000,000 Zipf 1.1 keys over 10M rows, shuffled, the model kept the table past
     ///   the looks where the rule gave it up, and adaptive's given-up phase went from 0.60 to
-    ///   1.07-1.44 ns/row (`docs/results/regret-zen3-2vcpu-kvm/zipf1m-given-up.txt`). Where rows
+    ///   1.07-1.24 ns/row (`docs/results/regret-zen3-2vcpu-kvm/zipf1m-given-up.txt`). Where rows
     ///   keep to runs the foresight is the groups' growth (Heaps' law, `arrivals.rs`), not a
     ///   bound;
     /// * for a table that would outgrow the last-level cache: the model prices a prefetched
