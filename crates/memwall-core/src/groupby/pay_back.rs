@@ -17,18 +17,11 @@ pub(super) struct PayBack {
     pub last_level_bytes: u64,
 }
 
-/// What a table knows at a look: [`Look`] less what the [`PayBack`] brings, and the misses
-/// the rule counts (the new groups to come, and in runs the rows that return to a key).
+/// What a table knows at a look, and the misses the rule counts (the new groups to come, and in
+/// runs the rows that return to a key).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct At {
-    pub taken: u64,
-    pub rows_left: u64,
-    pub groups: u64,
-    pub to_come: f64,
-    pub table_bytes: u64,
-    pub run_starts: Option<f64>,
-    pub per_core_bytes: u64,
-    pub distance: usize,
+    pub look: Look,
     pub rule_misses: f64,
 }
 
@@ -45,7 +38,7 @@ impl PayBack {
     /// Whether the model prices the look at `at` (see [`PayBack::keeps`]): a host's figures, rows
     /// in runs, and a table within the last-level cache.
     pub fn priced(&self, at: &At) -> bool {
-        self.host.is_some() && at.run_starts.is_some() && at.table_bytes <= self.last_level_bytes
+        self.host.is_some() && at.look.run_starts.is_some() && at.look.table_bytes <= self.last_level_bytes
     }
 
     /// Whether the table goes on from `at`: the model's price of its rows left, with the groups
@@ -68,20 +61,9 @@ impl PayBack {
     ///   tuned's time (`docs/results/regret-zen3-2vcpu-kvm/model-payback/`).
     pub fn keeps(&self, at: &At) -> bool {
         let Some(host) = self.host.as_ref().filter(|_| self.priced(at)) else {
-            return at.rule_misses * PAYBACK_ROWS as f64 <= at.rows_left.saturating_add(at.taken) as f64;
+            return at.rule_misses * PAYBACK_ROWS as f64 <= at.look.rows_left.saturating_add(at.look.taken) as f64;
         };
-        let look = Look {
-            taken: at.taken,
-            rows_left: at.rows_left,
-            groups: at.groups,
-            to_come: at.to_come,
-            table_bytes: at.table_bytes,
-            run_starts: at.run_starts,
-            per_core_bytes: at.per_core_bytes,
-            distance: at.distance,
-            row_bytes: self.row_bytes,
-        };
-        payback::prices(host, &look).keeps()
+        payback::prices(host, &at.look).keeps()
     }
 }
 

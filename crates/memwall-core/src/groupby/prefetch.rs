@@ -18,6 +18,7 @@ use super::per_thread::{Part, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use crate::arch::prefetch;
+use crate::cost::payback::Look;
 use crate::scratch::{Scratch, ScratchAlloc};
 
 /// How many rows ahead to prefetch. A DRAM miss takes ~100-150 ns in a VM; one row's work is a
@@ -266,7 +267,7 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// What the table knows at `look` for its pay-back ([`PayBack::keeps`]).
     fn at(&self, look: &Counts, to_come: f64, run_starts: Option<f64>, rule_misses: f64) -> At {
         let groups = usize::try_from(look.groups.saturating_add(to_come as u64)).unwrap_or(usize::MAX);
-        At {
+        let look = Look {
             taken: look.rows,
             rows_left: (self.rows as u64).saturating_sub(look.rows),
             groups: look.groups,
@@ -275,8 +276,9 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
             run_starts,
             per_core_bytes: self.cache_bytes,
             distance: DISTANCE,
-            rule_misses,
-        }
+            row_bytes: self.paying_back.map_or(0, |p| p.row_bytes),
+        };
+        At { look, rule_misses }
     }
 
     /// Where the last window's rows keep to runs ([`arrivals::ordered`]), the rows left that will
@@ -312,7 +314,6 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
         Ok(())
     }
 
-    /// Its slots (for the tests).
     #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(super) fn capacity(&self) -> usize {
         self.table.capacity()
