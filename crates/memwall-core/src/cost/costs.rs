@@ -69,6 +69,12 @@ pub(crate) fn cost_of(c: Costs, m: &Host, t: Terms) -> f64 {
         + t.stream_bytes / m.read_bytes_per_ns()
 }
 
+/// A tuned row's random loads into its partition's table of `table_bytes` and the scatter's open
+/// lines of `scatter_bytes`, and the bytes it streams: each row written out and read back.
+pub(crate) fn tuned_loads(m: &Host, table_bytes: u64, scatter_bytes: u64, row_bytes: f64) -> (f64, f64) {
+    (m.latency_ns(table_bytes) + m.latency_ns(scatter_bytes), 3.0 * row_bytes)
+}
+
 /// The expected ns of a prefetched table's load into `table_bytes`: what lies past the per-core
 /// cache is waited for once for as many rows as overlap (as many as the core keeps in flight, or
 /// as the prefetch `distance` asks for).

@@ -1,6 +1,6 @@
 //! Each kernel's working sets and streamed bytes, its fixed costs, and its predicted ns per row.
 
-use super::costs::{Priced, Terms, cost_of, costs, prefetched_ns};
+use super::costs::{Priced, Terms, cost_of, costs, prefetched_ns, tuned_loads};
 use super::machine::Host;
 use crate::groupby::adaptive::{partitions_for, thresholds_sharing};
 use crate::groupby::estimate::sample_size;
@@ -88,7 +88,7 @@ fn loads(what: Priced, m: &Host, w: &Work) -> (f64, f64) {
             // write-combining lines of at most 2^SCATTER_BITS partitions; rows written and read back.
             let table = (groups.div_ceil(partitions) * table_bytes_per_group(state)).max(MIN_TABLE_SLOTS as u64 * 16);
             let scatter = partitions.min(1 << SCATTER_BITS) * WC_BYTES_PER_PARTITION;
-            (m.latency_ns(table) + m.latency_ns(scatter), 3.0 * row)
+            tuned_loads(m, table, scatter, row)
         }
     }
 }

@@ -4,7 +4,7 @@
 //! partitioned). Each side is the model's price of a row (`costs.rs`, the same fixed costs the
 //! race's predictions use) on this host's ladder, for the table it would grow to.
 
-use super::costs::{Priced, Terms, cost_of, costs, prefetched_ns};
+use super::costs::{Priced, Terms, cost_of, costs, prefetched_ns, tuned_loads};
 use super::machine::Host;
 use crate::groupby::tuned::{SCATTER_BITS, WC_BYTES_PER_PARTITION};
 
@@ -64,15 +64,12 @@ pub fn prices(host: &Host, look: &Look) -> Prices {
     let table = Terms { random_ns, stream_bytes: row, groups_per_row: look.to_come / rows_left };
     let kept_ns = rows_left * cost_of(costs(Priced::Prefetch), host, table);
     // Tuned's tables take at most half the per-core cache each (`groupby::partitions_for`), and
-    // its scatter keeps the write-combining lines of at most 2^SCATTER_BITS partitions open; it
-    // writes each row out and reads it back. Its groups are the table's, over all the rows.
+    // its scatter keeps the write-combining lines of at most 2^SCATTER_BITS partitions open. Its
+    // groups are the table's, over all the rows.
     let all_rows = rows_left + look.taken as f64;
-    let scatter = WC_BYTES_PER_PARTITION << SCATTER_BITS;
-    let tuned = Terms {
-        random_ns: host.latency_ns(look.per_core_bytes / 2) + host.latency_ns(scatter),
-        stream_bytes: 3.0 * row,
-        groups_per_row: (look.groups as f64 + look.to_come) / all_rows,
-    };
+    let (random_ns, stream_bytes) =
+        tuned_loads(host, look.per_core_bytes / 2, WC_BYTES_PER_PARTITION << SCATTER_BITS, row);
+    let tuned = Terms { random_ns, stream_bytes, groups_per_row: (look.groups as f64 + look.to_come) / all_rows };
     let given_up_ns = all_rows * cost_of(costs(Priced::Tuned), host, tuned);
     Prices { kept_ns, given_up_ns }
 }

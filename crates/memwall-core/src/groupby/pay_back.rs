@@ -57,7 +57,7 @@ impl PayBack {
     ///   for the tables in cache it was fitted on but not past it, where rows in runs leave few
     ///   lines to prefetch ahead. On 780,000 Zipf 0.9 keys in sessions (a 32 MiB table, past the
     ///   24 MiB the Zen 3 guest's ladder read) the model priced the prefetch kernel at 4.8
-    ///   ns/row, which took 9.8 against tuned's 8.3, and a table it kept made adaptive 1.4-1.5x
+    ///   ns/row, which took 9.8 against tuned's 8.3, and a table it kept made adaptive 1.36-1.51x
     ///   tuned's time (`docs/results/regret-zen3-2vcpu-kvm/model-payback/`).
     pub fn keeps(&self, at: &At) -> bool {
         let Some(host) = self.host.as_ref().filter(|_| self.priced(at)) else {
