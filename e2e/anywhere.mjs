@@ -19,7 +19,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { EngineHung, chromium, firefox, webkit } from "./browsers.mjs";
+import { EngineHung, PageNeverCame, chromium, firefox, webkit } from "./browsers.mjs";
 import {
   FIGURE_LADDER, againstIsolated, browserGroupBy, browserLadderAt, embedFirstLook, embedRun, embedSnippet, fastest,
   firstLook, groupByRace, joinRace, judgedSizes, ladderFigures, nativeLevels, nativeReadingOf, nativeRun, nativeSizes,
@@ -56,16 +56,19 @@ mkdirSync(ARTIFACTS, { recursive: true });
 const work = mkdtempSync(path.join(tmpdir(), "memwall-anywhere-"));
 const summary = { engine: ENGINE };
 const { test: harnessTest, summary: finish } = harness();
-/** A check in this engine. Where the engine stops answering (`EngineHung`), the check runs once
- * more in a fresh session, and says so: a hung browser is the engine's fault, not the page's,
- * and must not hold the run forever. Any other failure, or a second hang, fails the check. */
+/** A check in this engine. Where the engine stops answering (`EngineHung`), or a page it loaded
+ * never came up at all (`PageNeverCame`: the app not mounted after minutes, where the same page
+ * comes up in seconds), the check runs once more in a fresh session, and says so with what the
+ * page held: a stuck browser is the engine's fault, not the page's, and must not fail the run
+ * alone. Any other failure, or a second one of these, fails the check. */
 const test = (name, body) =>
   harnessTest(name, async () => {
     try {
       await body();
     } catch (error) {
-      if (!(error instanceof EngineHung)) throw error;
-      console.log(`     ${browser.name} hung (${error.message}): the check once more, in a fresh session`);
+      if (!(error instanceof EngineHung || error instanceof PageNeverCame)) throw error;
+      const what = error instanceof EngineHung ? "hung" : "never showed a page it loaded";
+      console.log(`     ${browser.name} ${what} (${error.message}): the check once more, in a fresh session`);
       await browser.close();
       browser = await ENGINES[ENGINE]();
       await body();

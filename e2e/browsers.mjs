@@ -27,6 +27,21 @@ const COMMAND_MAX_MS = Number(process.env.MEMWALL_E2E_COMMAND_MS ?? 180_000);
 /** What a command that got no answer throws: the engine hung, not the page's check. */
 export class EngineHung extends Error {}
 
+/** What a WebDriver tab's `waitFor` throws when the selector never showed and the page had not
+ * come up at all (its app never mounted: no element under `body` but the loader's). Its message
+ * holds what the page held then (address, load state, the first of its text). A fresh-clone CI
+ * run on a Zen 3 guest (2026-12-07) had WebKit open the Reports tab of six kept reports in 2 s
+ * each and show nothing for the seventh in 120 s; 84 such opens in a row by hand all came up. */
+export class PageNeverCame extends Error {}
+
+/** What the page held when a wait ran out: for the error, so that a failure says what it saw. */
+const PAGE_STATE = `(() => {
+  const body = document.body;
+  return { url: location.href, ready: document.readyState, elements: body ? body.querySelectorAll("*").length : 0,
+    mounted: !!body && [...body.children].some((e) => e.id !== "boot" && !["NOSCRIPT", "SCRIPT", "LINK", "STYLE"].includes(e.tagName)),
+    text: body ? body.innerText.slice(0, 200) : "" };
+})()`;
+
 /** What `commands()` (an async function) returns, or EngineHung once `ms` pass first. */
 function answered(commands, ms, what) {
   let timer;
@@ -199,7 +214,9 @@ async function webDriverBrowser(name, driver, close, opens = "tab") {
           if (await self.exists(selector)) return;
           await new Promise((r) => setTimeout(r, wait));
         }
-        throw new Error(`${name}: no ${selector} after ${ms} ms`);
+        const state = await self.eval(PAGE_STATE).catch((error) => ({ unreadable: String(error) }));
+        const seen = `${name}: no ${selector} after ${ms} ms; the page then: ${JSON.stringify(state)}`;
+        throw state.mounted === false ? new PageNeverCame(seen) : new Error(seen);
       },
       async click(selector) {
         await self.waitFor(selector);
