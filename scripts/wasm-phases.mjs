@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 const KERNELS = ["naive", "radix", "tuned", "prefetch", "adaptive"]; // Kernel::ALL's order
-const PHASES = ["sample", "scatter", "split", "aggregate", "emit", "merge", "given-up"]; // Phase::ALL's
+const PHASES = ["sample", "trial", "scatter", "split", "aggregate", "emit", "merge", "given-up"]; // Phase::ALL's
 const [names = "tuned,adaptive", runs = "3", l2 = String(1 << 20), l3 = String(8 << 20)] = process.argv.slice(2);
 const file = process.env.WASM ?? "target/wasm32-unknown-unknown/release-wasm/examples/wasm_phases.wasm";
 const { instance } = await WebAssembly.instantiate(readFileSync(file), { env: { now_ms: () => performance.now() } });

@@ -105,8 +105,9 @@ pub struct GroupByFigures {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<Counters>,
     /// With `--phases`: where the run's time went, phase by phase, from timers in the kernel
-    /// (the run nearest the median). Phases are "sample", "scatter", "split", "aggregate",
-    /// "emit", "merge" and "given-up" (adaptive's abandoned attempts); a kernel reports those it
+    /// (the run nearest the median). Phases are "sample", "trial" (adaptive's timed try of its
+    /// small tables on the first rows), "scatter", "split", "aggregate", "emit", "merge" and
+    /// "given-up" (adaptive's abandoned attempts); a kernel reports those it
     /// has. On several threads a phase's time is summed over the threads that ran it. Absent
     /// when the phases were not timed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -20,6 +20,9 @@ use crate::clock::Clock;
 pub enum Phase {
     /// Estimating the groups from a sample of rows (prefetch, adaptive).
     Sample,
+    /// Adaptive only: its trial of the small tables on the first rows (each table's warm-up and
+    /// timed slices, `small.rs`), whichever table then takes the rest.
+    Trial,
     /// Hashing every row and writing it to its partition (radix, tuned).
     Scatter,
     /// Splitting a scattered partition further, in cache (tuned with more partitions than it
@@ -36,12 +39,21 @@ pub enum Phase {
 }
 
 impl Phase {
-    pub const ALL: [Phase; 7] =
-        [Phase::Sample, Phase::Scatter, Phase::Split, Phase::Aggregate, Phase::Emit, Phase::Merge, Phase::GivenUp];
+    pub const ALL: [Phase; 8] = [
+        Phase::Sample,
+        Phase::Trial,
+        Phase::Scatter,
+        Phase::Split,
+        Phase::Aggregate,
+        Phase::Emit,
+        Phase::Merge,
+        Phase::GivenUp,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Self::Sample => "sample",
+            Self::Trial => "trial",
             Self::Scatter => "scatter",
             Self::Split => "split",
             Self::Aggregate => "aggregate",

@@ -224,7 +224,7 @@ pub(super) fn aggregate_bounded<S: State>(
     // runs foresee more, it gave up only at its limit's 262,144 groups, some 87% of the rows, and
     // adaptive ran at 2.0x naive's time (`docs/results/adaptive-order-xeon-2vcpu-kvm/consecutive/`).
     if !fit || (foreseen > max_groups && sample_says_more()) {
-        phases.stop(Phase::Aggregate, start);
+        phases.stop(Phase::Trial, start);
         return Ok(None);
     }
     // Each table is sized for the groups it will hold by the end of its timed slices, as far as
@@ -236,7 +236,7 @@ pub(super) fn aggregate_bounded<S: State>(
     let mut prefetched =
         prefetch::Bounded::<S>::new(rows_per_thread, held as u64, max_groups, cache_bytes, scratch, None)?;
     let timed = time_tables([&mut hashbrown, &mut flat, &mut prefetched], &mut rows, warm, slice, clock)?;
-    phases.stop(Phase::Aggregate, start);
+    phases.stop(Phase::Trial, start);
     let Some(ns) = timed else { return Ok(None) };
     let trial = Trial { rows: slice, ns, resolution_ns: resolution_ns(clock, 2) };
     let done = vec![hashbrown.into_part()?, flat.into_part()?, prefetched.into_part()?];
