@@ -79,6 +79,12 @@ pub(crate) fn tuned_loads(m: &Host, table_bytes: u64, scatter_bytes: u64, row_by
 /// cache is waited for once for as many rows as overlap (as many as the core keeps in flight, or
 /// as the prefetch `distance` asks for).
 pub(crate) fn prefetched_ns(m: &Host, table_bytes: u64, per_core_bytes: u64, distance: usize) -> f64 {
+    overlapped_ns(m, table_bytes, per_core_bytes, distance as f64)
+}
+
+/// [`prefetched_ns`] where `lines` distinct lines are in flight at once (at most the core's knee,
+/// at least one).
+pub(crate) fn overlapped_ns(m: &Host, table_bytes: u64, per_core_bytes: u64, lines: f64) -> f64 {
     let (near, all) = (m.latency_ns(per_core_bytes.min(table_bytes)), m.latency_ns(table_bytes));
-    near + (all - near) / m.knee().min(distance as f64).max(1.0)
+    near + (all - near) / m.knee().min(lines).max(1.0)
 }

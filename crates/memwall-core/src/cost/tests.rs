@@ -125,6 +125,14 @@ fn a_table_pays_back_where_the_host_makes_its_rows_and_new_groups_cheap() {
     let sorted = payback::prices(&m, &look(rows_left, to_come, 64 << 20, Some(to_come)));
     assert!(sorted.kept_ns < shuffled.kept_ns, "{sorted:?} {shuffled:?}");
     assert_eq!(sorted.given_up_ns, shuffled.given_up_ns);
+    // Runs of 5 rows over a table in DRAM, a group still to come in one of 50 rows: where each
+    // run that starts no new group returns to a key seen before (sessions), that return is a
+    // miss nothing overlaps, and the table is given up; the same new groups with no returns
+    // (each key's rows together, once) keep it.
+    let starts = rows_left as f64 / 5.0;
+    let returning = payback::prices(&m, &look(rows_left, starts / 10.0, 64 << 20, Some(starts)));
+    let once = payback::prices(&m, &look(rows_left, starts / 10.0, 64 << 20, Some(starts / 10.0)));
+    assert!(!returning.keeps() && once.keeps(), "{returning:?} {once:?}");
     // Giving up late throws more rows away: the same look with more rows taken keeps.
     let late = payback::Look { taken: 50_000_000, ..look(9_000_000, 400_000.0, 16 << 20, None) };
     let early = payback::Look { taken: 0, ..late };

@@ -127,7 +127,7 @@ pub(super) fn aggregate<S: State>(
                 values,
                 naive_limit,
                 single_limit,
-                PayBack::of(config, last_level_share(config, threads as u64)),
+                PayBack::of(config),
                 cache,
                 clock,
                 exec,
@@ -183,7 +183,7 @@ pub(super) fn aggregate<S: State>(
     // Skew only ever makes the estimate low, so one above what the table may stretch to is safe
     // to believe, and saves setting up a table that would be given up anyway.
     let worth_trying = estimate.groups <= stretched_limit as u64;
-    let pay_back = Some(PayBack::of(config, last_level_share(config, threads as u64)));
+    let pay_back = Some(PayBack::of(config));
     let attempt = || {
         if own_tables {
             let rows_per_thread = keys.len().div_ceil(threads);

@@ -13,8 +13,6 @@ use crate::cost::payback::{self, Look};
 pub(super) struct PayBack {
     pub host: Option<Host>,
     pub row_bytes: u64,
-    /// The last-level cache the table may fill (its share where each thread keeps one).
-    pub last_level_bytes: u64,
 }
 
 /// What a table knows at a look, and the misses the rule counts (the new groups to come, and in
@@ -26,24 +24,24 @@ pub(super) struct At {
 }
 
 impl PayBack {
-    /// As `config`'s host and aggregates ask, for a table that may fill `last_level_bytes`.
-    pub fn of(config: &GroupByConfig, last_level_bytes: u64) -> Self {
-        Self { host: config.host, row_bytes: config.aggregates.row_bytes(), last_level_bytes }
+    /// As `config`'s host and aggregates ask.
+    pub fn of(config: &GroupByConfig) -> Self {
+        Self { host: config.host, row_bytes: config.aggregates.row_bytes() }
     }
 
     /// By the rule alone, as where no ladder ran.
     #[cfg(test)]
-    pub const RULE: Self = Self { host: None, row_bytes: 8, last_level_bytes: 0 };
+    pub const RULE: Self = Self { host: None, row_bytes: 8 };
 
-    /// Whether the model prices the look at `at` (see [`PayBack::keeps`]): a host's figures, rows
-    /// in runs, and a table within the last-level cache.
+    /// Whether the model prices the look at `at` (see [`PayBack::keeps`]): a host's figures and
+    /// rows in runs.
     pub fn priced(&self, at: &At) -> bool {
-        self.host.is_some() && at.look.run_starts.is_some() && at.look.table_bytes <= self.last_level_bytes
+        self.host.is_some() && at.look.run_starts.is_some()
     }
 
     /// Whether the table goes on from `at`: the model's price of its rows left, with the groups
-    /// to come, no more than tuned's over every row, where the rows keep to runs (`run_starts`)
-    /// and the table it would grow to fits the last-level cache. The rule decides elsewhere:
+    /// to come, no more than tuned's over every row, where the rows keep to runs (`run_starts`).
+    /// The rule decides elsewhere:
     /// * without a host's figures;
     /// * where the rows keep to no order, its foresight is Chao's bound, a lower bound that a
     ///   heavy tail keeps far low, and a price of the table it foresees keeps tables that should
@@ -51,14 +49,13 @@ impl PayBack {
     ///   the looks where the rule gave it up, and adaptive's given-up phase went from 0.60 to
     ///   1.07-1.24 ns/row (`docs/results/regret-zen3-2vcpu-kvm/zipf1m-given-up.txt`). Where rows
     ///   keep to runs the foresight is the groups' growth (Heaps' law, `arrivals.rs`), not a
-    ///   bound;
-    /// * for a table that would outgrow the last-level cache: the model prices a prefetched
-    ///   table's loads as overlapping as many at a time as the core keeps in flight, which holds
-    ///   for the tables in cache it was fitted on but not past it, where rows in runs leave few
-    ///   lines to prefetch ahead. On 780,000 Zipf 0.9 keys in sessions (a 32 MiB table, past the
-    ///   24 MiB the Zen 3 guest's ladder read) the model priced the prefetch kernel at 4.8
-    ///   ns/row, which took 9.8 against tuned's 8.3, and a table it kept made adaptive 1.36-1.51x
-    ///   tuned's time (`docs/results/regret-zen3-2vcpu-kvm/model-payback/`).
+    ///   bound.
+    ///
+    /// A table past the last-level cache is priced too, since the model prices what rows in runs
+    /// leave to prefetch (`cost::payback`, `in_runs_ns`): sorted keys, 1,000,000 of them in runs
+    /// of 20 (a 64 MiB table on the Zen 3 guest, whose ladder read 24 MiB of L3), the table took
+    /// 5.4-7.0 ns/row against tuned's 8.3-10.6, where the rule gave it up and adaptive's regret
+    /// read 1.33-1.69; priced, 0.96-1.12 (`docs/results/regret-zen3-2vcpu-kvm/past-llc/`).
     pub fn keeps(&self, at: &At) -> bool {
         let Some(host) = self.host.as_ref().filter(|_| self.priced(at)) else {
             return at.rule_misses * PAYBACK_ROWS as f64 <= at.look.rows_left.saturating_add(at.look.taken) as f64;

@@ -598,14 +598,19 @@ fn a_table_past_the_cache_gives_up_where_new_groups_keep_coming() {
 /// A host as a ladder reads it: L1, L2, a 16 MiB L3 at 13 ns, DRAM at 90 ns, clock and
 /// bandwidth measured.
 fn host_with_l3() -> crate::cost::Host {
+    host_with_l3_of(16 << 20)
+}
+
+/// A host as [`host_with_l3`]'s, its L3 `l3_bytes`.
+fn host_with_l3_of(l3_bytes: u64) -> crate::cost::Host {
     use crate::fixtures::level;
     use memwall_report::{Cause, Level};
     let at = |ns_per_load: f64, level: Level| Level { ns_per_load, ..level };
     let levels = [
         at(1.2, level("L1", 32 << 10, Cause::Cache)),
         at(3.7, level("L2", 512 << 10, Cause::Cache)),
-        at(13.0, level("L3", 16 << 20, Cause::Cache)),
-        at(90.0, level("DRAM", 32 << 20, Cause::Dram)),
+        at(13.0, level("L3", l3_bytes, Cause::Cache)),
+        at(90.0, level("DRAM", 2 * l3_bytes, Cause::Dram)),
     ];
     let measured = crate::cost::Measured { knee_chains: Some(20), read_gb_per_s: Some(15.0), ghz: Some(3.2) };
     crate::cost::Machine::from_ladder(&levels, measured).unwrap().host
@@ -634,7 +639,7 @@ fn a_table_priced_by_the_model_goes_on_where_the_host_makes_its_new_groups_cheap
         rng.shuffle(&mut order);
         order.iter().flat_map(|&k| vec![key(k); rows]).collect()
     };
-    let model = pay_back::PayBack { host: Some(host_with_l3()), row_bytes: 8, last_level_bytes: 16 << 20 };
+    let model = pay_back::PayBack { host: Some(host_with_l3()), row_bytes: 8 };
     // 20,000 keys in 4 sessions each, 400,000 rows: as the table outgrows the 256 KiB cache
     // (8,192 groups) its counts foresee new groups more often than the rule's one in 64 rows, so
     // the rule gives up. Their table (2 MiB at most) lives in this host's L3, and only a session's
@@ -657,9 +662,13 @@ fn a_table_priced_by_the_model_goes_on_where_the_host_makes_its_new_groups_cheap
     let mut shuffled = few.clone();
     fastrand::Rng::with_seed(8).shuffle(&mut shuffled);
     assert_eq!(run(&shuffled, model).0, run(&shuffled, pay_back::PayBack::RULE).0);
-    // Where the table would outgrow the last level the model is not asked: the rule gives the
-    // first keys' table up.
-    assert!(!run(&few, pay_back::PayBack { last_level_bytes: 512 << 10, ..model }).0);
+    // On a host whose L3 is 1 MiB, 100,000 keys take a table in DRAM (4 MiB). Sorted, 20 rows a
+    // key, a new key's run misses once in 20 rows: the model keeps the table, where the rule
+    // (a new group in one of 20 rows) gives it up.
+    let small_l3 = pay_back::PayBack { host: Some(host_with_l3_of(1 << 20)), ..model };
+    let sorted: Vec<i64> = (0..100_000).flat_map(|k| [key(k); 20]).collect();
+    assert!(!run(&sorted, pay_back::PayBack::RULE).0);
+    assert_eq!(run(&sorted, small_l3), (true, 100_000));
 }
 
 #[test]
