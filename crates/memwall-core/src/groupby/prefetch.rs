@@ -14,7 +14,7 @@ use super::config::GroupByError;
 use super::flat::{Slot, capacity_for, drain_into, filled, merge_into, rehash, upsert};
 use super::hash::hash;
 use super::pay_back::{At, PayBack};
-use super::per_thread::{Part, PartTable};
+use super::per_thread::{Held, Part, PartTable};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use crate::arch::prefetch;
@@ -144,15 +144,11 @@ impl<'a, 's, S: State> Bounded<'a, 's, S> {
     /// A table sized for `groups_hint` groups (too low only costs rehashes) among `rows` rows.
     ///
     /// `paying_back`: the table also gives up, each time it would double past the per-core
-    /// cache, where the groups its counts foresee beyond those it has (`arrivals.rs`: Chao's
-    /// bound, or Heaps' law where its rows come in order) would come more often than one in
-    /// [`PAYBACK_ROWS`] of its rows, left and taken ([`Bounded::may_double`]). Past that cache a new
-    /// group costs a miss to where the table lives, and another each time the table doubles and
-    /// moves it; a row that finds its group costs a few ns. Where new groups keep coming, those
-    /// misses cost more than a partitioned pass, and every row the table took before it gave up
-    /// is wasted (adaptive starts over partitioned). Not for the trial's own tables (`small.rs`):
-    /// they take a few slices of rows each, and one giving up would end the small tables' try
-    /// before the others showed whether the groups fit them.
+    /// cache, where the rows it has left, with the groups its counts foresee (`arrivals.rs`),
+    /// cost more than a partitioned pass over every row, those it took too: they are wasted
+    /// (adaptive starts over partitioned). [`PayBack::keeps`] prices that, by the cost model or
+    /// a rule ([`Bounded::may_double`]). Not for the trial's own tables (`small.rs`): one giving
+    /// up would end the small tables' try before the others showed whether the groups fit them.
     ///
     /// Such a table starts no larger than the table that fills the per-core cache, whatever
     /// `groups_hint` says, so that its first look at its counts comes when it first outgrows that
@@ -496,5 +492,9 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
     fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
         let full = self.table.slots.iter().filter(|slot| slot.1.count() != 0).copied();
         super::per_thread::part_of(self.scratch, self.groups, full)
+    }
+
+    fn into_held(self) -> Result<Held<'a, 's, S>, GroupByError> {
+        Ok(Held::Table { slots: self.table.slots, groups: self.groups })
     }
 }

@@ -23,7 +23,7 @@ use super::config::GroupByError;
 use super::flat::{capacity_for, filled};
 use super::hash::hash;
 use super::pay_back::PayBack;
-use super::per_thread::{self, Part, PartTable};
+use super::per_thread::{self, Held, Part, PartTable};
 use super::prefetch;
 use crate::scratch::{Scratch, ScratchAlloc, rounded};
 
@@ -202,6 +202,13 @@ impl<'a, 's, S: State> PartTable<'a, 's, S> for Bounded<'a, 's, S> {
             next = end;
         }
         Ok(self.groups <= self.max_groups)
+    }
+
+    fn into_held(self) -> Result<Held<'a, 's, S>, GroupByError> {
+        match self.prefetched {
+            Some(table) => table.into_held(),
+            None => self.into_part().map(Held::Pairs),
+        }
     }
 
     fn into_part(self) -> Result<Part<'a, 's, S>, GroupByError> {
