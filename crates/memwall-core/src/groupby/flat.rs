@@ -56,15 +56,17 @@ fn place<S: State>(slots: &mut [Slot<S>], key: u64, hash: u64, state: S) {
 }
 
 /// Adds a group's whole `state` for `key`, seen by another part of the rows, to the table: a
-/// new group, or more rows of one already there.
+/// new group (`true`), or more rows of one already there.
 #[inline(always)]
-pub(crate) fn merge_into<S: State>(slots: &mut [Slot<S>], key: u64, state: &S) {
+pub(crate) fn merge_into<S: State>(slots: &mut [Slot<S>], key: u64, state: &S) -> bool {
     let i = find(slots, key, hash(key as i64));
-    if slots[i].1.count() == 0 {
+    let new = slots[i].1.count() == 0;
+    if new {
         slots[i] = (key, *state);
     } else {
         slots[i].1.merge(state);
     }
+    new
 }
 
 /// Slots (a power of two) for `groups` keys at most `1 / load_inverse` full.

@@ -16,8 +16,7 @@ use allocator_api2::vec::Vec as ScratchVec;
 
 use super::agg::State;
 use super::config::{GroupByError, allocation_error};
-use super::flat::{Slot, capacity_for, drain_into, filled, find, rehash};
-use super::hash::hash;
+use super::flat::{Slot, capacity_for, drain_into, filled, merge_into, rehash};
 use super::phases::{Phase, Phases};
 use super::result::Groups;
 use super::work::chunks_for;
@@ -178,13 +177,7 @@ fn merge<S: State>(mut parts: Vec<Held<'_, '_, S>>, scratch: &Scratch<'_>) -> Re
             rehash(&mut slots, &mut bigger);
             slots = bigger;
         }
-        let i = find(&slots, *key, hash(*key as i64));
-        if slots[i].1.count() == 0 {
-            slots[i] = (*key, *state);
-            held += 1;
-        } else {
-            slots[i].1.merge(state);
-        }
+        held += usize::from(merge_into(&mut slots, *key, state));
     }
     let mut groups = Groups::default();
     drain_into(&mut slots, &mut groups);
@@ -230,7 +223,9 @@ mod tests {
                         return Held::Pairs(part_of(&scratch, groups, pairs).unwrap());
                     }
                     let mut slots = filled(&scratch, capacity_for(groups, 2), (0, Count::EMPTY)).unwrap();
-                    pairs.for_each(|(k, state)| super::super::flat::merge_into(&mut slots, k, &state));
+                    for (k, state) in pairs {
+                        merge_into(&mut slots, k, &state);
+                    }
                     Held::Table { slots, groups }
                 })
                 .collect();
